@@ -1,0 +1,32 @@
+/**
+ * The library API (`dsh-memory-agent/api`): the backend factory, index rebuild, every handler by
+ * name and the tool declarations. Importing it starts nothing and reads no environment.
+ */
+
+export { createFileBackend, type FileBackendOptions } from './store/file-backend.js'
+export type { MemoryBackend, FileStat } from './store/backend.js'
+export { rebuildIndex, type RebuildResult } from './store/rebuild.js'
+export { navHandler, memoryNavTool } from './tools/memory-nav.js'
+export { writeHandler, writeMemoryTool } from './tools/write-memory.js'
+export { confirmHandler, memoryConfirmTool } from './tools/memory-confirm.js'
+export { resolveHandler, memoryResolveTool } from './tools/memory-resolve.js'
+export { forgetHandler, forgetMemoriesBySessionTool } from './tools/forget-memories-by-session.js'
+export { TOOLS, findTool } from './tools/index.js'
+export type { ToolDeclaration, ToolAnnotations } from './tools/tool.js'
+export { outputViolation, type Schema, type Infer } from './tools/schema.js'
+export { MemoryError, ERROR_CODES, type ErrorCode } from './errors.js'
+export { redactSecrets } from './memory/redact.js'
+export { DEFAULT_CONFIG, type RuntimeConfig } from './memory/config.js'
+export {
+  estimateTokens,
+  charsForBudget,
+  CHARS_PER_TOKEN,
+  SCHEMA_VERSION,
+  MEMORY_STATUSES,
+  MEMORY_TYPES,
+  type IndexEntry,
+  type LedgerEvent,
+  type MemoryStatus,
+  type MemoryType,
+  type Source,
+} from './types.js'

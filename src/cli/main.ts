@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+/**
+ * The `memory-agent` command. An entry point: the only place besides the other adapters that
+ * reads argv, the environment and the working directory. Commands call the same handlers as
+ * every host.
+ */
+
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { isMemoryError } from '../errors.js'
+import { createFileBackend } from '../store/file-backend.js'
+import { rebuildIndex } from '../store/rebuild.js'
+import { confirmHandler } from '../tools/memory-confirm.js'
+import { navHandler } from '../tools/memory-nav.js'
+import { writeHandler } from '../tools/write-memory.js'
+import { truncate } from '../text.js'
+
+const USAGE = `memory-agent: long-term memory for AI agents, kept as plain markdown files
+
+Usage:
+  memory-agent demo [--root DIR]     write a few memories (Chinese and English) into a store and list them
+                                     (default: a new temporary folder)
+  memory-agent rebuild [--root DIR]  recreate index.jsonl from the memory files
+  memory-agent --help                this text
+
+--root defaults to ./.agent/memory (rebuild) or a temporary folder (demo).
+`
+
+function option(args: string[], name: string): string | undefined {
+  const at = args.indexOf(name)
+  if (at < 0) return undefined
+  const value = args[at + 1]
+  if (value === undefined || value.startsWith('--')) throw new Error(`${name} needs a value`)
+  return value
+}
+
+async function demo(root: string): Promise<void> {
+  const backend = createFileBackend(root)
+  const writes = [
+    { summary: '项目用 pnpm 管理依赖，不要用 npm install。', title: '包管理器', tags: ['约定', 'pnpm'], session_id: 'demo-1' },
+    { summary: 'The API server listens on port 8080 behind nginx.', title: 'API port', tags: ['environment'], entities: ['nginx'], session_id: 'demo-1' },
+    { summary: 'Before every commit run bash verify.sh; it must exit 0.', title: 'Pre-commit check', tags: ['convention'], session_id: 'demo-1' },
+    { summary: '用户偏好简洁的中文回答，代码注释用英文。', title: '回答风格', tags: ['偏好'], session_id: 'demo-2' },
+    {
+      summary: '排查了 Redis 缓存击穿：热点 key 过期瞬间大量请求打到数据库。',
+      raw: '用户：线上 Redis 缓存好像被击穿了，数据库 CPU 飙到 100%。\n助手：热点 key 过期后并发回源，加互斥锁或逻辑过期即可。',
+      tags: ['redis', 'incident'],
+      session_id: 'demo-2',
+    },
+    // A new version of the same slot: supersedes the first API port memory.
+    { summary: 'The API server now listens on port 9090 (moved on 2026-11-01).', title: 'API port', tags: ['environment'], session_id: 'demo-2' },
+    // A repeat with different punctuation: recognised, not stored twice.
+    { summary: '项目用 pnpm 管理依赖, 不要用 npm install!', title: '包管理器', session_id: 'demo-2' },
+    // Waits behind the confirmation gate until confirmed.
+    { summary: 'Deployments go out on Tuesdays and Thursdays only.', title: 'Deploy days', requireConfirmation: true, session_id: 'demo-2' },
+  ]
+  console.log(`store: ${root}\n`)
+  let suggested: string | null = null
+  for (const input of writes) {
+    const out = await writeHandler(backend, input)
+    const note = out.dedupe ? `duplicate (${out.dedupe}, similarity ${out.similarity})` : out.superseded.length > 0 ? `supersedes ${out.superseded.join(', ')}` : out.status
+    console.log(`write  ${out.id}  ${note}`)
+    if (out.status === 'suggested') suggested = out.id
+  }
+  if (suggested !== null) {
+    await confirmHandler(backend, { id: suggested })
+    console.log(`confirm ${suggested}  active`)
+  }
+  const page = await navHandler(backend, { limit: 20 })
+  console.log(`\n${page.total} memories (${Object.entries(page.facets.statuses).map(([s, n]) => `${n} ${s}`).join(', ')}):\n`)
+  for (const e of page.entries) {
+    console.log(`${e.status.padEnd(10)} ${e.type.padEnd(7)} ${truncate(e.title, 24).padEnd(24)} ${truncate(e.summary, 60)}`)
+  }
+  console.log(`\nOpen the files in ${root} with any editor; ledger.jsonl records every step.`)
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE)
+    return command === undefined ? 2 : 0
+  }
+  if (args.includes('--help')) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  switch (command) {
+    case 'demo': {
+      const root = path.resolve(option(args, '--root') ?? mkdtempSync(path.join(tmpdir(), 'memory-agent-demo-')))
+      await demo(root)
+      return 0
+    }
+    case 'rebuild': {
+      const root = path.resolve(option(args, '--root') ?? path.join(process.cwd(), '.agent', 'memory'))
+      const r = await rebuildIndex(root)
+      console.log(`rebuilt ${root}: ${r.entries} entries from ${r.scanned} files (${r.skipped} skipped, ${r.badIndexLines} bad index lines dropped)`)
+      for (const w of r.warnings) console.log(`warning: ${w}`)
+      return 0
+    }
+    default:
+      process.stderr.write(`memory-agent: unknown command ${JSON.stringify(command)}\n\n${USAGE}`)
+      return 2
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (err: unknown) => {
+    if (isMemoryError(err)) process.stderr.write(`memory-agent: ${err.code}: ${err.message}\n`)
+    else process.stderr.write(`memory-agent: ${err instanceof Error ? err.message : String(err)}\n`)
+    process.exitCode = 1
+  },
+)

@@ -1,0 +1,128 @@
+/**
+ * Browsing the store with a bounded read: the summary layer only, a page at a time. Full text
+ * comes back only when one file is named (by path or id). Read-only; every path goes through
+ * the backend's root confinement.
+ */
+
+import { MemoryError } from '../errors.js'
+import type { MemoryBackend } from '../store/backend.js'
+import { entryFromFile, isMemoryPath } from '../store/frontmatter.js'
+import { MEMORY_FOLDERS } from '../store/layout.js'
+import type { IndexEntry, MemoryStatus, MemoryType } from '../types.js'
+
+export type NavSort = 'recent' | 'oldest' | 'title' | 'id'
+
+export interface NavRequest {
+  path?: string
+  limit: number
+  offset: number
+  sort: NavSort
+  status?: MemoryStatus
+}
+
+export interface NavEntry {
+  id: string
+  path: string
+  type: MemoryType
+  title: string
+  summary: string
+  time: string
+  status: MemoryStatus
+}
+
+export interface NavResult {
+  entries: NavEntry[]
+  total: number
+  offset: number
+  limit: number
+  has_more: boolean
+  facets: { types: Record<string, number>; statuses: Record<string, number> }
+  /** The root README.md on the first page, or the folder's _index.md when browsing a folder. */
+  readme?: string
+  folder?: string
+  /** The full text of the one file named by `path`. */
+  file?: { path: string; text: string }
+  /** Index lines that could not be read (the store still works; rebuild fixes them). */
+  skipped_index_lines?: number
+}
+
+const SORTS: Record<NavSort, (a: IndexEntry, b: IndexEntry) => number> = {
+  recent: (a, b) => b.time.localeCompare(a.time) || a.id.localeCompare(b.id),
+  oldest: (a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id),
+  title: (a, b) => a.title.localeCompare(b.title) || a.id.localeCompare(b.id),
+  id: (a, b) => a.id.localeCompare(b.id),
+}
+
+function toNavEntry(e: IndexEntry): NavEntry {
+  return { id: e.id, path: e.path, type: e.type, title: e.title, summary: e.summary, time: e.time, status: e.status }
+}
+
+function facets(entries: IndexEntry[]): NavResult['facets'] {
+  const types: Record<string, number> = {}
+  const statuses: Record<string, number> = {}
+  for (const e of entries) {
+    types[e.type] = (types[e.type] ?? 0) + 1
+    statuses[e.status] = (statuses[e.status] ?? 0) + 1
+  }
+  return { types, statuses }
+}
+
+function page(all: IndexEntry[], req: NavRequest, base: Omit<NavResult, 'entries' | 'total' | 'offset' | 'limit' | 'has_more' | 'facets'>): NavResult {
+  const filtered = all.filter((e) => (req.status !== undefined ? e.status === req.status : e.status !== 'deleted_pending'))
+  const sorted = filtered.sort(SORTS[req.sort])
+  const slice = sorted.slice(req.offset, req.offset + req.limit)
+  return {
+    entries: slice.map(toNavEntry),
+    total: sorted.length,
+    offset: req.offset,
+    limit: req.limit,
+    has_more: req.offset + slice.length < sorted.length,
+    facets: facets(all),
+    ...base,
+  }
+}
+
+export async function navigate(backend: MemoryBackend, req: NavRequest): Promise<NavResult> {
+  const index = await backend.readIndex()
+  const skipped = backend.lastIndexSkipped > 0 ? { skipped_index_lines: backend.lastIndexSkipped } : {}
+  const raw = (req.path ?? '').trim()
+  const path = raw.replace(/^\.\/?/, '')
+
+  if (path === '') {
+    const readme = req.offset === 0 ? await backend.readFile('README.md') : null
+    return page(
+      index.filter((e) => e.type !== 'raw'),
+      req,
+      { ...(readme !== null ? { readme } : {}), ...skipped },
+    )
+  }
+  const folderName = path.replace(/\/+$/, '')
+  if (MEMORY_FOLDERS.some((f) => f.folder === folderName) || folderName === 'digests') {
+    const readme = await backend.readFile(`${folderName}/_index.md`)
+    return page(
+      index.filter((e) => e.path.startsWith(`${folderName}/`)),
+      req,
+      { folder: `${folderName}/`, ...(readme !== null ? { readme } : {}), ...skipped },
+    )
+  }
+
+  // One memory, by id or by file path: the only way to its full text.
+  const byId = index.find((e) => e.id === path)
+  const filePath = byId?.path ?? path
+  const text = await backend.readFile(filePath)
+  if (text === null) {
+    throw new MemoryError('NOT_FOUND', `nothing at ${JSON.stringify(path)}: not an id, a memory file or a folder (folders: episodes/, raw/, topics/)`, 'path')
+  }
+  const indexed = byId ?? index.find((e) => e.path === filePath)
+  const entry = indexed ?? (isMemoryPath(filePath) ? entryFromFile(filePath, text, (await backend.stat(filePath))?.mtimeMs ?? 0) : null)
+  return {
+    entries: entry !== null ? [toNavEntry(entry)] : [],
+    total: entry !== null ? 1 : 0,
+    offset: 0,
+    limit: req.limit,
+    has_more: false,
+    facets: facets(index),
+    file: { path: filePath, text },
+    ...skipped,
+  }
+}

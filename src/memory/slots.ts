@@ -1,0 +1,64 @@
+/**
+ * Slots: the "which fact is this about" of a memory. Writes with the same slot are versions of
+ * one fact (the newer supersedes the older) or, when declared, a conflict to resolve. Also the
+ * supersede and raw-sibling helpers that write, confirm and resolve share. Pure except for the
+ * transaction calls.
+ */
+
+import { normalizeSlot } from '../text.js'
+import type { IndexEntry, MemoryStatus } from '../types.js'
+import type { Txn } from './txn.js'
+
+/** The slot of an entry: its key when it has one, else its normalised title. */
+export function slotOf(entry: Pick<IndexEntry, 'key' | 'title'>): string {
+  return entry.key !== null ? `k:${entry.key.normalize('NFKC').trim().toLowerCase()}` : `t:${normalizeSlot(entry.title)}`
+}
+
+/** Statuses that hold the current statement of a slot. */
+const CURRENT: ReadonlySet<MemoryStatus> = new Set(['active', 'conflict'])
+/** Statuses a new write is compared with for duplicates. */
+export const LIVE: ReadonlySet<MemoryStatus> = new Set(['active', 'conflict', 'suggested'])
+
+/** Other entries of the same type in the same slot, with one of the given statuses, oldest first. */
+export function slotMates(
+  txn: Txn,
+  entry: Pick<IndexEntry, 'id' | 'type' | 'key' | 'title'>,
+  statuses: ReadonlySet<MemoryStatus> = CURRENT): IndexEntry[] {
+  const slot = slotOf(entry)
+  const mates: IndexEntry[] = []
+  for (const other of txn.entries.values()) {
+    if (other.id !== entry.id && other.type === entry.type && statuses.has(other.status) && slotOf(other) === slot) mates.push(other)
+  }
+  return mates.sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))
+}
+
+/** The raw entry that belongs to an episode, if any. */
+export function rawSibling(txn: Txn, episode: IndexEntry): IndexEntry | undefined {
+  for (const other of txn.entries.values()) {
+    if (other.type === 'raw' && (other.episode === episode.id || (episode.raw_ref !== null && other.path === episode.raw_ref))) return other
+  }
+  return undefined
+}
+
+/** Moves an entry (and its raw sibling) to a status, writing the change back to the files. */
+export async function setStatus(txn: Txn, entry: IndexEntry, status: MemoryStatus, patch: Record<string, unknown> = {}): Promise<IndexEntry | null> {
+  const updated = await txn.update(entry, { status, ...patch })
+  const raw = rawSibling(txn, entry)
+  if (raw !== undefined && raw.status !== status) await txn.update(raw, { status })
+  return updated
+}
+
+/**
+ * Makes `winner` the current statement of its slot: every other current entry there becomes
+ * superseded by it, and `winner.supersedes` points at the newest of them. Returns their ids.
+ */
+export async function supersedeSlot(txn: Txn, winner: IndexEntry): Promise<{ winner: IndexEntry; superseded: string[] }> {
+  const losers = slotMates(txn, winner)
+  if (losers.length === 0) return { winner, superseded: [] }
+  for (const loser of losers) await setStatus(txn, loser, 'superseded', { superseded_by: winner.id, variants: null })
+  const newest = losers[losers.length - 1] as IndexEntry
+  const updated = (await txn.update(winner, { supersedes: newest.id, variants: null })) ?? winner
+  const superseded = losers.map((l) => l.id)
+  txn.log({ event: 'supersede', id: winner.id, ids: superseded, slot: slotOf(winner) })
+  return { winner: updated, superseded }
+}

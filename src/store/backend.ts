@@ -1,0 +1,51 @@
+/**
+ * The storage contract every handler talks to. Handlers get a MemoryBackend and nothing else:
+ * no `process.cwd()`, no globals, no host context. Swapping the backend (SQLite, remote) means
+ * implementing this interface; the shared backend suite in `test/` runs against each one.
+ *
+ * The first block is the seed's interface, member for member. The second block adds what the
+ * seed's design needs but left implicit (see docs/decisions.md): a store-wide lock for
+ * read-modify-write, and file metadata for rebuild and freshness checks.
+ */
+
+import type { IndexEntry, LedgerEvent } from '../types.js'
+
+export interface FileStat {
+  mtimeMs: number
+  size: number
+}
+
+export interface MemoryBackend {
+  readonly root: string
+  /** Creates the store layout (folders, README.md, _index.md) if missing. Idempotent. */
+  init(): Promise<void>
+  /** Every entry of index.jsonl; lines that do not parse are skipped and counted in `lastIndexSkipped`. */
+  readIndex(): Promise<IndexEntry[]>
+  /** Replaces index.jsonl atomically. Call inside `withLock` when it follows a `readIndex`. */
+  writeIndex(entries: IndexEntry[]): Promise<void>
+  /** Appends one line to ledger.jsonl; never rewrites it. */
+  appendLedger(event: LedgerEvent): Promise<void>
+  /** Every event of ledger.jsonl; lines that do not parse are skipped. */
+  readLedger(): Promise<LedgerEvent[]>
+  /** The text of a file under the root, or null when there is none. */
+  readFile(relPath: string): Promise<string | null>
+  /** Writes a file under the root atomically (temp file, fsync, rename), creating folders. */
+  writeFileAtomic(relPath: string, text: string): Promise<void>
+  /** Removes a file under the root; false when there was none. */
+  removeFile(relPath: string): Promise<boolean>
+  /** Paths (relative to the root) of the regular files below relDir, recursively, dot-files left out. */
+  listFiles(relDir: string): Promise<string[]>
+  /** The current time as an ISO-8601 string. */
+  now(): string
+
+  /**
+   * Runs fn while holding the store lock (between processes and within one). Every
+   * read-modify-write of shared state happens inside it. Not re-entrant: fn must not call it.
+   * Fails with LOCK_TIMEOUT after a bounded wait, never silently.
+   */
+  withLock<T>(fn: () => Promise<T>): Promise<T>
+  /** Size and modification time of a file under the root, or null when there is none. */
+  stat(relPath: string): Promise<FileStat | null>
+  /** How many lines the last readIndex skipped because they did not parse. */
+  readonly lastIndexSkipped: number
+}

@@ -1,0 +1,346 @@
+/**
+ * The default MemoryBackend: plain files under one root folder.
+ *
+ * Owns root confinement (every relative path is checked, `..`, absolute, encoded and NUL paths
+ * and symlinks leading outside are refused with PATH_OUTSIDE_ROOT), atomic writes through
+ * write-file-atomic, the append-only ledger and the store lock (proper-lockfile between
+ * processes, a promise queue within one). It must never read or write outside its root.
+ */
+
+import { promises as fs } from 'node:fs'
+import path from 'node:path'
+import lockfile from 'proper-lockfile'
+import writeFileAtomicImpl from 'write-file-atomic'
+import { MemoryError } from '../errors.js'
+import type { IndexEntry, LedgerEvent } from '../types.js'
+import type { FileStat, MemoryBackend } from './backend.js'
+import { parseIndexLine, serializeIndex } from './index-store.js'
+import { parseLedgerLine } from './ledger.js'
+import { STORE_LAYOUT } from './layout.js'
+
+export interface FileBackendOptions {
+  /** Clock override (tests); returns an ISO-8601 string. */
+  now?: () => string
+  /** How long to wait for the store lock before LOCK_TIMEOUT. Default 20 s. */
+  lockTimeoutMs?: number
+  /** A lock whose holder stopped refreshing it for this long is taken over. Default 10 s (min 2 s). */
+  lockStaleMs?: number
+}
+
+const INDEX_FILE = 'index.jsonl'
+const LEDGER_FILE = 'ledger.jsonl'
+const LOCK_DIR = '.lock'
+
+/** Queues of lock holders within this process, by real root path. */
+const localQueues = new Map<string, Promise<unknown>>()
+
+function outside(relPath: string, why: string): MemoryError {
+  return new MemoryError('PATH_OUTSIDE_ROOT', `path ${JSON.stringify(relPath.slice(0, 200))} is not inside the memory root (${why})`, 'path')
+}
+
+/** Rejects traversal in a relative path and in its percent-decoded form. Pure. */
+export function assertRelativeInside(relPath: string): string {
+  if (typeof relPath !== 'string') throw outside(String(relPath), 'not a string')
+  const forms = [relPath]
+  if (/%[0-9a-fA-F]{2}/.test(relPath)) {
+    try {
+      forms.push(decodeURIComponent(relPath))
+    } catch {
+      throw outside(relPath, 'malformed percent-encoding')
+    }
+  }
+  for (const form of forms) {
+    if (form.includes('\0')) throw outside(relPath, 'contains a NUL byte')
+    const slashed = form.replace(/\\/g, '/')
+    if (slashed.startsWith('/') || /^[a-zA-Z]:/.test(slashed)) throw outside(relPath, 'absolute paths are not allowed')
+    if (slashed.split('/').some((seg) => seg === '..')) throw outside(relPath, "'..' is not allowed")
+  }
+  return relPath.replace(/\\/g, '/')
+}
+
+function errno(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+class FileBackend implements MemoryBackend {
+  readonly root: string
+  lastIndexSkipped = 0
+  private realRoot: string | null = null
+  private initialized: Promise<void> | null = null
+  private readonly clock: () => string
+  private readonly lockTimeoutMs: number
+  private readonly lockStaleMs: number
+
+  constructor(root: string, options: FileBackendOptions) {
+    this.root = path.resolve(root)
+    this.clock = options.now ?? (() => new Date().toISOString())
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 20_000
+    this.lockStaleMs = Math.max(2_000, options.lockStaleMs ?? 10_000)
+  }
+
+  now(): string {
+    return this.clock()
+  }
+
+  init(): Promise<void> {
+    this.initialized ??= this.createLayout().catch((err: unknown) => {
+      this.initialized = null
+      throw err
+    })
+    return this.initialized
+  }
+
+  private async createLayout(): Promise<void> {
+    await fs.mkdir(this.root, { recursive: true })
+    for (const item of STORE_LAYOUT) {
+      if (item.kind === 'dir') await fs.mkdir(await this.resolve(item.path), { recursive: true })
+    }
+    for (const item of STORE_LAYOUT) {
+      // A person may have edited these: create, never overwrite.
+      if (item.kind === 'file' && (await this.stat(item.path)) === null) await this.writeFileAtomic(item.path, item.text)
+    }
+  }
+
+  private async getRealRoot(): Promise<string> {
+    if (this.realRoot !== null) return this.realRoot
+    try {
+      this.realRoot = await fs.realpath(this.root)
+      return this.realRoot
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return this.root
+      throw err
+    }
+  }
+
+  /**
+   * The absolute path for relPath, after checking that neither the path nor any symlink on the
+   * way leads outside the root. Missing parts are fine (writes create them).
+   */
+  private async resolve(relPath: string): Promise<string> {
+    const rel = assertRelativeInside(relPath)
+    const abs = path.resolve(this.root, rel)
+    if (abs !== this.root && !abs.startsWith(this.root + path.sep)) throw outside(relPath, 'resolves outside')
+    const realRoot = await this.getRealRoot()
+    // Find the deepest part of the path that exists and check where it really leads.
+    let probe = abs
+    for (;;) {
+      try {
+        const real = await fs.realpath(probe)
+        if (real !== realRoot && !real.startsWith(realRoot + path.sep)) throw outside(relPath, 'a symlink leads outside')
+        break
+      } catch (err) {
+        if (err instanceof MemoryError) throw err
+        const code = errno(err)
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err
+        // A dangling symlink: where would it lead?
+        const link = await fs.readlink(probe).catch(() => null)
+        if (link !== null) {
+          const target = path.resolve(path.dirname(probe), link)
+          if (target !== realRoot && !target.startsWith(realRoot + path.sep) && target !== this.root && !target.startsWith(this.root + path.sep))
+            throw outside(relPath, 'a symlink leads outside')
+        }
+        const parent = path.dirname(probe)
+        if (parent === probe || probe === this.root) break
+        probe = parent
+      }
+    }
+    return abs
+  }
+
+  async readFile(relPath: string): Promise<string | null> {
+    const abs = await this.resolve(relPath)
+    try {
+      return await fs.readFile(abs, 'utf8')
+    } catch (err) {
+      const code = errno(err)
+      if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return null
+      throw err
+    }
+  }
+
+  async writeFileAtomic(relPath: string, text: string): Promise<void> {
+    const abs = await this.resolve(relPath)
+    await fs.mkdir(path.dirname(abs), { recursive: true })
+    // The folders just created may not be symlinks, but an existing one on the way could be.
+    await this.resolve(relPath)
+    await writeFileAtomicImpl(abs, text, { encoding: 'utf8', fsync: true })
+  }
+
+  async removeFile(relPath: string): Promise<boolean> {
+    const abs = await this.resolve(relPath)
+    try {
+      await fs.unlink(abs)
+      return true
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return false
+      throw err
+    }
+  }
+
+  async stat(relPath: string): Promise<FileStat | null> {
+    const abs = await this.resolve(relPath)
+    try {
+      const s = await fs.stat(abs)
+      return { mtimeMs: s.mtimeMs, size: s.size }
+    } catch (err) {
+      const code = errno(err)
+      if (code === 'ENOENT' || code === 'ENOTDIR') return null
+      throw err
+    }
+  }
+
+  async listFiles(relDir: string): Promise<string[]> {
+    const out: string[] = []
+    const walk = async (rel: string): Promise<void> => {
+      let abs: string
+      try {
+        abs = await this.resolve(rel)
+      } catch (err) {
+        // A folder inside that links outside is passed over, not followed.
+        if (err instanceof MemoryError && err.code === 'PATH_OUTSIDE_ROOT' && rel !== relDir) return
+        throw err
+      }
+      let names: string[]
+      try {
+        names = await fs.readdir(abs)
+      } catch (err) {
+        const code = errno(err)
+        if (code === 'ENOENT' || code === 'ENOTDIR') return
+        throw err
+      }
+      names.sort()
+      for (const name of names) {
+        if (name.startsWith('.')) continue
+        const childRel = rel === '' ? name : `${rel.replace(/\/+$/, '')}/${name}`
+        let s
+        try {
+          s = await fs.stat(path.join(abs, name))
+        } catch {
+          continue // dangling symlink or vanished file
+        }
+        if (s.isDirectory()) await walk(childRel)
+        else if (s.isFile()) {
+          try {
+            await this.resolve(childRel)
+            out.push(childRel)
+          } catch (err) {
+            if (!(err instanceof MemoryError)) throw err
+          }
+        }
+      }
+    }
+    await walk(relDir.replace(/\/+$/, ''))
+    return out
+  }
+
+  async readIndex(): Promise<IndexEntry[]> {
+    const text = await this.readFile(INDEX_FILE)
+    const entries: IndexEntry[] = []
+    let skipped = 0
+    if (text !== null) {
+      for (const line of text.split('\n')) {
+        if (line.trim() === '') continue
+        const entry = parseIndexLine(line)
+        if (entry === null) skipped++
+        else entries.push(entry)
+      }
+    }
+    this.lastIndexSkipped = skipped
+    return entries
+  }
+
+  async writeIndex(entries: IndexEntry[]): Promise<void> {
+    await this.init()
+    await this.writeFileAtomic(INDEX_FILE, serializeIndex(entries))
+  }
+
+  async appendLedger(event: LedgerEvent): Promise<void> {
+    await this.init()
+    const abs = await this.resolve(LEDGER_FILE)
+    const handle = await fs.open(abs, 'a+')
+    try {
+      const { size } = await handle.stat()
+      let prefix = ''
+      if (size > 0) {
+        // A crash may have left a torn last line; never glue the next event onto it.
+        const last = Buffer.alloc(1)
+        await handle.read(last, 0, 1, size - 1)
+        if (last[0] !== 0x0a) prefix = '\n'
+      }
+      await handle.appendFile(`${prefix}${JSON.stringify(event)}\n`, 'utf8')
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  }
+
+  async readLedger(): Promise<LedgerEvent[]> {
+    const text = await this.readFile(LEDGER_FILE)
+    if (text === null) return []
+    const events: LedgerEvent[] = []
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue
+      const event = parseLedgerLine(line)
+      if (event !== null) events.push(event)
+    }
+    return events
+  }
+
+  async withLock<T>(fn: () => Promise<T>): Promise<T> {
+    await this.init()
+    const key = await this.getRealRoot()
+    const previous = localQueues.get(key) ?? Promise.resolve()
+    const run = previous.catch(() => undefined).then(() => this.holdFileLock(fn))
+    const tail = run.catch(() => undefined)
+    localQueues.set(key, tail)
+    try {
+      return await run
+    } finally {
+      if (localQueues.get(key) === tail) localQueues.delete(key)
+    }
+  }
+
+  private async holdFileLock<T>(fn: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.lockTimeoutMs
+    let compromised: Error | null = null
+    let release: (() => Promise<void>) | null = null
+    let delay = 2
+    while (release === null) {
+      try {
+        release = await lockfile.lock(this.root, {
+          lockfilePath: path.join(this.root, LOCK_DIR),
+          realpath: false,
+          stale: this.lockStaleMs,
+          update: Math.floor(this.lockStaleMs / 4),
+          retries: 0,
+          onCompromised: (err: Error) => {
+            compromised = err
+          },
+        })
+      } catch (err) {
+        if (errno(err) !== 'ELOCKED') throw err
+        if (Date.now() >= deadline)
+          throw new MemoryError('LOCK_TIMEOUT', `the memory store at ${this.root} stayed locked for ${this.lockTimeoutMs} ms; nothing was written, try again`)
+        await sleep(delay + Math.random() * delay)
+        delay = Math.min(delay * 2, 50)
+      }
+    }
+    try {
+      return await fn()
+    } finally {
+      await release().catch(() => undefined)
+      if (compromised !== null) {
+        console.warn(`dsh-memory-agent: the store lock at ${this.root} was taken over while held: ${String(compromised)}`)
+      }
+    }
+  }
+}
+
+/** Opens (without creating) the store at root. Writes create the layout on first use. */
+export function createFileBackend(root: string, options: FileBackendOptions = {}): MemoryBackend {
+  return new FileBackend(root, options)
+}

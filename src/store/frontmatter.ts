@@ -1,0 +1,204 @@
+/**
+ * Memory files: YAML front-matter (gray-matter) plus a markdown body, both ways.
+ *
+ * `entryFromFile` is the single derivation of an index entry from a file's text; the write path
+ * and `rebuildIndex` both use it, so a rebuilt index equals the written one by construction.
+ * Hand-written files without front-matter are tolerated. Only YAML front-matter is parsed:
+ * gray-matter would `eval` a `---js` block, and a memory file may come from anywhere.
+ */
+
+import matter from 'gray-matter'
+import {
+  MEMORY_STATUSES,
+  MEMORY_TYPES,
+  SCHEMA_VERSION,
+  SOURCE_KINDS,
+  type IndexEntry,
+  type MemoryStatus,
+  type MemoryType,
+  type Source,
+  type SourceKind,
+} from '../types.js'
+import { collapseWhitespace, normalizeForHash, sha1, truncate } from '../text.js'
+import { typeOfFolder } from './layout.js'
+
+/** Longest summary kept in the summary layer, in characters. */
+export const MAX_SUMMARY_CHARS = 2000
+/** Longest excerpt of a raw file used as its summary. */
+const RAW_SUMMARY_CHARS = 200
+const DEFAULT_CONFIDENCE = 0.6
+
+function refuseEngine(): never {
+  throw new Error('only YAML front-matter is read')
+}
+const MATTER_OPTIONS = {
+  language: 'yaml',
+  engines: {
+    js: { parse: refuseEngine, stringify: refuseEngine },
+    javascript: { parse: refuseEngine, stringify: refuseEngine },
+    coffee: { parse: refuseEngine, stringify: refuseEngine },
+    coffeescript: { parse: refuseEngine, stringify: refuseEngine },
+    cson: { parse: refuseEngine, stringify: refuseEngine },
+    toml: { parse: refuseEngine, stringify: refuseEngine },
+  },
+}
+
+export interface ParsedFile {
+  /** Front-matter fields, including ones this program does not know (kept on rewrite). */
+  data: Record<string, unknown>
+  body: string
+  /** False when the file has no front-matter block, or one that does not parse. */
+  hasFrontMatter: boolean
+}
+
+export function parseFile(text: string): ParsedFile {
+  const normalized = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n')
+  if (!normalized.startsWith('---')) return { data: {}, body: normalized, hasFrontMatter: false }
+  try {
+    // Passing options also keeps gray-matter from caching and sharing the parsed object.
+    const parsed = matter(normalized, MATTER_OPTIONS)
+    const data = parsed.data as unknown
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return { data: {}, body: normalized, hasFrontMatter: false }
+    return { data: { ...(data as Record<string, unknown>) }, body: parsed.content, hasFrontMatter: true }
+  } catch {
+    return { data: {}, body: normalized, hasFrontMatter: false }
+  }
+}
+
+/** Renders front-matter and body. Fields that are null, undefined or empty lists are left out. */
+export function renderFile(data: Record<string, unknown>, body: string): string {
+  const clean: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(data)) {
+    if (value === null || value === undefined) continue
+    if (Array.isArray(value) && value.length === 0 && key !== 'sources') continue
+    clean[key] = value
+  }
+  const text = matter.stringify(body.endsWith('\n') ? body : `${body}\n`, clean, MATTER_OPTIONS)
+  return text
+}
+
+/** The body of a topic or episode file: a heading and the summary paragraph. */
+export function memoryBody(title: string, summary: string): string {
+  return `# ${collapseWhitespace(title)}\n\n${summary}\n`
+}
+
+function asString(value: unknown): string | null {
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString()
+  return null
+}
+
+function asStringList(value: unknown): string[] {
+  const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : []
+  const out: string[] = []
+  for (const item of items) {
+    const s = asString(item)?.trim()
+    if (s && !out.includes(s)) out.push(s)
+  }
+  return out
+}
+
+function asTime(value: unknown): string | null {
+  const s = asString(value)
+  if (s === null) return null
+  const ms = Date.parse(s)
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString()
+}
+
+function asSources(value: unknown): Source[] | null {
+  if (!Array.isArray(value)) return null
+  const out: Source[] = []
+  for (const item of value) {
+    if (typeof item === 'object' && item !== null) {
+      const rec = item as Record<string, unknown>
+      const kind = SOURCE_KINDS.includes(rec.kind as SourceKind) ? (rec.kind as SourceKind) : 'session'
+      out.push({ session_id: asString(rec.session_id), kind })
+    } else {
+      // Compact form `session:kind`, as people tend to write it by hand.
+      const s = asString(item)
+      if (s === null) continue
+      const at = s.lastIndexOf(':')
+      const kind = at >= 0 ? s.slice(at + 1) : ''
+      if (SOURCE_KINDS.includes(kind as SourceKind)) out.push({ session_id: s.slice(0, at) || null, kind: kind as SourceKind })
+      else out.push({ session_id: s, kind: 'session' })
+    }
+  }
+  return out
+}
+
+const HEADING = /^#{1,6}[ \t]+(.+?)[ \t#]*$/
+
+/** Title (first heading) and first paragraph after it. */
+function headingAndParagraph(body: string): { heading: string | null; paragraph: string } {
+  const lines = body.split('\n')
+  let i = 0
+  while (i < lines.length && (lines[i] ?? '').trim() === '') i++
+  let heading: string | null = null
+  const match = HEADING.exec((lines[i] ?? '').trim())
+  if (match) {
+    heading = (match[1] ?? '').trim()
+    i++
+  }
+  while (i < lines.length && (lines[i] ?? '').trim() === '') i++
+  const para: string[] = []
+  while (i < lines.length && (lines[i] ?? '').trim() !== '') para.push(lines[i++] ?? '')
+  return { heading, paragraph: collapseWhitespace(para.join(' ')) }
+}
+
+function baseName(relPath: string): string {
+  const name = relPath.split('/').pop() ?? relPath
+  return name.replace(/\.md$/i, '')
+}
+
+/** True for a path that may hold a memory: a .md file in a memory folder, not a folder note. */
+export function isMemoryPath(relPath: string): boolean {
+  const name = relPath.split('/').pop() ?? ''
+  return typeOfFolder(relPath) !== null && name.toLowerCase().endsWith('.md') && name !== '_index.md' && !name.startsWith('.')
+}
+
+export function contentHash(type: MemoryType, summary: string): string {
+  return sha1(`${type}\n${normalizeForHash(summary)}`)
+}
+
+/**
+ * The index entry for a memory file, derived from its text alone (and its modification time
+ * when the front-matter gives none). Never throws on odd content: it falls back field by field.
+ */
+export function entryFromFile(relPath: string, text: string, mtimeMs: number): IndexEntry {
+  const { data, body } = parseFile(text)
+  const folderType = typeOfFolder(relPath) ?? 'topic'
+  const type = MEMORY_TYPES.includes(data.type as MemoryType) ? (data.type as MemoryType) : folderType
+  const { heading, paragraph } = headingAndParagraph(body)
+  const title = collapseWhitespace(asString(data.title) ?? heading ?? baseName(relPath)) || baseName(relPath)
+  const summary =
+    type === 'raw' ? truncate(collapseWhitespace(body), RAW_SUMMARY_CHARS) : truncate(paragraph, MAX_SUMMARY_CHARS)
+  const sessionId = asString(data.session_id)
+  const sources = asSources(data.sources) ?? (sessionId !== null ? [{ session_id: sessionId, kind: 'session' as const }] : [])
+  const confidence = typeof data.confidence === 'number' && data.confidence >= 0 && data.confidence <= 1 ? data.confidence : DEFAULT_CONFIDENCE
+  const id = asString(data.id)?.trim()
+  return {
+    schema_version: SCHEMA_VERSION,
+    id: id && !/[/\\\0]/.test(id) ? id : baseName(relPath),
+    path: relPath,
+    type,
+    title,
+    summary,
+    tags: asStringList(data.tags),
+    entities: asStringList(data.entities),
+    time: asTime(data.time) ?? new Date(mtimeMs).toISOString(),
+    sources,
+    session_id: sessionId ?? sources.find((s) => s.session_id !== null)?.session_id ?? null,
+    confidence,
+    raw_ref: asString(data.raw_ref),
+    vector_id: null,
+    status: MEMORY_STATUSES.includes(data.status as MemoryStatus) ? (data.status as MemoryStatus) : 'active',
+    key: asString(data.key),
+    supersedes: asString(data.supersedes),
+    superseded_by: asString(data.superseded_by),
+    variants: asStringList(data.variants),
+    episode: asString(data.episode),
+    content_hash: contentHash(type, summary),
+    checksum: sha1(text),
+  }
+}

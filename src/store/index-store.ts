@@ -1,0 +1,64 @@
+/**
+ * index.jsonl: one JSON line per memory, the summary layer. A projection of the memory files,
+ * never the truth: `rebuildIndex` recreates it from the files. A line that does not parse is
+ * skipped and counted, never fatal.
+ */
+
+import {
+  MEMORY_STATUSES,
+  MEMORY_TYPES,
+  type IndexEntry,
+  type MemoryStatus,
+  type MemoryType,
+} from '../types.js'
+
+function stringOr<T>(value: unknown, fallback: T): string | T {
+  return typeof value === 'string' ? value : fallback
+}
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+}
+
+/** One index line to an entry, or null when it is not a usable entry. Old lines (no version) are version 1. */
+export function parseIndexLine(line: string): IndexEntry | null {
+  let raw: unknown
+  try {
+    raw = JSON.parse(line)
+  } catch {
+    return null
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null
+  const r = raw as Record<string, unknown>
+  if (typeof r.id !== 'string' || typeof r.path !== 'string') return null
+  if (!MEMORY_TYPES.includes(r.type as MemoryType) || !MEMORY_STATUSES.includes(r.status as MemoryStatus)) return null
+  return {
+    schema_version: typeof r.schema_version === 'number' ? r.schema_version : 1,
+    id: r.id,
+    path: r.path,
+    type: r.type as MemoryType,
+    title: stringOr(r.title, ''),
+    summary: stringOr(r.summary, ''),
+    tags: stringList(r.tags),
+    entities: stringList(r.entities),
+    time: stringOr(r.time, ''),
+    sources: Array.isArray(r.sources)
+      ? r.sources.filter((s): s is IndexEntry['sources'][number] => typeof s === 'object' && s !== null && 'kind' in s)
+      : [],
+    session_id: stringOr(r.session_id, null),
+    confidence: typeof r.confidence === 'number' ? r.confidence : 0.6,
+    raw_ref: stringOr(r.raw_ref, null),
+    vector_id: null,
+    status: r.status as MemoryStatus,
+    key: stringOr(r.key, null),
+    supersedes: stringOr(r.supersedes, null),
+    superseded_by: stringOr(r.superseded_by, null),
+    variants: stringList(r.variants),
+    episode: stringOr(r.episode, null),
+    content_hash: stringOr(r.content_hash, ''),
+    checksum: stringOr(r.checksum, ''),
+  }
+}
+
+export function serializeIndex(entries: IndexEntry[]): string {
+  return entries.map((e) => JSON.stringify(e)).join('\n') + (entries.length > 0 ? '\n' : '')
+}

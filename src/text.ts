@@ -1,0 +1,59 @@
+/**
+ * Small pure text helpers shared by the write path and the file parser: normalisation for
+ * duplicate detection, character 2-gram Jaccard, slugs for file names, hashes, excerpts.
+ */
+
+import { createHash } from 'node:crypto'
+
+export function sha1(text: string): string {
+  return createHash('sha1').update(text, 'utf8').digest('hex')
+}
+
+/** Whitespace runs become one space; ends trimmed. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
+}
+
+/** NFKC, lower case, whitespace collapsed: two summaries equal under this are the same memory. */
+export function normalizeForHash(text: string): string {
+  return collapseWhitespace(text.normalize('NFKC').toLowerCase())
+}
+
+/** The slot of a title when no key is given: NFKC, lower case, punctuation and spaces removed. */
+export function normalizeSlot(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/[\s\p{P}\p{S}]+/gu, '')
+}
+
+function bigramSet(text: string): Set<string> {
+  const chars = Array.from(normalizeSlot(text))
+  const grams = new Set<string>()
+  if (chars.length === 1) grams.add(chars[0] as string)
+  for (let i = 0; i + 1 < chars.length; i++) grams.add(`${chars[i]}${chars[i + 1]}`)
+  return grams
+}
+
+/** Jaccard similarity of the character 2-gram sets, punctuation and spacing ignored. In [0, 1]. */
+export function bigramJaccard(a: string, b: string): number {
+  const x = bigramSet(a)
+  const y = bigramSet(b)
+  if (x.size === 0 && y.size === 0) return 1
+  let shared = 0
+  for (const g of x) if (y.has(g)) shared++
+  return shared / (x.size + y.size - shared)
+}
+
+/** A file-name fragment: letters (any script) and digits joined by '-', at most 40 characters. */
+export function slugify(text: string): string {
+  const slug = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+  return Array.from(slug).slice(0, 40).join('').replace(/-+$/, '') || 'memory'
+}
+
+/** At most max characters (code points), with an ellipsis when cut. */
+export function truncate(text: string, max: number): string {
+  const chars = Array.from(text)
+  return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join('')}…`
+}

@@ -1,0 +1,20 @@
+/** Every tool, in the order hosts list them. Adapters walk this list; nothing else registers tools. */
+
+import { forgetMemoriesBySessionTool } from './forget-memories-by-session.js'
+import { memoryConfirmTool } from './memory-confirm.js'
+import { memoryNavTool } from './memory-nav.js'
+import { memoryResolveTool } from './memory-resolve.js'
+import type { ToolDeclaration } from './tool.js'
+import { writeMemoryTool } from './write-memory.js'
+
+export const TOOLS: readonly ToolDeclaration[] = [
+  memoryNavTool,
+  writeMemoryTool,
+  memoryConfirmTool,
+  memoryResolveTool,
+  forgetMemoriesBySessionTool,
+]
+
+export function findTool(name: string): ToolDeclaration | undefined {
+  return TOOLS.find((t) => t.name === name)
+}

@@ -1,0 +1,34 @@
+/** memory_confirm: let a suggested memory through the confirmation gate. */
+
+import { confirmMemory } from '../memory/confirm.js'
+import { idField, idList } from './shapes.js'
+import { defineTool } from './tool.js'
+
+export const memoryConfirmTool = defineTool(
+  {
+    name: 'memory_confirm',
+    title: 'Confirm a suggested memory',
+    description:
+      'Turn a suggested memory (written with requireConfirmation) into an active one that search and assemble use. Idempotent for an active memory; any other status is an error (use memory_resolve for conflicts).',
+    input: {
+      type: 'object',
+      properties: { id: idField },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    output: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        status: { type: 'string', enum: ['active'] },
+        superseded: { ...idList, description: 'Older versions in the same slot that this memory replaced.' },
+      },
+      required: ['id', 'status', 'superseded'],
+      additionalProperties: false,
+    },
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+  },
+  (backend, input) => confirmMemory(backend, input.id),
+)
+
+export const confirmHandler = memoryConfirmTool.handler

@@ -1,0 +1,59 @@
+/** memory_nav: browse the summary layer page by page, or open one memory in full. */
+
+import { navigate } from '../memory/nav.js'
+import { navEntryShape, statusField } from './shapes.js'
+import { defineTool } from './tool.js'
+
+const counts = { type: 'object', properties: {}, additionalProperties: true } as const
+
+export const memoryNavTool = defineTool(
+  {
+    name: 'memory_nav',
+    title: 'Browse memory',
+    description:
+      'Browse memories without reading their bodies: titles and summaries, 50 per page (limit up to 500), offset to page on, has_more says whether there is more. ' +
+      'path "topics/" (or episodes/, raw/) lists one folder with its _index.md; path set to a memory id or file path returns that one file in full. The first page of the root includes the store README.',
+    input: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', maxLength: 1000, description: 'A folder (topics/), a memory id, or a file path; empty for everything.' },
+        limit: { type: 'integer', minimum: 1, maximum: 500, default: 50, description: 'Entries per page.' },
+        offset: { type: 'integer', minimum: 0, default: 0, description: 'Entries to skip.' },
+        sort: { type: 'string', enum: ['recent', 'oldest', 'title', 'id'], default: 'recent', description: 'Order of entries.' },
+        status: { ...statusField, description: 'Only entries with this status (default: all but deleted_pending).' },
+      },
+      additionalProperties: false,
+    },
+    output: {
+      type: 'object',
+      properties: {
+        entries: { type: 'array', items: navEntryShape },
+        total: { type: 'integer' },
+        offset: { type: 'integer' },
+        limit: { type: 'integer' },
+        has_more: { type: 'boolean' },
+        facets: {
+          type: 'object',
+          properties: { types: counts, statuses: counts },
+          required: ['types', 'statuses'],
+          additionalProperties: false,
+        },
+        readme: { type: 'string' },
+        folder: { type: 'string' },
+        file: {
+          type: 'object',
+          properties: { path: { type: 'string' }, text: { type: 'string' } },
+          required: ['path', 'text'],
+          additionalProperties: false,
+        },
+        skipped_index_lines: { type: 'integer' },
+      },
+      required: ['entries', 'total', 'offset', 'limit', 'has_more', 'facets'],
+      additionalProperties: false,
+    },
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+  },
+  (backend, input) => navigate(backend, input),
+)
+
+export const navHandler = memoryNavTool.handler

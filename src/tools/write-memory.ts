@@ -1,0 +1,63 @@
+/** write_memory: store one memory (topic, or episode with its raw text). */
+
+import { writeMemory } from '../memory/write.js'
+import { REDACTION_KINDS } from '../memory/redact.js'
+import { SOURCE_KINDS } from '../types.js'
+import { idList, nullableString, sessionIdField, statusField } from './shapes.js'
+import { defineTool } from './tool.js'
+
+const textList = (what: string) =>
+  ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 }, maxItems: 32, description: what }) as const
+
+export const writeMemoryTool = defineTool(
+  {
+    name: 'write_memory',
+    title: 'Write a memory',
+    description:
+      'Store one memory as a markdown file. Without raw it is a topic (shared knowledge); with raw it is an episode of a session plus its original text, and session_id is required. ' +
+      'An exact or near repeat of a stored memory is not stored again (the result says dedupe). A write with the same key (or title) as an older memory supersedes it; ' +
+      'with expectConflict both are kept as a conflict for memory_resolve. With requireConfirmation the memory waits as suggested until memory_confirm. Secrets are redacted before the disk.',
+    input: {
+      type: 'object',
+      properties: {
+        summary: { type: 'string', minLength: 1, maxLength: 2000, description: 'The memory in one paragraph (at most 2000 characters); longer text goes in raw.' },
+        raw: { type: 'string', maxLength: 1_000_000, description: 'Original text behind an episode, kept verbatim in raw/.' },
+        title: { type: 'string', minLength: 1, maxLength: 200, description: 'Short title; also the slot key when key is not given.' },
+        key: { type: 'string', minLength: 1, maxLength: 200, description: 'Slot key: writes with the same key are versions of one fact.' },
+        type: { type: 'string', enum: ['episode', 'topic'], description: 'Defaults to episode when raw is given, else topic.' },
+        tags: textList('Tags, such as database or preference.'),
+        entities: textList('Named things the memory is about, such as PostgreSQL.'),
+        source: { type: 'string', enum: SOURCE_KINDS, description: 'Who said it: session (default with a session id), user or plugin.' },
+        session_id: sessionIdField,
+        confidence: { type: 'number', minimum: 0, maximum: 1, description: 'How sure the writer is, 0 to 1 (default 0.6).' },
+        time: { type: 'string', minLength: 1, maxLength: 64, description: 'When it happened (ISO-8601); default now.' },
+        requireConfirmation: { type: 'boolean', description: 'Store as suggested until memory_confirm (default: the store setting).' },
+        expectConflict: { type: 'boolean', description: 'Keep both this and the current memory of the slot, as a conflict to resolve.' },
+      },
+      required: ['summary'],
+      additionalProperties: false,
+    },
+    output: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        path: { type: 'string' },
+        type: { type: 'string', enum: ['episode', 'topic'] },
+        status: statusField,
+        title: { type: 'string' },
+        raw_ref: nullableString,
+        dedupe: { type: 'string', enum: ['exact', 'near'], description: 'Set when the memory was already stored; id is the existing one.' },
+        similarity: { type: 'number' },
+        superseded: { ...idList, description: 'Ids of older versions this write replaced.' },
+        variants: { ...idList, description: 'Ids of the other sides of a conflict.' },
+        redactions: { type: 'array', items: { type: 'string', enum: REDACTION_KINDS }, description: 'Kinds of secrets replaced before writing.' },
+      },
+      required: ['id', 'path', 'type', 'status', 'title', 'raw_ref', 'superseded', 'variants', 'redactions'],
+      additionalProperties: false,
+    },
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+  },
+  (backend, input) => writeMemory(backend, input),
+)
+
+export const writeHandler = writeMemoryTool.handler

@@ -1,0 +1,89 @@
+/**
+ * Shared domain types: index entries, ledger events, statuses, and the one token estimate.
+ * Owns no behaviour beyond pure helpers; every layer may import it, it imports nothing.
+ */
+
+export const MEMORY_TYPES = ['summary', 'episode', 'raw', 'topic'] as const
+export type MemoryType = (typeof MEMORY_TYPES)[number]
+
+export const MEMORY_STATUSES = [
+  'active',
+  'suggested',
+  'superseded',
+  'conflict',
+  'deleted_pending',
+  'orphaned',
+] as const
+export type MemoryStatus = (typeof MEMORY_STATUSES)[number]
+
+export const SOURCE_KINDS = ['session', 'plugin', 'user'] as const
+export type SourceKind = (typeof SOURCE_KINDS)[number]
+
+/** Where a memory came from. `forget_memories_by_session` reads only this array. */
+export interface Source {
+  session_id: string | null
+  kind: SourceKind
+}
+
+/** Version of the index entry shape written by this build (entries without one are version 1). */
+export const SCHEMA_VERSION = 2
+
+/** One line of `index.jsonl`: the summary layer of one memory file, derivable from the file alone. */
+export interface IndexEntry {
+  schema_version: number
+  id: string
+  path: string
+  type: MemoryType
+  title: string
+  summary: string
+  tags: string[]
+  entities: string[]
+  time: string
+  sources: Source[]
+  session_id: string | null
+  confidence: number
+  raw_ref: string | null
+  vector_id: null
+  status: MemoryStatus
+  /** Slot key: writes with the same key are versions of one fact. */
+  key: string | null
+  supersedes: string | null
+  superseded_by: string | null
+  /** Ids of the other sides of an unresolved conflict in this slot. */
+  variants: string[]
+  /** For a raw entry: the episode it belongs to. */
+  episode: string | null
+  /** sha1 of type + normalised summary: the exact-duplicate key. */
+  content_hash: string
+  /** sha1 of the file's bytes as last written or read: tells a changed file from an unchanged one. */
+  checksum: string
+}
+
+/** A ledger event before it is stamped: `event` names what happened, the rest says to what. */
+export interface LedgerEventDraft {
+  event: string
+  id?: string
+  ids?: string[]
+  session_id?: string | null
+  source?: SourceKind
+  [detail: string]: unknown
+}
+
+/** One line of `ledger.jsonl`, append-only. */
+export interface LedgerEvent extends LedgerEventDraft {
+  at: string
+}
+
+/** Characters per token: fixed, never a tokenizer call. 1.6 fits Chinese and is cautious for English. */
+export const CHARS_PER_TOKEN = 1.6
+
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN)
+}
+
+export function charsForBudget(budget: number): number {
+  return Math.floor(budget * CHARS_PER_TOKEN)
+}
+
+/** Statuses a search may return: the rest are gated, replaced or forgotten. */
+export const SEARCHABLE_STATUSES: ReadonlySet<MemoryStatus> = new Set(['active', 'conflict'])
