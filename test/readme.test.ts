@@ -1,0 +1,75 @@
+/**
+ * The README never lies: its two opening commands are the ones package.json and .ci/run run,
+ * its CLI commands work as written, and its library example runs against the built package.
+ */
+
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const repo = path.resolve(import.meta.dirname, '..')
+const readme = readFileSync(path.join(repo, 'README.md'), 'utf8')
+const pkg = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+
+function fencedBlocks(lang: string): string[] {
+  const out: string[] = []
+  const re = new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g')
+  for (const m of readme.matchAll(re)) out.push(m[1] ?? '')
+  return out
+}
+
+function commandsOf(block: string): string[] {
+  return block
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter((l) => l !== '')
+}
+
+describe('README', () => {
+  it('opens with the set-up + demo and set-up + test commands that CI and package.json use', () => {
+    const first = commandsOf(fencedBlocks('bash')[0] ?? '')
+    expect(first).toEqual(['npm ci && npm run demo', 'npm ci && npm test'])
+    expect(pkg.scripts.demo).toBe('npm run build && node lib/cli/main.js demo')
+    const ci = readFileSync(path.join(repo, '.ci/run'), 'utf8')
+    expect(ci).toMatch(/^npm ci\b/m)
+    expect(ci).toMatch(/^npm test$/m)
+  })
+
+  it('demo (what `npm run demo` runs after building) writes, dedupes, supersedes and lists', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'readme-demo-'))
+    const out = execFileSync(process.execPath, ['lib/cli/main.js', 'demo', '--root', root], { cwd: repo, encoding: 'utf8' })
+    expect(out).toContain(`store: ${root}`)
+    expect(out).toMatch(/supersedes mem_/)
+    expect(out).toMatch(/duplicate \(near/)
+    expect(out).toMatch(/7 memories \(6 active, 1 superseded\)/)
+    expect(existsSync(path.join(root, 'ledger.jsonl'))).toBe(true)
+  })
+
+  it('runs every command of the command-line section as written', () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'readme-cli-'))
+    const cli = path.join(repo, 'lib/cli/main.js')
+    const block = fencedBlocks('bash').find((b) => b.includes('lib/cli/main.js rebuild')) ?? ''
+    const commands = commandsOf(block)
+    expect(commands.length).toBe(3)
+    for (const command of commands) {
+      const args = command.replace(/^node lib\/cli\/main\.js\s*/, '').split(/\s+/)
+      const out = execFileSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8' })
+      expect(out.length).toBeGreaterThan(0)
+    }
+    expect(existsSync(path.join(cwd, 'demo-memory', 'index.jsonl'))).toBe(true)
+  })
+
+  it('runs the library example against the built package', () => {
+    const block = fencedBlocks('js').find((b) => b.includes("from 'dsh-memory-agent/api'"))
+    expect(block).toBeDefined()
+    const dir = mkdtempSync(path.join(tmpdir(), 'readme-lib-'))
+    const file = path.join(dir, 'example.mjs')
+    const api = new URL(`file://${path.join(repo, 'lib/api.js')}`).href
+    writeFileSync(file, (block ?? '').replace("'dsh-memory-agent/api'", `'${api}'`))
+    const out = execFileSync(process.execPath, [file], { encoding: 'utf8' })
+    expect(out).toContain('active 1')
+    expect(out).toContain('entries: 1')
+  })
+})
