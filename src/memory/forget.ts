@@ -8,6 +8,7 @@
 
 import type { MemoryBackend } from '../store/backend.js'
 import type { IndexEntry, MemoryStatus } from '../types.js'
+import { rawSibling } from './slots.js'
 import { transact } from './txn.js'
 
 export type ForgetScope = 'session_only' | 'include_shared_unlink'
@@ -47,6 +48,12 @@ export function forgetSession(backend: MemoryBackend, sessionId: string, scope: 
     const touched = (entry: IndexEntry) => {
       if (!result.affected_paths.includes(entry.path)) result.affected_paths.push(entry.path)
     }
+    /** Soft: mark deleted_pending (once). Hard: remove the file. True when something changed. */
+    const forgetOne = async (target: IndexEntry): Promise<boolean> => {
+      if (mode === 'hard') return txn.remove(target)
+      if (target.status === 'deleted_pending') return false
+      return (await txn.update(target, { status: 'deleted_pending' })) !== null
+    }
     const fromSession = [...txn.entries.values()].filter((e) => e.sources.some((s) => s.session_id === sessionId))
     for (const entry of fromSession) {
       if (entry.type === 'topic') {
@@ -66,21 +73,16 @@ export function forgetSession(backend: MemoryBackend, sessionId: string, scope: 
         }
         continue
       }
-      const count = () => {
-        if (entry.type === 'raw') result.deleted_raw_count++
-        else result.deleted_episode_count++
-      }
-      if (mode === 'hard') {
-        if (await txn.remove(entry)) {
-          count()
-          touched(entry)
-          result.status_changes.push({ id: entry.id, from: entry.status, to: 'removed' })
+      // Raw text follows its episode; only a raw file without one is forgotten on its own.
+      if (entry.type === 'raw' && entry.episode !== null && txn.entries.has(entry.episode)) continue
+      const raw = entry.type === 'raw' ? undefined : rawSibling(txn, entry)
+      for (const target of raw === undefined ? [entry] : [entry, raw]) {
+        if (await forgetOne(target)) {
+          if (target.type === 'raw') result.deleted_raw_count++
+          else result.deleted_episode_count++
+          touched(target)
+          result.status_changes.push({ id: target.id, from: target.status, to: mode === 'hard' ? 'removed' : 'deleted_pending' })
         }
-      } else if (entry.status !== 'deleted_pending') {
-        await txn.update(entry, { status: 'deleted_pending' })
-        count()
-        touched(entry)
-        result.status_changes.push({ id: entry.id, from: entry.status, to: 'deleted_pending' })
       }
     }
     if (result.status_changes.length > 0 || result.unlinked_topic_count > 0) {

@@ -86,7 +86,8 @@ export async function navigate(backend: MemoryBackend, req: NavRequest): Promise
   const index = await backend.readIndex()
   const skipped = backend.lastIndexSkipped > 0 ? { skipped_index_lines: backend.lastIndexSkipped } : {}
   const raw = (req.path ?? '').trim()
-  const path = raw.replace(/^\.\/?/, '')
+  // Only whole './' prefixes go: '../x' must reach the backend as it is, and be refused there.
+  const path = raw === '.' ? '' : raw.replace(/^(\.\/)+/, '')
 
   if (path === '') {
     const readme = req.offset === 0 ? await backend.readFile('README.md') : null

@@ -9,9 +9,9 @@ import { normalizeSlot } from '../text.js'
 import type { IndexEntry, MemoryStatus } from '../types.js'
 import type { Txn } from './txn.js'
 
-/** The slot of an entry: its key when it has one, else its normalised title. */
+/** The slot of an entry: its key when it has one, else its title; normalised (case, width, punctuation, spaces). */
 export function slotOf(entry: Pick<IndexEntry, 'key' | 'title'>): string {
-  return entry.key !== null ? `k:${entry.key.normalize('NFKC').trim().toLowerCase()}` : `t:${normalizeSlot(entry.title)}`
+  return normalizeSlot(entry.key ?? entry.title)
 }
 
 /** Statuses that hold the current statement of a slot. */
@@ -55,10 +55,15 @@ export async function setStatus(txn: Txn, entry: IndexEntry, status: MemoryStatu
 export async function supersedeSlot(txn: Txn, winner: IndexEntry): Promise<{ winner: IndexEntry; superseded: string[] }> {
   const losers = slotMates(txn, winner)
   if (losers.length === 0) return { winner, superseded: [] }
-  for (const loser of losers) await setStatus(txn, loser, 'superseded', { superseded_by: winner.id, variants: null })
-  const newest = losers[losers.length - 1] as IndexEntry
+  const replaced: IndexEntry[] = []
+  for (const loser of losers) {
+    // A version whose file a person deleted is gone, not superseded.
+    if ((await setStatus(txn, loser, 'superseded', { superseded_by: winner.id, variants: null })) !== null) replaced.push(loser)
+  }
+  const newest = replaced[replaced.length - 1]
+  if (newest === undefined) return { winner, superseded: [] }
   const updated = (await txn.update(winner, { supersedes: newest.id, variants: null })) ?? winner
-  const superseded = losers.map((l) => l.id)
+  const superseded = replaced.map((l) => l.id)
   txn.log({ event: 'supersede', id: winner.id, ids: superseded, slot: slotOf(winner) })
   return { winner: updated, superseded }
 }

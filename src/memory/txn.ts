@@ -74,7 +74,9 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
           return null
         }
         const parsed = parseFile(current)
-        const data = parsed.hasFrontMatter ? parsed.data : baseFrontMatter(entry)
+        // Fields the file did not state (a hand-edited file) are pinned to what the index derived,
+        // so rewriting the file never changes them (a time from the file's mtime, for one).
+        const data = parsed.hasFrontMatter ? { id: entry.id, type: entry.type, time: entry.time, ...parsed.data } : baseFrontMatter(entry)
         return writeAndIndex(entry.path, renderFile({ ...data, ...patch }, parsed.body))
       },
       async remove(entry) {

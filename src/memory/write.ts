@@ -12,7 +12,7 @@ import { bigramJaccard, collapseWhitespace, slugify, truncate } from '../text.js
 import type { IndexEntry, MemoryStatus, Source, SourceKind } from '../types.js'
 import { loadConfig } from './config.js'
 import { redactSecrets, type RedactionKind } from './redact.js'
-import { LIVE, slotMates, slotOf, supersedeSlot } from './slots.js'
+import { LIVE, rawSibling, slotMates, slotOf, supersedeSlot } from './slots.js'
 import { transact, type Txn } from './txn.js'
 
 export interface WriteRequest {
@@ -75,6 +75,9 @@ async function acknowledgeDuplicate(txn: Txn, existing: IndexEntry, source: Sour
   let entry = existing
   if (source.session_id !== null && !hasSource(existing, source)) {
     entry = (await txn.update(existing, { sources: [...existing.sources, source], session_id: existing.session_id ?? source.session_id })) ?? existing
+    // The raw text shares its episode's sources, so forgetting a session treats both alike.
+    const raw = rawSibling(txn, existing)
+    if (raw !== undefined && !hasSource(raw, source)) await txn.update(raw, { sources: [...raw.sources, source] })
   }
   txn.log({ event: 'dedupe', id: entry.id, dedupe: kind, similarity, session_id: source.session_id, source: source.kind })
   return {

@@ -36,6 +36,7 @@ export function defineTool<const I extends ObjectSchema, const O extends ObjectS
   run: (backend: MemoryBackend, input: Infer<I>) => Promise<Infer<O>>,
 ): ToolDeclaration<I, O> {
   const execute = run as unknown as (backend: MemoryBackend, input: unknown) => Promise<unknown>
-  const handler = (backend: MemoryBackend, input: unknown) => execute(backend, parseInput(meta.input, input, meta.name))
+  // async: invalid input rejects the returned promise instead of throwing before there is one.
+  const handler = async (backend: MemoryBackend, input: unknown) => execute(backend, parseInput(meta.input, input, meta.name))
   return { ...meta, handler } as unknown as ToolDeclaration<I, O>
 }

@@ -1,0 +1,633 @@
+/**
+ * The fixture engine behind `test/cases.json` (see test/fixtures.test.ts and verify.sh step 4).
+ *
+ * A case runs its steps in order against a fresh temporary store (`createFileBackend(tmpdir)`),
+ * optionally seeded from `test/fixtures/<fixture>/`. Each step's result is recorded; a step that
+ * throws records `{ error: { code, message, field, memoryError }, thrown }` and the case goes on.
+ * Then every expectation is checked against the recorded results, every handler output is checked
+ * against its tool's declared output schema, and (unless the case sets `skipRebuildCheck`) the
+ * index is checked to be a projection of the files: `rebuildIndex` must reproduce it exactly.
+ *
+ * Inputs and expectations may contain, anywhere:
+ *   {"$ref": {"step": 0, "path": "id"}}          a recorded result (or part of it)
+ *   {"$repeat": {"text": "ab", "count": 3}}      "ababab"
+ *   {"$concat": ["raw/", {"$ref": ...}, ".md"]}  the parts joined as one string
+ * and in a `writeMany` input, `{{i}}` inside a string is replaced by the 0-based index.
+ *
+ * Paths are dotted with brackets: `entries[0].id`, `a.b[-1]` (negative counts from the end),
+ * `""` is the whole result.
+ */
+
+import { promises as fs } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { isDeepStrictEqual } from 'node:util'
+import {
+  MemoryError,
+  createFileBackend,
+  forgetMemoriesBySessionTool,
+  memoryConfirmTool,
+  memoryNavTool,
+  memoryResolveTool,
+  outputViolation,
+  rebuildIndex,
+  writeMemoryTool,
+  type IndexEntry,
+  type MemoryBackend,
+  type Schema,
+} from '../src/api.js'
+
+// ---------------------------------------------------------------------------------------------
+// Case shape
+
+export interface FixtureStep {
+  op: string
+  input?: unknown
+  /** writeMany only (the seed's form); `input: { count, input }` works too. */
+  count?: number
+}
+
+export const ASSERTION_KINDS = ['value', 'lte', 'gte', 'length', 'includes', 'jsonIncludes', 'jsonNotIncludes', 'error'] as const
+export type AssertionKind = (typeof ASSERTION_KINDS)[number]
+
+export interface FixtureExpectation {
+  step: number
+  path?: string
+  value?: unknown
+  lte?: unknown
+  gte?: unknown
+  length?: unknown
+  includes?: unknown
+  jsonIncludes?: unknown
+  jsonNotIncludes?: unknown
+  /** The step threw a MemoryError with this code. */
+  error?: string
+}
+
+export interface FixtureCase {
+  name: string
+  description: string
+  fixture?: string
+  /** For cases that deliberately leave the index and the files apart (hand edits, corruption). */
+  skipRebuildCheck?: boolean
+  steps: FixtureStep[]
+  expect: FixtureExpectation[]
+}
+
+/** What a step that threw records as its result. */
+export interface StepError {
+  error: { code: string; message: string; field: string | null; memoryError: boolean }
+  /** Handler ops only: whether the handler threw before returning its promise ("sync") or rejected it ("async"). */
+  thrown?: 'sync' | 'async'
+}
+
+export class FixtureFormatError extends Error {
+  override name = 'FixtureFormatError'
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths, $ref, $repeat, $concat, {{i}}
+
+type PathToken = string | number
+
+export function parsePath(p: string): PathToken[] {
+  const tokens: PathToken[] = []
+  let i = 0
+  const bad = () => new FixtureFormatError(`bad path ${JSON.stringify(p)} (use a.b[0].c)`)
+  while (i < p.length) {
+    const rest = p.slice(i)
+    if (rest.startsWith('[')) {
+      const m = /^\[(-?\d+)\]/.exec(rest)
+      if (m === null) throw bad()
+      tokens.push(Number(m[1]))
+      i += m[0].length
+    } else if (rest.startsWith('.')) {
+      if (i === 0 || i === p.length - 1) throw bad()
+      i++
+    } else {
+      const m = /^[^.[\]]+/.exec(rest)
+      if (m === null) throw bad()
+      tokens.push(m[0])
+      i += m[0].length
+    }
+  }
+  return tokens
+}
+
+/** The value at `p` inside `value`, or undefined when some part of the way is missing. */
+export function getPath(value: unknown, p: string | undefined): unknown {
+  let cur: unknown = value
+  for (const token of parsePath(p ?? '')) {
+    if (cur === null || cur === undefined) return undefined
+    if (typeof token === 'number') {
+      if (!Array.isArray(cur)) return undefined
+      cur = cur[token < 0 ? cur.length + token : token]
+    } else if (typeof cur === 'object') {
+      cur = Object.prototype.hasOwnProperty.call(cur, token) ? (cur as Record<string, unknown>)[token] : undefined
+    } else if (typeof cur === 'string' && token === 'length') {
+      cur = cur.length
+    } else {
+      return undefined
+    }
+  }
+  return cur
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function onlyKey(v: Record<string, unknown>, key: string): boolean {
+  const keys = Object.keys(v)
+  return keys.length === 1 && keys[0] === key
+}
+
+/**
+ * Replaces every $ref / $repeat / $concat in `value`. `results` are the recorded step results;
+ * `before` (for inputs) is the index of the current step, which a $ref must point before.
+ */
+export function resolveRefs(value: unknown, results: readonly unknown[], before = Infinity): unknown {
+  if (Array.isArray(value)) return value.map((v) => resolveRefs(v, results, before))
+  if (!isPlainObject(value)) return value
+  if (onlyKey(value, '$ref')) {
+    const ref = value.$ref
+    if (!isPlainObject(ref) || typeof ref.step !== 'number' || (ref.path !== undefined && typeof ref.path !== 'string'))
+      throw new FixtureFormatError(`bad $ref ${JSON.stringify(ref)}: expected { step: number, path?: string }`)
+    if (ref.step < 0 || ref.step >= Math.min(before, results.length))
+      throw new FixtureFormatError(`$ref to step ${ref.step}, which has not run (current step ${before === Infinity ? 'none' : before})`)
+    const out = getPath(results[ref.step], ref.path as string | undefined)
+    if (out === undefined)
+      throw new FixtureFormatError(`$ref step ${ref.step} path ${JSON.stringify(ref.path ?? '')} is undefined; the step's result is ${pretty(results[ref.step], 600)}`)
+    return out
+  }
+  if (onlyKey(value, '$repeat')) {
+    const rep = value.$repeat
+    if (!isPlainObject(rep) || typeof rep.text !== 'string' || typeof rep.count !== 'number' || !Number.isInteger(rep.count) || rep.count < 0)
+      throw new FixtureFormatError(`bad $repeat ${JSON.stringify(rep)}: expected { text: string, count: integer >= 0 }`)
+    return rep.text.repeat(rep.count)
+  }
+  if (onlyKey(value, '$concat')) {
+    const parts = value.$concat
+    if (!Array.isArray(parts)) throw new FixtureFormatError('bad $concat: expected an array')
+    return parts
+      .map((part) => resolveRefs(part, results, before))
+      .map((part) => (typeof part === 'string' ? part : typeof part === 'number' || typeof part === 'boolean' ? String(part) : JSON.stringify(part)))
+      .join('')
+  }
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) out[k] = resolveRefs(v, results, before)
+  return out
+}
+
+/** Replaces `{{i}}` in every string of `value`. */
+export function substituteIndex(value: unknown, i: number): unknown {
+  if (typeof value === 'string') return value.replace(/\{\{i\}\}/g, String(i))
+  if (Array.isArray(value)) return value.map((v) => substituteIndex(v, i))
+  if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) out[k] = substituteIndex(v, i)
+    return out
+  }
+  return value
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ops
+
+export interface RunContext {
+  root: string
+  backend: MemoryBackend
+}
+
+/** What the runner needs of a tool declaration (untyped input: fixtures feed it bad input on purpose). */
+export interface FixtureTool {
+  readonly name: string
+  readonly output: Schema
+  handler(backend: MemoryBackend, input: unknown): Promise<unknown>
+}
+
+const asFixtureTool = (tool: unknown): FixtureTool => tool as FixtureTool
+
+/** The tool behind each handler op: its output is checked against the declared schema. */
+export const HANDLER_OPS: Readonly<Record<string, FixtureTool>> = {
+  write: asFixtureTool(writeMemoryTool),
+  confirm: asFixtureTool(memoryConfirmTool),
+  resolve: asFixtureTool(memoryResolveTool),
+  forget: asFixtureTool(forgetMemoriesBySessionTool),
+  nav: asFixtureTool(memoryNavTool),
+}
+
+const handlerOp =
+  (op: string): OpFn =>
+  (ctx, input) =>
+    (HANDLER_OPS[op] as FixtureTool).handler(ctx.backend, input)
+
+function objectInput(op: string, input: unknown, allowed: readonly string[], required: readonly string[] = []): Record<string, unknown> {
+  const record = input === undefined || input === null ? {} : input
+  if (!isPlainObject(record)) throw new FixtureFormatError(`op ${op}: input must be an object`)
+  for (const key of Object.keys(record)) {
+    if (!allowed.includes(key)) throw new FixtureFormatError(`op ${op}: unknown input field ${JSON.stringify(key)} (known: ${allowed.join(', ') || 'none'})`)
+  }
+  for (const key of required) {
+    if (record[key] === undefined) throw new FixtureFormatError(`op ${op}: input.${key} is required`)
+  }
+  return record
+}
+
+function stringField(op: string, record: Record<string, unknown>, key: string): string {
+  const v = record[key]
+  if (typeof v !== 'string') throw new FixtureFormatError(`op ${op}: input.${key} must be a string`)
+  return v
+}
+
+/** An absolute path inside the store for a raw-file op; the fixture itself must not escape. */
+function storePath(ctx: RunContext, op: string, rel: string): string {
+  const abs = path.resolve(ctx.root, rel)
+  if (abs !== ctx.root && !abs.startsWith(ctx.root + path.sep)) throw new FixtureFormatError(`op ${op}: ${JSON.stringify(rel)} is outside the store`)
+  return abs
+}
+
+function errno(err: unknown): string | undefined {
+  return isPlainObject(err) || err instanceof Error ? ((err as { code?: unknown }).code as string | undefined) : undefined
+}
+
+const INDEX_SORTS: Record<string, (a: IndexEntry, b: IndexEntry) => number> = {
+  id: (a, b) => a.id.localeCompare(b.id),
+  path: (a, b) => a.path.localeCompare(b.path),
+  time: (a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id),
+}
+
+type OpFn = (ctx: RunContext, input: unknown, step: FixtureStep) => Promise<unknown>
+
+export const OPS: Readonly<Record<string, OpFn>> = {
+  // Handler ops: runCase runs them through runHandler (which tells sync throws from rejections).
+  write: handlerOp('write'),
+  confirm: handlerOp('confirm'),
+  resolve: handlerOp('resolve'),
+  forget: handlerOp('forget'),
+  nav: handlerOp('nav'),
+
+  async writeMany(ctx, input, step) {
+    let count: unknown = step.count
+    let template: unknown = input
+    if (count === undefined && isPlainObject(input) && 'count' in input) {
+      const rec = objectInput('writeMany', input, ['count', 'input'], ['count', 'input'])
+      count = rec.count
+      template = rec.input
+    }
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new FixtureFormatError('op writeMany: count must be an integer >= 0')
+    const out: unknown[] = []
+    for (let i = 0; i < count; i++) out.push(await (HANDLER_OPS.write as FixtureTool).handler(ctx.backend, substituteIndex(template, i)))
+    return out
+  },
+
+  async rebuild(ctx, input) {
+    objectInput('rebuild', input, [])
+    return rebuildIndex(ctx.backend)
+  },
+
+  async index(ctx, input) {
+    const rec = objectInput('index', input, ['id', 'type', 'status', 'pathPrefix', 'sort', 'fields'])
+    let entries = await ctx.backend.readIndex()
+    if (rec.id !== undefined) entries = entries.filter((e) => e.id === rec.id)
+    if (rec.type !== undefined) entries = entries.filter((e) => e.type === rec.type)
+    if (rec.status !== undefined) entries = entries.filter((e) => e.status === rec.status)
+    if (rec.pathPrefix !== undefined) entries = entries.filter((e) => e.path.startsWith(String(rec.pathPrefix)))
+    if (rec.sort !== undefined) {
+      const sort = INDEX_SORTS[String(rec.sort)]
+      if (sort === undefined) throw new FixtureFormatError(`op index: sort must be one of ${Object.keys(INDEX_SORTS).join(', ')}`)
+      entries = [...entries].sort(sort)
+    }
+    if (rec.fields !== undefined) {
+      if (!Array.isArray(rec.fields) || !rec.fields.every((f) => typeof f === 'string')) throw new FixtureFormatError('op index: fields must be an array of strings')
+      const fields = rec.fields as string[]
+      return entries.map((e) => Object.fromEntries(fields.map((f) => [f, (e as unknown as Record<string, unknown>)[f]])))
+    }
+    return entries
+  },
+
+  async indexStats(ctx, input) {
+    objectInput('indexStats', input, [])
+    const entries = await ctx.backend.readIndex()
+    const byStatus: Record<string, number> = {}
+    const byType: Record<string, number> = {}
+    for (const e of entries) {
+      byStatus[e.status] = (byStatus[e.status] ?? 0) + 1
+      byType[e.type] = (byType[e.type] ?? 0) + 1
+    }
+    return { entries: entries.length, skipped: ctx.backend.lastIndexSkipped, byStatus, byType }
+  },
+
+  async ledger(ctx, input) {
+    const rec = objectInput('ledger', input, ['event'])
+    const events = await ctx.backend.readLedger()
+    return rec.event === undefined ? events : events.filter((e) => e.event === rec.event)
+  },
+
+  async exists(ctx, input) {
+    const rec = objectInput('exists', input, ['path'], ['path'])
+    return (await ctx.backend.stat(stringField('exists', rec, 'path'))) !== null
+  },
+
+  async readFile(ctx, input) {
+    const rec = objectInput('readFile', input, ['path'], ['path'])
+    return ctx.backend.readFile(stringField('readFile', rec, 'path'))
+  },
+
+  async writeFile(ctx, input) {
+    const rec = objectInput('writeFile', input, ['path', 'text'], ['path', 'text'])
+    const abs = storePath(ctx, 'writeFile', stringField('writeFile', rec, 'path'))
+    await fs.mkdir(path.dirname(abs), { recursive: true })
+    await fs.writeFile(abs, stringField('writeFile', rec, 'text'), 'utf8')
+    return true
+  },
+
+  async appendFile(ctx, input) {
+    const rec = objectInput('appendFile', input, ['path', 'text'], ['path', 'text'])
+    const abs = storePath(ctx, 'appendFile', stringField('appendFile', rec, 'path'))
+    await fs.mkdir(path.dirname(abs), { recursive: true })
+    await fs.appendFile(abs, stringField('appendFile', rec, 'text'), 'utf8')
+    return true
+  },
+
+  async removeFile(ctx, input) {
+    const rec = objectInput('removeFile', input, ['path'], ['path'])
+    const abs = storePath(ctx, 'removeFile', stringField('removeFile', rec, 'path'))
+    try {
+      await fs.unlink(abs)
+      return true
+    } catch (err) {
+      if (errno(err) === 'ENOENT') return false
+      throw err
+    }
+  },
+}
+
+export const OP_NAMES: readonly string[] = Object.keys(OPS)
+
+function recordError(err: unknown, thrown?: 'sync' | 'async'): StepError {
+  if (err instanceof FixtureFormatError) throw err
+  const memoryError = err instanceof MemoryError
+  const e = err as { code?: unknown; name?: unknown; message?: unknown; field?: unknown }
+  return {
+    error: {
+      code: typeof e?.code === 'string' ? e.code : typeof e?.name === 'string' ? e.name : 'UNKNOWN',
+      message: typeof e?.message === 'string' ? e.message : String(err),
+      field: typeof e?.field === 'string' ? e.field : null,
+      memoryError,
+    },
+    ...(thrown !== undefined ? { thrown } : {}),
+  }
+}
+
+/** Runs a handler, telling a synchronous throw from a rejected promise. */
+async function runHandler(tool: FixtureTool, ctx: RunContext, input: unknown): Promise<unknown> {
+  let promise: Promise<unknown>
+  try {
+    promise = tool.handler(ctx.backend, input)
+  } catch (err) {
+    return recordError(err, 'sync')
+  }
+  try {
+    return await promise
+  } catch (err) {
+    return recordError(err, 'async')
+  }
+}
+
+export function isStepError(v: unknown): v is StepError {
+  return isPlainObject(v) && isPlainObject(v.error) && typeof v.error.code === 'string' && typeof v.error.memoryError === 'boolean'
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assertions
+
+/** JSON round trip: the comparison sees what a JSON client would see. */
+function canonical(v: unknown): unknown {
+  return v === undefined ? undefined : JSON.parse(JSON.stringify(v))
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  return isDeepStrictEqual(canonical(a), canonical(b))
+}
+
+export function pretty(v: unknown, max = 4000): string {
+  if (v === undefined) return '(undefined: nothing at this path)'
+  const text = JSON.stringify(v, null, 2) ?? String(v)
+  return text.length > max ? `${text.slice(0, max)}\n… (${text.length - max} more characters)` : text
+}
+
+/** Checks one assertion; returns null when it holds, else why it does not. */
+export function checkAssertion(kind: AssertionKind, expected: unknown, actual: unknown, stepResult: unknown): string | null {
+  switch (kind) {
+    case 'error': {
+      if (!isStepError(stepResult)) return `expected the step to throw a MemoryError ${String(expected)}, but it succeeded`
+      if (!stepResult.error.memoryError) return `expected a MemoryError ${String(expected)}, but a ${stepResult.error.code} was thrown`
+      return stepResult.error.code === expected ? null : `expected error code ${String(expected)}, got ${stepResult.error.code}`
+    }
+    case 'value':
+      return deepEqual(actual, expected) ? null : 'values differ'
+    case 'lte':
+    case 'gte': {
+      if (typeof actual !== 'number' || typeof expected !== 'number') return `${kind} needs numbers on both sides`
+      const ok = kind === 'lte' ? actual <= expected : actual >= expected
+      return ok ? null : `${actual} is not ${kind === 'lte' ? '<=' : '>='} ${expected}`
+    }
+    case 'length': {
+      if (!Array.isArray(actual) && typeof actual !== 'string') return 'length needs an array or a string'
+      return actual.length === expected ? null : `length is ${actual.length}, expected ${String(expected)}`
+    }
+    case 'includes': {
+      if (typeof actual === 'string') {
+        if (typeof expected !== 'string') return 'includes on a string needs a string'
+        return actual.includes(expected) ? null : 'the string does not contain the expected text'
+      }
+      if (Array.isArray(actual)) return actual.some((item) => deepEqual(item, expected)) ? null : 'no element of the array equals the expected value'
+      return 'includes needs an array or a string'
+    }
+    case 'jsonIncludes':
+    case 'jsonNotIncludes': {
+      if (typeof expected !== 'string') return `${kind} needs a string`
+      if (actual === undefined) return `${kind}: nothing at this path`
+      const has = JSON.stringify(actual).includes(expected)
+      if (kind === 'jsonIncludes') return has ? null : 'the JSON text does not contain the expected text'
+      return has ? 'the JSON text contains the forbidden text' : null
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a case
+
+export interface CaseOutcome {
+  results: unknown[]
+  failures: string[]
+  root: string
+}
+
+export interface RunOptions {
+  /** Folder holding the seed stores named by `fixture`. */
+  fixturesDir: string
+  /** Keep the temp store even when the case passes. */
+  keepStore?: boolean
+}
+
+function describeStep(c: FixtureCase, i: number): string {
+  return `step ${i} (${c.steps[i]?.op ?? '?'})`
+}
+
+async function compareWithRebuild(backend: MemoryBackend): Promise<string | null> {
+  const before = await backend.readIndex()
+  const skippedBefore = backend.lastIndexSkipped
+  if (skippedBefore > 0)
+    return `store invariant: index.jsonl has ${skippedBefore} unparsable line(s) at the end of the case (set "skipRebuildCheck": true if the case means it)`
+  const rebuilt = await rebuildIndex(backend)
+  const after = await backend.readIndex()
+  const byId = (list: IndexEntry[]) => [...list].sort((a, b) => a.id.localeCompare(b.id))
+  const a = byId(before)
+  const b = byId(after)
+  if (deepEqual(a, b)) return null
+  const lines: string[] = [`store invariant: rebuildIndex does not reproduce the index (${a.length} entries before, ${b.length} after; warnings ${pretty(rebuilt.warnings, 800)})`]
+  const ids = new Set([...a.map((e) => e.id), ...b.map((e) => e.id)])
+  for (const id of [...ids].sort()) {
+    const x = a.find((e) => e.id === id)
+    const y = b.find((e) => e.id === id)
+    if (x === undefined || y === undefined) {
+      lines.push(`  ${id}: ${x === undefined ? 'only after rebuild' : 'lost by rebuild'}`)
+      continue
+    }
+    for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) {
+      const xv = (x as unknown as Record<string, unknown>)[key]
+      const yv = (y as unknown as Record<string, unknown>)[key]
+      if (!deepEqual(xv, yv)) lines.push(`  ${id}.${key}: index ${JSON.stringify(xv)} vs rebuilt ${JSON.stringify(yv)}`)
+    }
+  }
+  return lines.join('\n')
+}
+
+/** Checks that a case is well-formed (ops known, expectations point at steps, one assertion each at least). */
+export function caseFormatProblems(c: FixtureCase): string[] {
+  const problems: string[] = []
+  if (typeof c.name !== 'string' || !/^\d{2}-[a-z0-9][a-z0-9-]*$/.test(c.name)) problems.push(`name ${JSON.stringify(c.name)} should look like "NN-words-with-dashes"`)
+  if (typeof c.description !== 'string' || c.description.trim() === '') problems.push('description is missing')
+  if (!Array.isArray(c.steps) || c.steps.length === 0) problems.push('steps is empty')
+  if (!Array.isArray(c.expect) || c.expect.length === 0) problems.push('expect is empty')
+  const known = new Set(['name', 'description', 'fixture', 'skipRebuildCheck', 'steps', 'expect'])
+  for (const key of Object.keys(c)) if (!known.has(key)) problems.push(`unknown case field ${JSON.stringify(key)}`)
+  for (const [i, step] of (c.steps ?? []).entries()) {
+    if (!OP_NAMES.includes(step.op)) problems.push(`step ${i}: unknown op ${JSON.stringify(step.op)}`)
+    for (const key of Object.keys(step)) if (!['op', 'input', 'count'].includes(key)) problems.push(`step ${i}: unknown field ${JSON.stringify(key)}`)
+  }
+  for (const [i, e] of (c.expect ?? []).entries()) {
+    if (typeof e.step !== 'number' || e.step < 0 || e.step >= (c.steps?.length ?? 0)) problems.push(`expect #${i}: step ${String(e.step)} does not exist`)
+    const kinds = Object.keys(e).filter((k) => (ASSERTION_KINDS as readonly string[]).includes(k))
+    if (kinds.length === 0) problems.push(`expect #${i}: no assertion (one of ${ASSERTION_KINDS.join(', ')})`)
+    for (const key of Object.keys(e)) if (key !== 'step' && key !== 'path' && !kinds.includes(key)) problems.push(`expect #${i}: unknown field ${JSON.stringify(key)}`)
+  }
+  return problems
+}
+
+export async function runCase(c: FixtureCase, options: RunOptions): Promise<CaseOutcome> {
+  const failures: string[] = []
+  const results: unknown[] = []
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), `dsh-memory-fixture-${c.name.slice(0, 2)}-`))
+  const format = caseFormatProblems(c)
+  if (format.length > 0) return { results, failures: format.map((p) => `case format: ${p}`), root }
+  if (c.fixture !== undefined) {
+    const src = path.join(options.fixturesDir, c.fixture)
+    await fs.cp(src, root, { recursive: true })
+  }
+  const ctx: RunContext = { root, backend: createFileBackend(root) }
+
+  for (const [i, step] of c.steps.entries()) {
+    let input: unknown
+    try {
+      input = resolveRefs(step.input, results, i)
+    } catch (err) {
+      failures.push(`${describeStep(c, i)}: input: ${(err as Error).message}`)
+      return { results, failures, root }
+    }
+    const tool = HANDLER_OPS[step.op]
+    let result: unknown
+    try {
+      if (tool !== undefined) result = await runHandler(tool, ctx, input)
+      else result = await (OPS[step.op] as OpFn)(ctx, input, step)
+    } catch (err) {
+      if (err instanceof FixtureFormatError) {
+        failures.push(`${describeStep(c, i)}: ${err.message}`)
+        return { results, failures, root }
+      }
+      result = recordError(err)
+    }
+    results.push(result)
+    if (isStepError(result)) continue
+    const outputs = step.op === 'writeMany' ? (result as unknown[]) : tool !== undefined ? [result] : []
+    const schemaTool = step.op === 'writeMany' ? HANDLER_OPS.write : tool
+    for (const [j, out] of outputs.entries()) {
+      const violation = schemaTool !== undefined ? outputViolation(schemaTool.output, out) : null
+      if (violation !== null)
+        failures.push(`${describeStep(c, i)}${outputs.length > 1 ? ` output ${j}` : ''}: output violates the declared ${schemaTool?.name} output schema at ${JSON.stringify(violation.field)}: expected ${violation.expected}\n  actual output: ${pretty(out, 1500)}`)
+    }
+  }
+
+  for (const [n, e] of c.expect.entries()) {
+    const stepResult = results[e.step]
+    const kinds = ASSERTION_KINDS.filter((k) => k in e)
+    let actual: unknown
+    try {
+      actual = getPath(stepResult, e.path)
+    } catch (err) {
+      failures.push(`expect #${n}: ${(err as Error).message}`)
+      continue
+    }
+    for (const kind of kinds) {
+      let expected: unknown
+      try {
+        expected = resolveRefs(e[kind], results)
+      } catch (err) {
+        failures.push(`expect #${n} (${kind}): ${(err as Error).message}`)
+        continue
+      }
+      const why = checkAssertion(kind, expected, actual, stepResult)
+      if (why === null) continue
+      failures.push(
+        [
+          `[${c.name}] expect #${n}: ${describeStep(c, e.step)}, path ${JSON.stringify(e.path ?? '')}, ${kind}: ${why}`,
+          `  expected (${kind}): ${pretty(expected).replace(/\n/g, '\n  ')}`,
+          `  actual: ${pretty(kind === 'error' ? stepResult : actual).replace(/\n/g, '\n  ')}`,
+        ].join('\n'),
+      )
+    }
+  }
+
+  // A step that threw must be expected to: otherwise the failure would pass unnoticed.
+  for (const [i, result] of results.entries()) {
+    if (!isStepError(result)) continue
+    const covered = c.expect.some((e) => e.step === i && ('error' in e || (e.path ?? '').startsWith('error') || (e.path ?? '').startsWith('thrown')))
+    if (!covered) failures.push(`${describeStep(c, i)} threw unexpectedly: ${result.error.code}: ${result.error.message}`)
+  }
+
+  if (c.skipRebuildCheck !== true) {
+    try {
+      const problem = await compareWithRebuild(ctx.backend)
+      if (problem !== null) failures.push(problem)
+    } catch (err) {
+      failures.push(`store invariant: rebuild check threw ${String(err)}`)
+    }
+  }
+
+  if (failures.length === 0 && options.keepStore !== true) await fs.rm(root, { recursive: true, force: true })
+  return { results, failures, root }
+}
+
+export async function loadCases(file: string): Promise<FixtureCase[]> {
+  const cases = JSON.parse(await fs.readFile(file, 'utf8')) as unknown
+  if (!Array.isArray(cases)) throw new FixtureFormatError(`${file}: expected an array of cases`)
+  return cases as FixtureCase[]
+}
+
+/** The cases whose name contains `filter` (all when it is empty). */
+export function filterCases(cases: FixtureCase[], filter: string | undefined): FixtureCase[] {
+  const f = (filter ?? '').trim()
+  return f === '' ? cases : cases.filter((c) => c.name.includes(f))
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Release checks, six steps; any failure stops here with a non-zero exit code.
+#
+#   bash verify.sh        # everything
+#   bash verify.sh 06     # fixture step runs only the cases whose name contains "06"
+#
+# Steps: 1 environment, 2 clean build, 3 package contract, 4 fixture cases (test/cases.json),
+# 5 UI half, 6 wiring smoke. Steps 5, 6 and the DSH-specific part of 3 are skipped until the
+# DSH plugin and its settings panel land (issue 5); each skip is printed, never silent.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+CASE_FILTER_ARG="${1:-}"
+
+step() { printf '\n== step %s: %s ==\n' "$1" "$2"; }
+fail() { printf 'verify.sh: FAILED: %s\n' "$*" >&2; exit 1; }
+ok() { printf '  ok: %s\n' "$*"; }
+skip() { printf '  skipped: %s\n' "$*"; }
+
+# ---------------------------------------------------------------------------------------------
+step 1 "environment (Node >= 20, npm, build dependencies)"
+command -v node >/dev/null 2>&1 || fail "node is not on PATH"
+command -v npm >/dev/null 2>&1 || fail "npm is not on PATH"
+node -e 'const m = Number(process.versions.node.split(".")[0]); process.exit(m >= 20 ? 0 : 1)' \
+  || fail "Node >= 20 is required, found $(node --version)"
+ok "node $(node --version), npm $(npm --version)"
+if [ ! -d node_modules ] || [ ! -x node_modules/.bin/tsc ] || [ ! -x node_modules/.bin/vitest ]; then
+  echo "  node_modules is missing or incomplete: npm ci"
+  npm ci --no-audit --no-fund || fail "npm ci"
+fi
+ok "dependencies installed (tsc, vitest present)"
+
+# ---------------------------------------------------------------------------------------------
+step 2 "clean lib/ and full tsc build"
+rm -rf lib
+npm run build || fail "npm run build"
+for f in lib/index.js lib/api.js lib/cli/main.js; do
+  [ -f "$f" ] || fail "the build did not produce $f"
+done
+ok "lib/ rebuilt from src/"
+
+# ---------------------------------------------------------------------------------------------
+step 3 "package contract"
+# Handlers are pure: no host context, no direct file system, no working directory.
+[ -d lib/tools ] || fail "lib/tools/ is missing"
+if hits=$(grep -rnw --include='*.js' 'ctx' lib/tools); then
+  printf '%s\n' "$hits" >&2
+  fail "lib/tools/ mentions ctx (handlers must not depend on the host context)"
+fi
+if hits=$(grep -rnF --include='*.js' 'node:fs' lib/tools); then
+  printf '%s\n' "$hits" >&2
+  fail "lib/tools/ imports node:fs (handlers reach files only through the backend)"
+fi
+if hits=$(grep -rnF --include='*.js' 'process.cwd()' lib/tools); then
+  printf '%s\n' "$hits" >&2
+  fail "lib/tools/ calls process.cwd() (the store root comes from the backend)"
+fi
+ok "lib/tools/ has no ctx, node:fs or process.cwd()"
+
+node -e '
+  const pkg = require("./package.json")
+  const bin = pkg.bin && pkg.bin["memory-agent"]
+  if (!bin) { console.error("package.json has no bin.memory-agent"); process.exit(1) }
+  const fs = require("fs")
+  if (!fs.existsSync(bin)) { console.error(`bin.memory-agent points at ${bin}, which the build did not produce`); process.exit(1) }
+  if (!fs.readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node")) { console.error(`${bin} has no #!/usr/bin/env node line`); process.exit(1) }
+' || fail "package.json bin.memory-agent"
+ok "bin.memory-agent -> $(node -p 'require("./package.json").bin["memory-agent"]')"
+
+pack_json=$(npm pack --dry-run --json 2>/dev/null) || fail "npm pack --dry-run"
+printf '%s' "$pack_json" | node -e '
+  const text = require("fs").readFileSync(0, "utf8")
+  const files = JSON.parse(text)[0].files.map((f) => f.path)
+  const problems = []
+  for (const need of ["lib/index.js", "lib/api.js", "lib/cli/main.js", "lib/tools/index.js", "package.json"])
+    if (!files.includes(need)) problems.push(`missing ${need}`)
+  if (!files.some((f) => f.startsWith("lib/"))) problems.push("no lib/ files")
+  for (const f of files) if (/^(src|test)\//.test(f)) problems.push(`ships ${f}`)
+  if (problems.length > 0) { console.error(problems.join("\n")); process.exit(1) }
+  console.log(`  ok: npm pack lists ${files.length} files, lib/ included, no src/ or test/`)
+' || fail "npm pack contents"
+
+echo "  DSH checks (cordis.patch.yml shape, dsh.bundle, client ModuleLoader artifact):"
+skip "the DSH plugin lands with issue 5"
+
+# ---------------------------------------------------------------------------------------------
+step 4 "fixture cases (test/cases.json)${CASE_FILTER_ARG:+, filter \"$CASE_FILTER_ARG\"}"
+CASE_FILTER="$CASE_FILTER_ARG" npx vitest run test/fixtures.test.ts || fail "fixture cases"
+
+# ---------------------------------------------------------------------------------------------
+step 5 "UI half (settings panel, host routes)"
+skip "the settings panel lands with issue 5"
+
+# ---------------------------------------------------------------------------------------------
+step 6 "wiring smoke (fake ctx, apply(), tool registration)"
+skip "the DSH plugin entry lands with issue 5"
+
+printf '\nverify.sh: all steps passed\n'
