@@ -7,6 +7,8 @@ export { createFileBackend, type FileBackendOptions } from './store/file-backend
 export type { MemoryBackend, FileStat } from './store/backend.js'
 export { rebuildIndex, type RebuildResult } from './store/rebuild.js'
 export { navHandler, memoryNavTool } from './tools/memory-nav.js'
+export { searchHandler, memorySearchHybridTool } from './tools/memory-search-hybrid.js'
+export { assembleHandler, memoryAssembleTool } from './tools/memory-assemble.js'
 export { writeHandler, writeMemoryTool } from './tools/write-memory.js'
 export { confirmHandler, memoryConfirmTool } from './tools/memory-confirm.js'
 export { resolveHandler, memoryResolveTool } from './tools/memory-resolve.js'
@@ -16,6 +18,8 @@ export type { ToolDeclaration, ToolAnnotations } from './tools/tool.js'
 export { outputViolation, type Schema, type Infer } from './tools/schema.js'
 export { MemoryError, ERROR_CODES, type ErrorCode } from './errors.js'
 export { redactSecrets } from './memory/redact.js'
+export { signalsSettled } from './memory/signals.js'
+export { tokenize, TOKENIZER_VERSION } from './retrieve/tokenizer.js'
 export { DEFAULT_CONFIG, type RuntimeConfig } from './memory/config.js'
 export {
   estimateTokens,

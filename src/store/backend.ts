@@ -44,6 +44,11 @@ export interface MemoryBackend {
    * Fails with LOCK_TIMEOUT after a bounded wait, never silently.
    */
   withLock<T>(fn: () => Promise<T>): Promise<T>
+  /**
+   * Appends text to a file under the root (created if missing), starting on a new line if a
+   * crash left the last one torn. For derived, append-only side files (usage, query log).
+   */
+  appendText(relPath: string, text: string, options?: { fsync?: boolean }): Promise<void>
   /** Size and modification time of a file under the root, or null when there is none. */
   stat(relPath: string): Promise<FileStat | null>
   /** How many lines the last readIndex skipped because they did not parse. */

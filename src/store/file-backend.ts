@@ -259,20 +259,24 @@ class FileBackend implements MemoryBackend {
   }
 
   async appendLedger(event: LedgerEvent): Promise<void> {
+    await this.appendText(LEDGER_FILE, `${JSON.stringify(event)}\n`, { fsync: true })
+  }
+
+  async appendText(relPath: string, text: string, options: { fsync?: boolean } = {}): Promise<void> {
     await this.init()
-    const abs = await this.resolve(LEDGER_FILE)
+    const abs = await this.resolve(relPath)
     const handle = await fs.open(abs, 'a+')
     try {
       const { size } = await handle.stat()
       let prefix = ''
       if (size > 0) {
-        // A crash may have left a torn last line; never glue the next event onto it.
+        // A crash may have left a torn last line; never glue the next one onto it.
         const last = Buffer.alloc(1)
         await handle.read(last, 0, 1, size - 1)
         if (last[0] !== 0x0a) prefix = '\n'
       }
-      await handle.appendFile(`${prefix}${JSON.stringify(event)}\n`, 'utf8')
-      await handle.sync()
+      await handle.appendFile(prefix + text, 'utf8')
+      if (options.fsync === true) await handle.sync()
     } finally {
       await handle.close()
     }

@@ -1,0 +1,95 @@
+/**
+ * Assembling memory into a context block for a task, under a hard token budget:
+ * `used_tokens <= budget` always (tokens = ceil(chars / 1.6)). Each hit, best first, gets its
+ * summary plus an excerpt of its raw text or details (at most 600 characters); if that does not
+ * fit, the summary alone; if that does not fit, the summary cut to the space left. Below 60
+ * characters of space it stops. What did not fit is counted and said, never silently dropped.
+ */
+
+import type { MemoryBackend } from '../store/backend.js'
+import { parseFile } from '../store/frontmatter.js'
+import { collapseWhitespace, truncate } from '../text.js'
+import { charsForBudget, estimateTokens, type IndexEntry } from '../types.js'
+
+export const EXCERPT_CHARS = 600
+export const MIN_BLOCK_CHARS = 60
+
+export interface AssembleResult {
+  context: string
+  used_tokens: number
+  budget: number
+  sources: string[]
+  included: number
+  omitted: number
+}
+
+export function omittedLine(n: number): string {
+  return `（未放入 ${n} 条（预算不够））`
+}
+
+/** The longest omission line this budget could need: reserved up front so it always fits. */
+function reserveFor(candidates: number): number {
+  return candidates > 0 ? omittedLine(candidates).length + 2 : 0
+}
+
+/** Raw text of an episode, or the body beyond the summary paragraph of any other memory. */
+async function excerptOf(backend: MemoryBackend, entry: IndexEntry): Promise<string> {
+  const path = entry.raw_ref ?? entry.path
+  const text = await backend.readFile(path).catch(() => null)
+  if (text === null) return ''
+  const body = parseFile(text).body
+  if (entry.raw_ref !== null) return truncate(collapseWhitespace(body), EXCERPT_CHARS)
+  const paragraphs = body.split(/\n\s*\n/).map((p) => p.trim()).filter((p) => p !== '')
+  // Drop the heading and the summary paragraph; what is left are details a person added.
+  const rest = paragraphs.filter((p) => !/^#{1,6}\s/.test(p) && collapseWhitespace(p) !== entry.summary)
+  return truncate(collapseWhitespace(rest.join(' ')), EXCERPT_CHARS)
+}
+
+function block(entry: IndexEntry, summary: string, excerpt: string): string {
+  const lines = [`### ${entry.title}`, summary]
+  if (excerpt !== '') lines.push(`原文片段: ${excerpt}`)
+  lines.push(`来源: ${entry.path}`)
+  return lines.join('\n')
+}
+
+export async function assembleContext(backend: MemoryBackend, ranked: IndexEntry[], budget: number): Promise<AssembleResult> {
+  const limit = charsForBudget(budget)
+  const parts: string[] = []
+  const sources: string[] = []
+  let used = 0
+  let omitted = 0
+  const reserve = reserveFor(ranked.length)
+  const room = () => limit - reserve - used - (parts.length > 0 ? 2 : 0)
+
+  for (let i = 0; i < ranked.length; i++) {
+    const entry = ranked[i] as IndexEntry
+    const space = room()
+    if (space < MIN_BLOCK_CHARS) {
+      omitted = ranked.length - i
+      break
+    }
+    const excerpt = await excerptOf(backend, entry)
+    let text = block(entry, entry.summary, excerpt)
+    if (text.length > space) text = block(entry, entry.summary, '')
+    if (text.length > space) {
+      const frame = block(entry, '', '').length
+      const fit = space - frame
+      if (fit < 10) {
+        omitted++
+        continue
+      }
+      text = block(entry, truncate(entry.summary, fit), '')
+    }
+    if (text.length > space) {
+      omitted++
+      continue
+    }
+    parts.push(text)
+    sources.push(entry.path)
+    used += text.length + (parts.length > 1 ? 2 : 0)
+  }
+  // With a budget too small even for this line, the count still travels in `omitted`.
+  if (omitted > 0 && used + (parts.length > 0 ? 2 : 0) + omittedLine(omitted).length <= limit) parts.push(omittedLine(omitted))
+  const context = parts.join('\n\n')
+  return { context, used_tokens: estimateTokens(context), budget, sources, included: sources.length, omitted }
+}

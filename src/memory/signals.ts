@@ -1,0 +1,107 @@
+/**
+ * Usage signals, written beside the search path, never on it: the top 5 hits of each search go
+ * to usage.jsonl (`{ id, at, rank }`), each real query to query-log.jsonl (`{ at, query, hits }`,
+ * the latest 200 kept, the file rewritten only when it passes 250 lines). Both are append-only
+ * between trims, and a failure to record is silent: evidence, not state.
+ */
+
+import type { MemoryBackend } from '../store/backend.js'
+import { truncate } from '../text.js'
+
+export const USAGE_FILE = 'usage.jsonl'
+export const QUERY_LOG_FILE = 'query-log.jsonl'
+export const USAGE_TOP = 5
+export const QUERY_LOG_KEEP = 200
+export const QUERY_LOG_TRIM_AT = 250
+
+/** Signal writes still in flight, per backend, so a caller that must can wait for them. */
+const pending = new WeakMap<MemoryBackend, Set<Promise<void>>>()
+/** Lines appended to the query log by this process since it last counted the file. */
+const appendedSinceCount = new WeakMap<MemoryBackend, number>()
+
+function track(backend: MemoryBackend, work: Promise<void>): void {
+  let set = pending.get(backend)
+  if (set === undefined) pending.set(backend, (set = new Set()))
+  const p = work.catch(() => undefined)
+  set.add(p)
+  void p.then(() => set?.delete(p))
+}
+
+/** Resolves when every signal write started so far on this backend has finished. */
+export async function signalsSettled(backend: MemoryBackend): Promise<void> {
+  const set = pending.get(backend)
+  while (set !== undefined && set.size > 0) await Promise.all([...set])
+}
+
+export interface SearchSignal {
+  query: string
+  hitIds: string[]
+}
+
+/** Records a search without waiting for the disk and without ever failing the search. */
+export function recordSearch(backend: MemoryBackend, signal: SearchSignal): void {
+  const at = backend.now()
+  const top = signal.hitIds.slice(0, USAGE_TOP)
+  if (top.length > 0) track(backend, backend.appendText(USAGE_FILE, top.map((id, rank) => JSON.stringify({ id, at, rank: rank + 1 })).join('\n') + '\n'))
+  const query = truncate(signal.query.replace(/\s+/g, ' ').trim(), 120)
+  if (query === '') return
+  track(backend, appendQuery(backend, JSON.stringify({ at, query, hits: signal.hitIds.length }) + '\n'))
+}
+
+async function appendQuery(backend: MemoryBackend, line: string): Promise<void> {
+  await backend.appendText(QUERY_LOG_FILE, line)
+  const count = (appendedSinceCount.get(backend) ?? QUERY_LOG_TRIM_AT) + 1
+  appendedSinceCount.set(backend, count)
+  // Count the file only when this process may have pushed it past the mark (other processes append too).
+  if (count < QUERY_LOG_TRIM_AT - QUERY_LOG_KEEP) return
+  await backend.withLock(async () => {
+    const text = (await backend.readFile(QUERY_LOG_FILE)) ?? ''
+    const lines = text.split('\n').filter((l) => l.trim() !== '')
+    appendedSinceCount.set(backend, Math.max(0, lines.length - QUERY_LOG_KEEP))
+    if (lines.length <= QUERY_LOG_TRIM_AT) return
+    await backend.writeFileAtomic(QUERY_LOG_FILE, lines.slice(-QUERY_LOG_KEEP).join('\n') + '\n')
+    appendedSinceCount.set(backend, 0)
+  })
+}
+
+export interface QueryLogLine {
+  at: string
+  query: string
+  hits: number
+}
+
+export interface UsageStats {
+  hits: number
+  lastHitAt: string | null
+}
+
+function parseLines<T>(text: string | null, valid: (v: Record<string, unknown>) => boolean): T[] {
+  const out: T[] = []
+  for (const line of (text ?? '').split('\n')) {
+    if (line.trim() === '') continue
+    try {
+      const v: unknown = JSON.parse(line)
+      if (typeof v === 'object' && v !== null && valid(v as Record<string, unknown>)) out.push(v as T)
+    } catch {
+      // a torn line: skipped
+    }
+  }
+  return out
+}
+
+export async function readQueryLog(backend: MemoryBackend): Promise<QueryLogLine[]> {
+  return parseLines<QueryLogLine>(await backend.readFile(QUERY_LOG_FILE), (v) => typeof v.at === 'string' && typeof v.query === 'string' && typeof v.hits === 'number')
+}
+
+/** Hit count and last hit time per memory id, from usage.jsonl. */
+export async function readUsage(backend: MemoryBackend): Promise<Map<string, UsageStats>> {
+  const lines = parseLines<{ id: string; at: string }>(await backend.readFile(USAGE_FILE), (v) => typeof v.id === 'string' && typeof v.at === 'string')
+  const stats = new Map<string, UsageStats>()
+  for (const { id, at } of lines) {
+    const s = stats.get(id) ?? { hits: 0, lastHitAt: null }
+    s.hits++
+    if (s.lastHitAt === null || at > s.lastHitAt) s.lastHitAt = at
+    stats.set(id, s)
+  }
+  return stats
+}

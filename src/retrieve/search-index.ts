@@ -1,0 +1,169 @@
+/**
+ * The full-text index over the summary layer (title, summary, tags, entities) of searchable
+ * memories, on minisearch with the project's tokenizer. Kept in step with the index entries
+ * incrementally (by checksum), and saved to / loaded from JSON that records its format and
+ * tokenizer version: a mismatch or a corrupt file means "build again", never a wrong answer.
+ *
+ * It ranks; it does not decide what is eligible (search.ts does) and it never touches files.
+ */
+
+import MiniSearch from 'minisearch'
+import type { IndexEntry } from '../types.js'
+import { SEARCHABLE_STATUSES } from '../types.js'
+import { TOKENIZER_VERSION, tokenize } from './tokenizer.js'
+
+/** Bump when the document shape or field set changes. */
+export const SEARCH_INDEX_FORMAT = 1
+
+/** BM25 parameters and field weights, documented once. */
+export const RANKING = Object.freeze({
+  k1: 1.2,
+  b: 0.75,
+  /** BM25+ lower bound on a matching term's contribution (minisearch's `d`). */
+  d: 0.5,
+  fieldWeights: { content: 1, keywords: 2 },
+  /** A query that names a tag or entity of a memory multiplies its score by this. */
+  keywordMatchBoost: 1.5,
+  /** Weight of a term brought in by an alias group. */
+  aliasWeight: 0.5,
+  /** Weight of a single CJK character of the query (2-grams and words weigh 1). */
+  cjkUnigramWeight: 0.25,
+})
+
+interface IndexedDoc {
+  id: string
+  content: string
+  keywords: string
+}
+
+const FIELDS = ['content', 'keywords'] as const
+
+function minisearchOptions() {
+  return {
+    idField: 'id',
+    fields: [...FIELDS],
+    storeFields: [] as string[],
+    tokenize: (text: string) => tokenize(text),
+    processTerm: (term: string) => term,
+    searchOptions: {
+      boost: { ...RANKING.fieldWeights },
+      bm25: { k: RANKING.k1, b: RANKING.b, d: RANKING.d },
+      prefix: false,
+      fuzzy: false,
+      combineWith: 'OR' as const,
+    },
+  }
+}
+
+/** Searchable: active or conflict, and not raw text (raw is reached through its episode). */
+export function isSearchable(entry: IndexEntry): boolean {
+  return entry.type !== 'raw' && SEARCHABLE_STATUSES.has(entry.status)
+}
+
+/** The indexed text of an entry. The title is left out when the summary already contains it. */
+export function documentOf(entry: IndexEntry): IndexedDoc {
+  const title = entry.title.replace(/…$/, '')
+  const content = entry.summary.includes(title) ? entry.summary : `${entry.title}\n${entry.summary}`
+  return { id: entry.id, content, keywords: [...entry.tags, ...entry.entities].join('\n') }
+}
+
+export interface RankedDoc {
+  id: string
+  score: number
+  /** Query terms (original or alias) this document matched. */
+  matched: string[]
+}
+
+export interface SyncStats {
+  added: number
+  updated: number
+  removed: number
+}
+
+export class SearchIndex {
+  private readonly engine: MiniSearch<IndexedDoc>
+  /** id -> checksum of the entry as indexed. */
+  private readonly indexed: Map<string, string>
+
+  private constructor(engine: MiniSearch<IndexedDoc>, indexed: Map<string, string>) {
+    this.engine = engine
+    this.indexed = indexed
+  }
+
+  static empty(): SearchIndex {
+    return new SearchIndex(new MiniSearch<IndexedDoc>(minisearchOptions()), new Map())
+  }
+
+  /** Restores a saved index; null when the text is not a compatible, intact save. */
+  static fromJSON(text: string): SearchIndex | null {
+    try {
+      const saved = JSON.parse(text) as { format?: unknown; tokenizer?: unknown; docs?: unknown; engine?: unknown }
+      if (saved.format !== SEARCH_INDEX_FORMAT || saved.tokenizer !== TOKENIZER_VERSION) return null
+      if (typeof saved.docs !== 'object' || saved.docs === null || typeof saved.engine !== 'object' || saved.engine === null) return null
+      const docs = new Map(Object.entries(saved.docs as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'))
+      const engine = MiniSearch.loadJS<IndexedDoc>(saved.engine as Parameters<typeof MiniSearch.loadJS>[0], minisearchOptions())
+      if (engine.documentCount !== docs.size) return null
+      return new SearchIndex(engine, docs)
+    } catch {
+      return null
+    }
+  }
+
+  toJSON(): string {
+    return JSON.stringify({
+      format: SEARCH_INDEX_FORMAT,
+      tokenizer: TOKENIZER_VERSION,
+      docs: Object.fromEntries(this.indexed),
+      engine: this.engine,
+    })
+  }
+
+  get size(): number {
+    return this.indexed.size
+  }
+
+  /** Brings one entry in step: indexed if searchable and changed, dropped if no longer searchable. */
+  apply(entry: IndexEntry): 'added' | 'updated' | 'removed' | 'unchanged' {
+    const known = this.indexed.get(entry.id)
+    if (!isSearchable(entry)) return known === undefined ? 'unchanged' : (this.remove(entry.id), 'removed')
+    if (known === entry.checksum) return 'unchanged'
+    if (known !== undefined) this.engine.discard(entry.id)
+    this.engine.add(documentOf(entry))
+    this.indexed.set(entry.id, entry.checksum)
+    return known === undefined ? 'added' : 'updated'
+  }
+
+  remove(id: string): boolean {
+    if (!this.indexed.has(id)) return false
+    this.engine.discard(id)
+    this.indexed.delete(id)
+    return true
+  }
+
+  /** Makes the index match a full set of entries (after a load or an outside change). */
+  sync(entries: Iterable<IndexEntry>): SyncStats {
+    const stats: SyncStats = { added: 0, updated: 0, removed: 0 }
+    const seen = new Set<string>()
+    for (const entry of entries) {
+      seen.add(entry.id)
+      const r = this.apply(entry)
+      if (r !== 'unchanged') stats[r]++
+    }
+    for (const id of [...this.indexed.keys()]) if (!seen.has(id) && this.remove(id)) stats.removed++
+    return stats
+  }
+
+  /**
+   * BM25 over the given distinct terms, each multiplied by its weight (1 unless given),
+   * restricted to ids the filter accepts.
+   */
+  rank(terms: readonly string[], weights: ReadonlyMap<string, number>, accept: (id: string) => boolean): RankedDoc[] {
+    if (terms.length === 0) return []
+    const results = this.engine.search(terms.join(' '), {
+      tokenize: () => [...terms],
+      boostTerm: (term) => weights.get(term) ?? 1,
+      filter: (r) => accept(String(r.id)),
+    })
+    return results.map((r) => ({ id: String(r.id), score: r.score, matched: r.queryTerms }))
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The search pipeline, pure over an in-memory view: eligibility (status) and filters (tags AND,
+ * closed time range, entities AND) first, then BM25 over the query terms plus alias terms at low
+ * weight, the keyword-match boost, the strong-term rule, ties by id, top_k, and guidance for the
+ * agent (zero hits: what the store holds and how to browse; alias hits: that they were inferred).
+ * It reads no files and writes nothing; signals are the caller's business.
+ */
+
+import type { IndexEntry } from '../types.js'
+import type { AliasTable } from './aliases.js'
+import { RANKING, isSearchable, type SearchIndex } from './search-index.js'
+import { isStrongTerm, tokenize } from './tokenizer.js'
+
+export interface SearchRequest {
+  query: string
+  tags?: string[]
+  entities?: string[]
+  time_range?: { from?: string; to?: string }
+  top_k: number
+}
+
+export interface SearchHit {
+  id: string
+  path: string
+  type: IndexEntry['type']
+  title: string
+  summary: string
+  status: IndexEntry['status']
+  time: string
+  tags: string[]
+  score: number
+  reason: 'match' | 'alias'
+}
+
+export interface SearchResult {
+  hits: SearchHit[]
+  guidance: string
+  /** How many hits were found only through alias terms. */
+  alias_hits: number
+  /** Searchable memories that passed the filters (before ranking). */
+  eligible: number
+  /** On zero hits: the most common tags, for a retry. */
+  common_tags?: string[]
+}
+
+/** The view of the index a search needs. */
+export interface EntrySource {
+  get(id: string): IndexEntry | undefined
+  values(): Iterable<IndexEntry>
+}
+
+function lowerSet(items: readonly string[]): Set<string> {
+  return new Set(items.map((s) => s.normalize('NFKC').toLowerCase().trim()))
+}
+
+/** A predicate for the request's filters, applied before scoring. */
+function filterOf(req: SearchRequest): (e: IndexEntry) => boolean {
+  const tags = req.tags && req.tags.length > 0 ? lowerSet(req.tags) : null
+  const entities = req.entities && req.entities.length > 0 ? lowerSet(req.entities) : null
+  const from = req.time_range?.from ? Date.parse(req.time_range.from) : null
+  const to = req.time_range?.to ? Date.parse(req.time_range.to) : null
+  return (e) => {
+    if (!isSearchable(e)) return false
+    if (tags) {
+      const have = lowerSet(e.tags)
+      for (const t of tags) if (!have.has(t)) return false
+    }
+    if (entities) {
+      const have = lowerSet(e.entities)
+      for (const t of entities) if (!have.has(t)) return false
+    }
+    if (from !== null || to !== null) {
+      const at = Date.parse(e.time)
+      if (Number.isNaN(at)) return false
+      if (from !== null && at < from) return false
+      if (to !== null && at > to) return false
+    }
+    return true
+  }
+}
+
+/** True when every token of one of the entry's tags or entities is among the query tokens. */
+function namesKeyword(entry: IndexEntry, queryTokens: ReadonlySet<string>): boolean {
+  for (const keyword of [...entry.tags, ...entry.entities]) {
+    const tokens = tokenize(keyword, { cjkUnigrams: 'isolated' })
+    if (tokens.length > 0 && tokens.every((t) => queryTokens.has(t))) return true
+  }
+  return false
+}
+
+function toHit(e: IndexEntry, score: number, reason: SearchHit['reason']): SearchHit {
+  return {
+    id: e.id,
+    path: e.path,
+    type: e.type,
+    title: e.title,
+    summary: e.summary,
+    status: e.status,
+    time: e.time,
+    tags: e.tags,
+    score: Math.round(score * 10_000) / 10_000,
+    reason,
+  }
+}
+
+function commonTags(entries: Iterable<IndexEntry>, limit: number): string[] {
+  const counts = new Map<string, number>()
+  for (const e of entries) if (isSearchable(e)) for (const t of e.tags) counts.set(t, (counts.get(t) ?? 0) + 1)
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, limit)
+    .map(([t]) => t)
+}
+
+function zeroHitGuidance(source: EntrySource, req: SearchRequest): { guidance: string; common_tags: string[] } {
+  const searchable = [...source.values()].filter(isSearchable)
+  const tags = commonTags(searchable, 8)
+  const latest = searchable
+    .sort((a, b) => b.time.localeCompare(a.time) || a.id.localeCompare(b.id))
+    .slice(0, 3)
+    .map((e) => `"${e.title}"`)
+  if (searchable.length === 0) return { guidance: 'The memory store has no searchable memories yet.', common_tags: [] }
+  const filters = req.tags?.length || req.entities?.length || req.time_range ? ' Try again without some of the filters, or' : ' Try'
+  return {
+    guidance:
+      `No memory matched. The store holds ${searchable.length} searchable memories` +
+      (tags.length > 0 ? `; common tags: ${tags.join(', ')}` : '') +
+      (latest.length > 0 ? `; latest: ${latest.join(', ')}` : '') +
+      `.${filters} other words (synonyms, the other language), or browse with memory_nav({ sort: "recent" }) before concluding it was never recorded.`,
+    common_tags: tags,
+  }
+}
+
+export function runSearch(source: EntrySource, index: SearchIndex, aliases: AliasTable | null, req: SearchRequest): SearchResult {
+  const accept = filterOf(req)
+  const queryTokens = tokenize(req.query)
+  let eligible = 0
+  for (const e of source.values()) if (accept(e)) eligible++
+
+  if (queryTokens.length === 0) {
+    // Browsing by filters only: the newest eligible memories.
+    const browse = [...source.values()]
+      .filter(accept)
+      .sort((a, b) => b.time.localeCompare(a.time) || a.id.localeCompare(b.id))
+      .slice(0, req.top_k)
+      .map((e) => toHit(e, 0, 'match'))
+    if (browse.length === 0) return { hits: [], alias_hits: 0, eligible, ...zeroHitGuidance(source, req) }
+    return { hits: browse, alias_hits: 0, eligible, guidance: `No search words given: the ${browse.length} newest memories that pass the filters.` }
+  }
+
+  const querySet = new Set(queryTokens)
+  const aliasTerms = aliases ? aliases.expand(queryTokens) : []
+  // A term said twice weighs twice; single CJK characters only help, at a low weight.
+  const weights = new Map<string, number>()
+  for (const t of queryTokens) weights.set(t, (weights.get(t) ?? 0) + (isStrongTerm(t) ? 1 : RANKING.cjkUnigramWeight))
+  for (const t of aliasTerms) weights.set(t, RANKING.aliasWeight)
+  const strongInQuery = [...querySet, ...aliasTerms].some(isStrongTerm)
+  const ranked = index.rank([...weights.keys()], weights, (id) => {
+    const e = source.get(id)
+    return e !== undefined && accept(e)
+  })
+
+  const hits: SearchHit[] = []
+  for (const r of ranked) {
+    // Strong-term rule: with a strong term in the query, single-character matches only add score.
+    if (strongInQuery && !r.matched.some(isStrongTerm)) continue
+    const entry = source.get(r.id)
+    if (entry === undefined) continue
+    const literal = r.matched.some((t) => querySet.has(t))
+    const score = namesKeyword(entry, querySet) ? r.score * RANKING.keywordMatchBoost : r.score
+    hits.push(toHit(entry, score, literal ? 'match' : 'alias'))
+  }
+  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  const top = hits.slice(0, req.top_k)
+  const aliasHits = top.filter((h) => h.reason === 'alias').length
+
+  if (top.length === 0) return { hits: [], alias_hits: 0, eligible, ...zeroHitGuidance(source, req) }
+  const more = hits.length > top.length ? ` ${hits.length - top.length} more matched; raise top_k to see them.` : ''
+  const inferred =
+    aliasHits > 0 ? ` ${aliasHits} of them were inferred through synonyms (reason "alias"), not matched literally; if they are off, rephrase.` : ''
+  return { hits: top, alias_hits: aliasHits, eligible, guidance: `${top.length} memories matched.${inferred}${more}` }
+}

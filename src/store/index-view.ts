@@ -1,0 +1,128 @@
+/**
+ * The in-memory fold of index.jsonl: entries by id, plus the lookups the write path needs in
+ * O(1) (by content hash, by slot, by session) and a bounded log of changed ids so that derived
+ * indexes can catch up incrementally. Pure data structure; the backend feeds it lines.
+ *
+ * index.jsonl is append-only between compactions: a line is a whole entry (the latest line for
+ * an id wins) or a removal `{"id": "...", "removed": true}`.
+ */
+
+import { normalizeSlot } from '../text.js'
+import type { IndexEntry } from '../types.js'
+
+/** The slot of an entry: its key when it has one, else its normalised title. */
+export function slotOf(entry: Pick<IndexEntry, 'key' | 'title'>): string {
+  return entry.key !== null ? `k:${entry.key.normalize('NFKC').trim().toLowerCase()}` : `t:${normalizeSlot(entry.title)}`
+}
+
+const CHANGE_LOG_LIMIT = 50_000
+
+function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
+  let set = map.get(key)
+  if (set === undefined) map.set(key, (set = new Set()))
+  set.add(id)
+}
+function removeFrom(map: Map<string, Set<string>>, key: string, id: string): void {
+  const set = map.get(key)
+  if (set === undefined) return
+  set.delete(id)
+  if (set.size === 0) map.delete(key)
+}
+
+export class IndexView {
+  private readonly byId = new Map<string, IndexEntry>()
+  private readonly byHash = new Map<string, Set<string>>()
+  private readonly bySlot = new Map<string, Set<string>>()
+  private readonly bySession = new Map<string, Set<string>>()
+  /** Increases with every change; `generation` changes when the log cannot be followed. */
+  private version = 0
+  private generationId = 0
+  private log: Array<{ version: number; id: string }> = []
+
+  get size(): number {
+    return this.byId.size
+  }
+  get currentVersion(): number {
+    return this.version
+  }
+  get generation(): number {
+    return this.generationId
+  }
+
+  get(id: string): IndexEntry | undefined {
+    return this.byId.get(id)
+  }
+  values(): IterableIterator<IndexEntry> {
+    return this.byId.values()
+  }
+  private pick(ids: Set<string> | undefined): IndexEntry[] {
+    const out: IndexEntry[] = []
+    for (const id of ids ?? []) {
+      const e = this.byId.get(id)
+      if (e !== undefined) out.push(e)
+    }
+    return out
+  }
+  withHash(hash: string): IndexEntry[] {
+    return this.pick(this.byHash.get(hash))
+  }
+  inSlot(slot: string): IndexEntry[] {
+    return this.pick(this.bySlot.get(slot))
+  }
+  fromSession(sessionId: string): IndexEntry[] {
+    return this.pick(this.bySession.get(sessionId))
+  }
+
+  set(entry: IndexEntry): void {
+    this.unlink(entry.id)
+    this.byId.set(entry.id, entry)
+    addTo(this.byHash, entry.content_hash, entry.id)
+    addTo(this.bySlot, slotOf(entry), entry.id)
+    for (const s of entry.sources) if (s.session_id !== null) addTo(this.bySession, s.session_id, entry.id)
+    this.touch(entry.id)
+  }
+
+  delete(id: string): boolean {
+    if (!this.unlink(id)) return false
+    this.touch(id)
+    return true
+  }
+
+  /** Forgets everything (before a full reload); followers must resynchronise. */
+  clear(): void {
+    this.byId.clear()
+    this.byHash.clear()
+    this.bySlot.clear()
+    this.bySession.clear()
+    this.log = []
+    this.generationId++
+    this.version++
+  }
+
+  /** Ids changed after `version` in this generation, or null when the log no longer reaches back. */
+  changedSince(generation: number, version: number): string[] | null {
+    if (generation !== this.generationId) return null
+    if (version === this.version) return []
+    const first = this.log[0]
+    if (first === undefined || first.version > version + 1) return null
+    const ids = new Set<string>()
+    for (const c of this.log) if (c.version > version) ids.add(c.id)
+    return [...ids]
+  }
+
+  private unlink(id: string): boolean {
+    const old = this.byId.get(id)
+    if (old === undefined) return false
+    this.byId.delete(id)
+    removeFrom(this.byHash, old.content_hash, id)
+    removeFrom(this.bySlot, slotOf(old), id)
+    for (const s of old.sources) if (s.session_id !== null) removeFrom(this.bySession, s.session_id, id)
+    return true
+  }
+
+  private touch(id: string): void {
+    this.version++
+    this.log.push({ version: this.version, id })
+    if (this.log.length > CHANGE_LOG_LIMIT) this.log = this.log.slice(-CHANGE_LOG_LIMIT / 2)
+  }
+}
