@@ -24,14 +24,16 @@ interface Rule {
   group?: number
 }
 
+// Every quantifier that can run long is bounded: a rule must stay linear on any input (a raw
+// text may be a megabyte of one token).
 const RULES: readonly Rule[] = [
-  { kind: 'private-key', pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g },
+  { kind: 'private-key', pattern: /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[\s\S]{0,20000}?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|[\s\S]{0,20000})/g },
   { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   { kind: 'bearer-token', pattern: /\b(Bearer\s+)([A-Za-z0-9\-._~+/]{16,}=*)/gi, group: 2 },
   { kind: 'api-key', pattern: /\bsk-[A-Za-z0-9_-]{16,}/g },
   { kind: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g },
   { kind: 'aws-access-key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
-  { kind: 'connection-password', pattern: /(\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)(@)/g, group: 2 },
+  { kind: 'connection-password', pattern: /(\b[a-zA-Z][a-zA-Z0-9+.-]{0,31}:\/\/[^\s:/@]{1,256}:)([^\s@/]{1,256})(@)/g, group: 2 },
   {
     kind: 'cn-id-number',
     pattern: /(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])/g,

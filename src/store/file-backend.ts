@@ -135,14 +135,10 @@ class FileBackend implements MemoryBackend {
       } catch (err) {
         if (err instanceof MemoryError) throw err
         const code = errno(err)
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err
-        // A dangling symlink: where would it lead?
-        const link = await fs.readlink(probe).catch(() => null)
-        if (link !== null) {
-          const target = path.resolve(path.dirname(probe), link)
-          if (target !== realRoot && !target.startsWith(realRoot + path.sep) && target !== this.root && !target.startsWith(this.root + path.sep))
-            throw outside(relPath, 'a symlink leads outside')
-        }
+        if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ENAMETOOLONG') throw err
+        // A symlink whose target does not exist (yet) could be created through, wherever it
+        // points, possibly by way of further links: refused rather than followed.
+        if ((await fs.lstat(probe).catch(() => null))?.isSymbolicLink()) throw outside(relPath, 'a symlink on the way has no target')
         const parent = path.dirname(probe)
         if (parent === probe || probe === this.root) break
         probe = parent
@@ -157,7 +153,7 @@ class FileBackend implements MemoryBackend {
       return await fs.readFile(abs, 'utf8')
     } catch (err) {
       const code = errno(err)
-      if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return null
+      if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return null
       throw err
     }
   }
@@ -188,7 +184,7 @@ class FileBackend implements MemoryBackend {
       return { mtimeMs: s.mtimeMs, size: s.size }
     } catch (err) {
       const code = errno(err)
-      if (code === 'ENOENT' || code === 'ENOTDIR') return null
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return null
       throw err
     }
   }

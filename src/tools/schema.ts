@@ -131,7 +131,16 @@ function typeName(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value)
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`
+  if (typeof value === 'object') return 'an object'
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${JSON.stringify(value).slice(0, 40)}`
+  return `a ${typeof value}`
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/** Text as it will be on disk: a lone UTF-16 surrogate cannot be stored in UTF-8, so it becomes U+FFFD. */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD')
 }
 
 function isJsonValue(value: unknown, depth = 0): boolean {
@@ -168,12 +177,13 @@ export function check(schema: Schema, value: unknown, field: string, applyDefaul
   switch (schema.type) {
     case 'string': {
       if (typeof value !== 'string') return fail(`${describe(schema)}, got ${typeName(value)}`)
-      if (schema.enum && !schema.enum.includes(value)) return fail(`${describe(schema)}, got ${JSON.stringify(value).slice(0, 60)}`)
-      if (schema.minLength !== undefined && value.length < schema.minLength)
+      const text = wellFormed(value)
+      if (schema.enum && !schema.enum.includes(text)) return fail(`${describe(schema)}, got ${JSON.stringify(text).slice(0, 60)}`)
+      if (schema.minLength !== undefined && text.length < schema.minLength)
         return fail(schema.minLength === 1 ? 'a non-empty string' : `a string of at least ${schema.minLength} characters`)
-      if (schema.maxLength !== undefined && value.length > schema.maxLength)
-        return fail(`a string of at most ${schema.maxLength} characters, got ${value.length}`)
-      return { value }
+      if (schema.maxLength !== undefined && text.length > schema.maxLength)
+        return fail(`a string of at most ${schema.maxLength} characters, got ${text.length}`)
+      return { value: text }
     }
     case 'number':
     case 'integer': {

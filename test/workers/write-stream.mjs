@@ -1,0 +1,65 @@
+// Child-process worker for test/concurrency.test.ts: makes `count` writeHandler calls on one
+// store root, concurrently with its siblings. Imports the BUILT library (run `npm run build`).
+//
+// usage: node write-stream.mjs <root> <worker-tag> <count> <topic|episode>
+// Prints "ready" once loaded, waits for "go" on stdin (so all workers start together), then
+// writes and finally prints one JSON line: { "worker": tag, "ids": [...], "rawRefs": [...] }.
+// Any failure goes to stderr with exit code 1.
+
+import { createFileBackend, writeHandler } from '../../lib/api.js'
+
+const [root, tag, countArg, mode = 'topic'] = process.argv.slice(2)
+const count = Number(countArg)
+if (!root || !tag || !Number.isInteger(count) || count <= 0) {
+  process.stderr.write('usage: write-stream.mjs <root> <tag> <count> <topic|episode>\n')
+  process.exit(2)
+}
+
+const TECH = ['PostgreSQL', 'Redis', 'SQLite', 'Kafka', 'Nginx', 'Deno', 'Rust', 'Vue']
+const CN = ['数据库', '缓存', '消息队列', '前端框架', '部署脚本', '日志系统', '权限模型', '测试策略']
+
+function summaryFor(i) {
+  const tech = TECH[i % TECH.length]
+  const cn = CN[(i * 3 + tag.length) % CN.length]
+  return i % 2 === 0
+    ? `进程${tag}的第${i}条记忆：团队决定在${cn}里使用 ${tech}，理由是 latency budget ${i * 7 + 3} ms。`
+    : `Worker ${tag} note ${i}: the team chose ${tech} for the ${cn} (${CN[(i + 1) % CN.length]}); 复查编号 ${tag}-${i}.`
+}
+
+async function waitForGo() {
+  process.stdout.write('ready\n')
+  await new Promise((resolve) => {
+    let buf = ''
+    process.stdin.setEncoding('utf8')
+    process.stdin.on('data', (chunk) => {
+      buf += chunk
+      if (buf.includes('go')) resolve()
+    })
+  })
+  process.stdin.pause()
+}
+
+const backend = createFileBackend(root)
+await waitForGo()
+const ids = []
+const rawRefs = []
+try {
+  for (let i = 0; i < count; i++) {
+    const input =
+      mode === 'episode'
+        ? {
+            summary: summaryFor(i),
+            raw: `原始对话 ${tag}/${i}\n\nuser: 我们的${CN[i % CN.length]}用什么？\nassistant: Use ${TECH[i % TECH.length]} (turn ${i}).\n`,
+            session_id: `sess-${tag}`,
+          }
+        : { summary: summaryFor(i) }
+    const out = await writeHandler(backend, input)
+    if (out.dedupe !== undefined) throw new Error(`write ${i} was deduplicated against ${out.id}`)
+    ids.push(out.id)
+    if (out.raw_ref !== null) rawRefs.push(out.raw_ref)
+  }
+} catch (err) {
+  process.stderr.write(`worker ${tag} failed after ${ids.length} writes: ${err?.stack ?? err}\n`)
+  process.exit(1)
+}
+process.stdout.write(`${JSON.stringify({ worker: tag, ids, rawRefs })}\n`)
