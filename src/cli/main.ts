@@ -14,7 +14,6 @@ import { rebuildIndex } from '../store/rebuild.js'
 import { confirmHandler } from '../tools/memory-confirm.js'
 import { navHandler } from '../tools/memory-nav.js'
 import { writeHandler } from '../tools/write-memory.js'
-import { truncate } from '../text.js'
 
 const USAGE = `memory-agent: long-term memory for AI agents, kept as plain markdown files
 
@@ -33,6 +32,26 @@ function option(args: string[], name: string): string | undefined {
   const value = args[at + 1]
   if (value === undefined || value.startsWith('--')) throw new Error(`${name} needs a value`)
   return value
+}
+
+/** Columns a string takes in a terminal: East Asian wide characters take two. */
+function displayWidth(text: string): number {
+  let width = 0
+  for (const ch of text) width += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u.test(ch) ? 2 : 1
+  return width
+}
+
+/** Cut to at most `width` columns (with an ellipsis when cut) and pad to exactly `width`. */
+function column(text: string, width: number): string {
+  let out = ''
+  for (const ch of text) {
+    if (displayWidth(out + ch) > width - 1 && displayWidth(text) > width) {
+      out += '…'
+      break
+    }
+    out += ch
+  }
+  return out + ' '.repeat(Math.max(0, width - displayWidth(out)))
 }
 
 async function demo(root: string): Promise<void> {
@@ -70,7 +89,7 @@ async function demo(root: string): Promise<void> {
   const page = await navHandler(backend, { limit: 20 })
   console.log(`\n${page.total} memories (${Object.entries(page.facets.statuses).map(([s, n]) => `${n} ${s}`).join(', ')}):\n`)
   for (const e of page.entries) {
-    console.log(`${e.status.padEnd(10)} ${e.type.padEnd(7)} ${truncate(e.title, 24).padEnd(24)} ${truncate(e.summary, 60)}`)
+    console.log(`${column(e.status, 10)} ${column(e.type, 7)} ${column(e.title, 24)} ${column(e.summary, 60).trimEnd()}`)
   }
   console.log(`\nOpen the files in ${root} with any editor; ledger.jsonl records every step.`)
 }
