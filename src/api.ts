@@ -19,6 +19,7 @@ export { outputViolation, type Schema, type Infer } from './tools/schema.js'
 export { MemoryError, ERROR_CODES, type ErrorCode } from './errors.js'
 export { redactSecrets } from './memory/redact.js'
 export { signalsSettled } from './memory/signals.js'
+export { flushCaches } from './retrieve/retriever.js'
 export { tokenize, TOKENIZER_VERSION } from './retrieve/tokenizer.js'
 export { DEFAULT_CONFIG, type RuntimeConfig } from './memory/config.js'
 export {

@@ -54,7 +54,7 @@ export function forgetSession(backend: MemoryBackend, sessionId: string, scope: 
       if (target.status === 'deleted_pending') return false
       return (await txn.update(target, { status: 'deleted_pending' })) !== null
     }
-    const fromSession = [...txn.entries.values()].filter((e) => e.sources.some((s) => s.session_id === sessionId))
+    const fromSession = txn.index.fromSession(sessionId)
     for (const entry of fromSession) {
       if (entry.type === 'topic') {
         if (scope !== 'include_shared_unlink') continue
@@ -74,7 +74,7 @@ export function forgetSession(backend: MemoryBackend, sessionId: string, scope: 
         continue
       }
       // Raw text follows its episode; only a raw file without one is forgotten on its own.
-      if (entry.type === 'raw' && entry.episode !== null && txn.entries.has(entry.episode)) continue
+      if (entry.type === 'raw' && entry.episode !== null && txn.index.get(entry.episode) !== undefined) continue
       const raw = entry.type === 'raw' ? undefined : rawSibling(txn, entry)
       for (const target of raw === undefined ? [entry] : [entry, raw]) {
         if (await forgetOne(target)) {

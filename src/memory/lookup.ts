@@ -9,7 +9,7 @@ import type { IndexEntry } from '../types.js'
 import type { Txn } from './txn.js'
 
 export function requireEntry(txn: Txn, id: string, action: string): IndexEntry {
-  const entry = txn.entries.get(id)
+  const entry = txn.index.get(id)
   if (entry === undefined)
     throw new MemoryError('NOT_FOUND', `no memory with id ${JSON.stringify(id)}; list ids with memory_nav`, 'id')
   if (entry.type === 'raw')

@@ -6,6 +6,7 @@
 
 import { MemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
+import { ensureFresh } from '../store/freshness.js'
 import { entryFromFile, isMemoryPath } from '../store/frontmatter.js'
 import { MEMORY_FOLDERS } from '../store/layout.js'
 import type { IndexEntry, MemoryStatus, MemoryType } from '../types.js'
@@ -83,6 +84,7 @@ function page(all: IndexEntry[], req: NavRequest, base: Omit<NavResult, 'entries
 }
 
 export async function navigate(backend: MemoryBackend, req: NavRequest): Promise<NavResult> {
+  await ensureFresh(backend)
   const index = await backend.readIndex()
   const skipped = backend.lastIndexSkipped > 0 ? { skipped_index_lines: backend.lastIndexSkipped } : {}
   const raw = (req.path ?? '').trim()

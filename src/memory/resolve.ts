@@ -24,7 +24,7 @@ const CONFLICT: ReadonlySet<MemoryStatus> = new Set(['conflict'])
 function otherVariants(txn: Txn, entry: IndexEntry): IndexEntry[] {
   const out = new Map<string, IndexEntry>()
   for (const id of entry.variants) {
-    const v = txn.entries.get(id)
+    const v = txn.index.get(id)
     if (v !== undefined && v.status === 'conflict') out.set(id, v)
   }
   for (const v of slotMates(txn, entry, CONFLICT)) out.set(v.id, v)
@@ -63,7 +63,7 @@ export function resolveConflict(backend: MemoryBackend, id: string, action: 'kee
       }
     }
     txn.log({ event: 'resolve', id, action, superseded, activated })
-    const after = txn.entries.get(id)
+    const after = txn.index.get(id)
     return { id, status: after?.status ?? (action === 'keep' ? 'active' : 'superseded'), superseded, activated }
   })
 }

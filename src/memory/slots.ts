@@ -5,14 +5,9 @@
  * transaction calls.
  */
 
-import { normalizeSlot } from '../text.js'
+import { slotOf } from '../store/index-view.js'
 import type { IndexEntry, MemoryStatus } from '../types.js'
 import type { Txn } from './txn.js'
-
-/** The slot of an entry: its key when it has one, else its title; normalised (case, width, punctuation, spaces). */
-export function slotOf(entry: Pick<IndexEntry, 'key' | 'title'>): string {
-  return normalizeSlot(entry.key ?? entry.title)
-}
 
 /** Statuses that hold the current statement of a slot. */
 const CURRENT: ReadonlySet<MemoryStatus> = new Set(['active', 'conflict'])
@@ -23,21 +18,18 @@ export const LIVE: ReadonlySet<MemoryStatus> = new Set(['active', 'conflict', 's
 export function slotMates(
   txn: Txn,
   entry: Pick<IndexEntry, 'id' | 'type' | 'key' | 'title'>,
-  statuses: ReadonlySet<MemoryStatus> = CURRENT): IndexEntry[] {
-  const slot = slotOf(entry)
-  const mates: IndexEntry[] = []
-  for (const other of txn.entries.values()) {
-    if (other.id !== entry.id && other.type === entry.type && statuses.has(other.status) && slotOf(other) === slot) mates.push(other)
-  }
-  return mates.sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))
+  statuses: ReadonlySet<MemoryStatus> = CURRENT,
+): IndexEntry[] {
+  return txn.index
+    .inSlot(slotOf(entry))
+    .filter((other) => other.id !== entry.id && other.type === entry.type && statuses.has(other.status))
+    .sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))
 }
 
 /** The raw entry that belongs to an episode, if any. */
 export function rawSibling(txn: Txn, episode: IndexEntry): IndexEntry | undefined {
-  for (const other of txn.entries.values()) {
-    if (other.type === 'raw' && (other.episode === episode.id || (episode.raw_ref !== null && other.path === episode.raw_ref))) return other
-  }
-  return undefined
+  const raw = episode.raw_ref !== null ? txn.index.atPath(episode.raw_ref) : undefined
+  return raw?.type === 'raw' ? raw : undefined
 }
 
 /** Moves an entry (and its raw sibling) to a status, writing the change back to the files. */

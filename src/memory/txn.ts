@@ -1,16 +1,20 @@
 /**
  * A store transaction: everything a mutating handler does happens inside one, under the store
- * lock. It reads the index once, lets the operation create and rewrite memory files, then writes
- * the index and appends the ledger events. If anything fails, every file it created is removed
- * and every file it rewrote is put back, so a failed call leaves nothing half-written.
+ * lock. It sees the live index through an overlay of its own changes, lets the operation create
+ * and rewrite memory files, then appends the changed entries to the index and the events to the
+ * ledger: O(changes), never O(store). If anything fails, every file it created is removed, every
+ * file it rewrote is put back and the overlay is dropped, so a failed call leaves nothing
+ * half-written.
  *
  * Memory files are written before the index, so a crash between the two loses nothing:
- * `rebuildIndex` finds the file.
+ * `rebuildIndex` (or the next freshness check) finds the file.
  */
 
 import { MemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { entryFromFile, parseFile, renderFile } from '../store/frontmatter.js'
+import { noteWritten } from '../store/freshness.js'
+import { slotOf, type IndexLookup, type IndexView } from '../store/index-view.js'
 import type { IndexEntry, LedgerEvent, LedgerEventDraft } from '../types.js'
 
 /** Front-matter fields a transaction may set; null removes the field from the file. */
@@ -20,8 +24,8 @@ export interface Txn {
   readonly backend: MemoryBackend
   /** The time of this transaction, one value for every event and file it writes. */
   readonly now: string
-  /** The index as it was read, plus this transaction's changes; insertion-ordered. */
-  readonly entries: ReadonlyMap<string, IndexEntry>
+  /** The index as it is, plus this transaction's changes. */
+  readonly index: IndexLookup
   /** Writes a new memory file and indexes it. */
   create(relPath: string, data: FrontMatterPatch, body: string): Promise<IndexEntry>
   /**
@@ -38,13 +42,11 @@ export interface Txn {
 export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) => Promise<T>): Promise<T> {
   await backend.init()
   return backend.withLock(async () => {
-    const entries = new Map<string, IndexEntry>()
-    for (const e of await backend.readIndex()) entries.set(e.id, e)
+    const overlay = new Overlay(await backend.indexView())
     const now = backend.now()
     /** path -> text before this transaction touched it (null: did not exist). */
     const originals = new Map<string, string | null>()
     const events: LedgerEvent[] = []
-    let dirty = false
 
     const remember = async (relPath: string): Promise<string | null> => {
       if (!originals.has(relPath)) originals.set(relPath, await backend.readFile(relPath))
@@ -53,15 +55,14 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
     const writeAndIndex = async (relPath: string, text: string): Promise<IndexEntry> => {
       await backend.writeFileAtomic(relPath, text)
       const entry = entryFromFile(relPath, text, Date.parse(now))
-      entries.set(entry.id, entry)
-      dirty = true
+      overlay.put(entry)
       return entry
     }
 
     const txn: Txn = {
       backend,
       now,
-      entries,
+      index: overlay,
       async create(relPath, data, body) {
         if ((await remember(relPath)) !== null) throw new MemoryError('INVALID_STATE', `${relPath} already exists`)
         return writeAndIndex(relPath, renderFile(data, body))
@@ -69,8 +70,7 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
       async update(entry, patch) {
         const current = originals.has(entry.path) ? await backend.readFile(entry.path) : await remember(entry.path)
         if (current === null) {
-          entries.delete(entry.id)
-          dirty = true
+          overlay.drop(entry.id)
           return null
         }
         const parsed = parseFile(current)
@@ -82,8 +82,7 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
       async remove(entry) {
         await remember(entry.path)
         const removed = await backend.removeFile(entry.path)
-        entries.delete(entry.id)
-        dirty = true
+        overlay.drop(entry.id)
         return removed
       },
       log(event) {
@@ -94,14 +93,72 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
     let result: T
     try {
       result = await operation(txn)
-      if (dirty) await backend.writeIndex([...entries.values()])
+      const { upserts, removed } = overlay.changes()
+      await backend.appendIndex(upserts, removed)
     } catch (err) {
       await rollBack(backend, originals)
       throw err
     }
     for (const event of events) await backend.appendLedger(event)
+    await noteWritten(backend, [...originals.keys()])
     return result
   })
+}
+
+/** The live view with this transaction's changes laid over it; the view itself is not touched. */
+class Overlay implements IndexLookup {
+  /** id -> changed entry, or null when removed. */
+  private readonly changed = new Map<string, IndexEntry | null>()
+  constructor(private readonly base: IndexView) {}
+
+  put(entry: IndexEntry): void {
+    this.changed.set(entry.id, entry)
+  }
+  drop(id: string): void {
+    this.changed.set(id, null)
+  }
+  changes(): { upserts: IndexEntry[]; removed: string[] } {
+    const upserts: IndexEntry[] = []
+    const removed: string[] = []
+    for (const [id, e] of this.changed) {
+      if (e !== null) upserts.push(e)
+      else if (this.base.get(id) !== undefined) removed.push(id)
+    }
+    return { upserts, removed }
+  }
+
+  get size(): number {
+    let n = this.base.size
+    for (const [id, e] of this.changed) n += (e !== null ? 1 : 0) - (this.base.get(id) !== undefined ? 1 : 0)
+    return n
+  }
+  get(id: string): IndexEntry | undefined {
+    const e = this.changed.get(id)
+    return e === undefined ? this.base.get(id) : (e ?? undefined)
+  }
+  *values(): IterableIterator<IndexEntry> {
+    for (const e of this.base.values()) if (!this.changed.has(e.id)) yield e
+    for (const e of this.changed.values()) if (e !== null) yield e
+  }
+  private merge(fromBase: IndexEntry[], matches: (e: IndexEntry) => boolean): IndexEntry[] {
+    const out = fromBase.filter((e) => !this.changed.has(e.id))
+    for (const e of this.changed.values()) if (e !== null && matches(e)) out.push(e)
+    return out
+  }
+  withHash(hash: string): IndexEntry[] {
+    return this.merge(this.base.withHash(hash), (e) => e.content_hash === hash)
+  }
+  inSlot(slot: string): IndexEntry[] {
+    return this.merge(this.base.inSlot(slot), (e) => slotOf(e) === slot)
+  }
+  fromSession(sessionId: string): IndexEntry[] {
+    return this.merge(this.base.fromSession(sessionId), (e) => e.sources.some((s) => s.session_id === sessionId))
+  }
+  atPath(path: string): IndexEntry | undefined {
+    for (const e of this.changed.values()) if (e !== null && e.path === path) return e
+    const e = this.base.atPath(path)
+    return e !== undefined && !this.changed.has(e.id) ? e : undefined
+  }
 }
 
 async function rollBack(backend: MemoryBackend, originals: Map<string, string | null>): Promise<void> {

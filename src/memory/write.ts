@@ -12,7 +12,8 @@ import { bigramJaccard, collapseWhitespace, slugify, truncate } from '../text.js
 import type { IndexEntry, MemoryStatus, Source, SourceKind } from '../types.js'
 import { loadConfig } from './config.js'
 import { redactSecrets, type RedactionKind } from './redact.js'
-import { LIVE, rawSibling, slotMates, slotOf, supersedeSlot } from './slots.js'
+import { slotOf } from '../store/index-view.js'
+import { LIVE, rawSibling, slotMates, supersedeSlot } from './slots.js'
 import { transact, type Txn } from './txn.js'
 
 export interface WriteRequest {
@@ -128,13 +129,13 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest): Pr
 
   return transact(backend, async (txn) => {
     const hash = contentHash(type, summary)
-    for (const e of txn.entries.values()) {
-      if (e.content_hash === hash && e.type === type && LIVE.has(e.status)) return acknowledgeDuplicate(txn, e, source, 'exact', 1, redactions)
+    for (const e of txn.index.withHash(hash)) {
+      if (e.type === type && LIVE.has(e.status)) return acknowledgeDuplicate(txn, e, source, 'exact', 1, redactions)
     }
     const slot = slotOf({ key: slotKey, title })
     let best: { entry: IndexEntry; similarity: number } | null = null
-    for (const e of txn.entries.values()) {
-      if (e.type !== type || !LIVE.has(e.status) || slotOf(e) !== slot) continue
+    for (const e of txn.index.inSlot(slot)) {
+      if (e.type !== type || !LIVE.has(e.status)) continue
       const similarity = bigramJaccard(summary, e.summary)
       if (similarity >= NEAR_DUPLICATE_THRESHOLD && (best === null || similarity > best.similarity)) best = { entry: e, similarity }
     }

@@ -5,10 +5,12 @@
  *
  * The first block is the seed's interface, member for member. The second block adds what the
  * seed's design needs but left implicit (see docs/decisions.md): a store-wide lock for
- * read-modify-write, and file metadata for rebuild and freshness checks.
+ * read-modify-write, file metadata for rebuild and freshness checks, appends for side files, and
+ * an incremental index (a live view plus appends) so that one write costs O(1), not O(store).
  */
 
 import type { IndexEntry, LedgerEvent } from '../types.js'
+import type { IndexView } from './index-view.js'
 
 export interface FileStat {
   mtimeMs: number
@@ -21,7 +23,7 @@ export interface MemoryBackend {
   init(): Promise<void>
   /** Every entry of index.jsonl; lines that do not parse are skipped and counted in `lastIndexSkipped`. */
   readIndex(): Promise<IndexEntry[]>
-  /** Replaces index.jsonl atomically. Call inside `withLock` when it follows a `readIndex`. */
+  /** Replaces index.jsonl atomically (rebuild, compaction). Call inside `withLock`. */
   writeIndex(entries: IndexEntry[]): Promise<void>
   /** Appends one line to ledger.jsonl; never rewrites it. */
   appendLedger(event: LedgerEvent): Promise<void>
@@ -49,8 +51,24 @@ export interface MemoryBackend {
    * crash left the last one torn. For derived, append-only side files (usage, query log).
    */
   appendText(relPath: string, text: string, options?: { fsync?: boolean }): Promise<void>
+  /**
+   * Optional: calls onChange with the path (relative to the root) of each file created, changed
+   * or removed directly in relDir, or with null when it cannot tell which. Returns the function that
+   * stops watching, or null when this backend cannot watch. Never keeps a process alive.
+   */
+  watch?(relDir: string, onChange: (relPath: string | null) => void): (() => void) | null
   /** Size and modification time of a file under the root, or null when there is none. */
   stat(relPath: string): Promise<FileStat | null>
-  /** How many lines the last readIndex skipped because they did not parse. */
+  /** How many lines of index.jsonl were skipped because they did not parse. */
   readonly lastIndexSkipped: number
+  /**
+   * The live in-memory fold of index.jsonl, brought up to date first (reading only what other
+   * writers appended since the last look). Read-only for callers: change it through appendIndex.
+   */
+  indexView(): Promise<IndexView>
+  /**
+   * Records changed entries and removed ids in index.jsonl: appended as lines, in O(changes);
+   * the file is compacted now and then. Call inside `withLock`.
+   */
+  appendIndex(upserts: readonly IndexEntry[], removed: readonly string[]): Promise<void>
 }

@@ -7,14 +7,15 @@
  * processes, a promise queue within one). It must never read or write outside its root.
  */
 
-import { promises as fs } from 'node:fs'
+import { promises as fs, watch as watchFs } from 'node:fs'
 import path from 'node:path'
 import lockfile from 'proper-lockfile'
 import writeFileAtomicImpl from 'write-file-atomic'
 import { MemoryError } from '../errors.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
 import type { FileStat, MemoryBackend } from './backend.js'
-import { parseIndexLine, serializeIndex } from './index-store.js'
+import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
+import { IndexView } from './index-view.js'
 import { parseLedgerLine } from './ledger.js'
 import { STORE_LAYOUT } from './layout.js'
 
@@ -30,6 +31,17 @@ export interface FileBackendOptions {
 const INDEX_FILE = 'index.jsonl'
 const LEDGER_FILE = 'ledger.jsonl'
 const LOCK_DIR = '.lock'
+/** Lines index.jsonl may carry beyond twice its live entries before it is compacted. */
+const COMPACT_SLACK = 1000
+
+interface IndexFileState {
+  ino: number
+  /** Bytes folded into the view so far: always the end of a complete line. */
+  offset: number
+  mtimeMs: number
+  /** Lines folded so far (entries, removals and unusable lines). */
+  lines: number
+}
 
 /** Queues of lock holders within this process, by real root path. */
 const localQueues = new Map<string, Promise<unknown>>()
@@ -69,6 +81,8 @@ function sleep(ms: number): Promise<void> {
 class FileBackend implements MemoryBackend {
   readonly root: string
   lastIndexSkipped = 0
+  private readonly view = new IndexView()
+  private indexFile: IndexFileState | null = null
   private realRoot: string | null = null
   private initialized: Promise<void> | null = null
   private readonly clock: () => string
@@ -177,6 +191,22 @@ class FileBackend implements MemoryBackend {
     }
   }
 
+  watch(relDir: string, onChange: (relPath: string | null) => void): (() => void) | null {
+    const rel = assertRelativeInside(relDir).replace(/\/+$/, '')
+    try {
+      const watcher = watchFs(path.join(this.root, rel), { persistent: false }, (_event, name) => {
+        onChange(name === null ? null : `${rel}/${name.split(path.sep).join('/')}`)
+      })
+      watcher.on('error', () => {
+        onChange(null)
+        watcher.close()
+      })
+      return () => watcher.close()
+    } catch {
+      return null
+    }
+  }
+
   async stat(relPath: string): Promise<FileStat | null> {
     const abs = await this.resolve(relPath)
     try {
@@ -234,24 +264,89 @@ class FileBackend implements MemoryBackend {
   }
 
   async readIndex(): Promise<IndexEntry[]> {
-    const text = await this.readFile(INDEX_FILE)
-    const entries: IndexEntry[] = []
-    let skipped = 0
-    if (text !== null) {
-      for (const line of text.split('\n')) {
-        if (line.trim() === '') continue
-        const entry = parseIndexLine(line)
-        if (entry === null) skipped++
-        else entries.push(entry)
-      }
-    }
-    this.lastIndexSkipped = skipped
-    return entries
+    return [...(await this.indexView()).values()]
   }
 
   async writeIndex(entries: IndexEntry[]): Promise<void> {
     await this.init()
     await this.writeFileAtomic(INDEX_FILE, serializeIndex(entries))
+    const view = this.view
+    view.clear()
+    for (const e of entries) view.set(e)
+    const st = await fs.stat(await this.resolve(INDEX_FILE))
+    this.indexFile = { ino: st.ino, offset: st.size, mtimeMs: st.mtimeMs, lines: entries.length }
+    this.lastIndexSkipped = 0
+  }
+
+  async indexView(): Promise<IndexView> {
+    const abs = await this.resolve(INDEX_FILE)
+    const st = await fs.stat(abs).catch((err: unknown) => {
+      if (errno(err) === 'ENOENT') return null
+      throw err
+    })
+    const known = this.indexFile
+    if (st === null) {
+      if (known !== null || this.view.size > 0) this.resetIndexState()
+      return this.view
+    }
+    const rewritten = known === null || st.ino !== known.ino || st.size < known.offset || (st.size === known.offset && st.mtimeMs !== known.mtimeMs)
+    if (rewritten) this.resetIndexState()
+    const from = rewritten ? 0 : (known as IndexFileState).offset
+    if (st.size > from) await this.applyIndexBytes(abs, from, st.size, st.ino, st.mtimeMs)
+    else if (this.indexFile !== null) this.indexFile.mtimeMs = st.mtimeMs
+    return this.view
+  }
+
+  private resetIndexState(): void {
+    this.view.clear()
+    this.indexFile = null
+    this.lastIndexSkipped = 0
+  }
+
+  /** Folds the complete lines in bytes [from, to) of index.jsonl into the view. */
+  private async applyIndexBytes(abs: string, from: number, to: number, ino: number, mtimeMs: number): Promise<void> {
+    const handle = await fs.open(abs, 'r')
+    let buffer: Buffer
+    try {
+      buffer = Buffer.alloc(to - from)
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, from)
+      buffer = buffer.subarray(0, bytesRead)
+    } finally {
+      await handle.close()
+    }
+    // A line still being appended by another writer has no newline yet: leave it for next time.
+    const end = buffer.lastIndexOf(0x0a) + 1
+    let lines = this.indexFile?.lines ?? 0
+    for (const line of buffer.subarray(0, end).toString('utf8').split('\n')) {
+      if (line.trim() === '') continue
+      lines++
+      const record = parseIndexRecord(line)
+      if (record === null) this.lastIndexSkipped++
+      else if ('entry' in record) this.view.set(record.entry)
+      else this.view.delete(record.removed)
+    }
+    this.indexFile = { ino, offset: from + end, mtimeMs, lines }
+  }
+
+  async appendIndex(upserts: readonly IndexEntry[], removed: readonly string[]): Promise<void> {
+    if (upserts.length === 0 && removed.length === 0) return
+    await this.init()
+    const view = await this.indexView()
+    const lines = (this.indexFile?.lines ?? 0) + upserts.length + removed.length
+    const live = view.size + upserts.length
+    if (lines > 2 * live + COMPACT_SLACK || this.lastIndexSkipped > 0) {
+      // Compaction: the log has grown to twice what it describes, or holds lines nobody can
+      // read; write what it folds to.
+      const next = new Map<string, IndexEntry>()
+      for (const e of view.values()) next.set(e.id, e)
+      for (const id of removed) next.delete(id)
+      for (const e of upserts) next.set(e.id, e)
+      await this.writeIndex([...next.values()])
+      return
+    }
+    const text = [...upserts.map((e) => JSON.stringify(e)), ...removed.map(removalLine)].join('\n') + '\n'
+    await this.appendText(INDEX_FILE, text, { fsync: true })
+    await this.indexView()
   }
 
   async appendLedger(event: LedgerEvent): Promise<void> {

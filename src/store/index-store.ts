@@ -1,7 +1,8 @@
 /**
- * index.jsonl: one JSON line per memory, the summary layer. A projection of the memory files,
- * never the truth: `rebuildIndex` recreates it from the files. A line that does not parse is
- * skipped and counted, never fatal.
+ * index.jsonl: the summary layer of every memory, one JSON line per change. A projection of the
+ * memory files, never the truth: `rebuildIndex` recreates it from the files. Between compactions
+ * it is append-only: the latest line for an id wins, and `{"id": ..., "removed": true}` drops
+ * one. A line that does not parse is skipped and counted, never fatal.
  */
 
 import {
@@ -59,6 +60,30 @@ export function parseIndexLine(line: string): IndexEntry | null {
   }
 }
 
-export function serializeIndex(entries: IndexEntry[]): string {
-  return entries.map((e) => JSON.stringify(e)).join('\n') + (entries.length > 0 ? '\n' : '')
+/** A line of index.jsonl: an entry, a removal, or nothing usable. */
+export type IndexRecord = { entry: IndexEntry } | { removed: string } | null
+
+export function parseIndexRecord(line: string): IndexRecord {
+  const entry = parseIndexLine(line)
+  if (entry !== null) return { entry }
+  try {
+    const raw: unknown = JSON.parse(line)
+    if (typeof raw === 'object' && raw !== null && (raw as { removed?: unknown }).removed === true) {
+      const id = (raw as { id?: unknown }).id
+      if (typeof id === 'string') return { removed: id }
+    }
+  } catch {
+    // not JSON: an unusable line
+  }
+  return null
+}
+
+export function removalLine(id: string): string {
+  return JSON.stringify({ id, removed: true })
+}
+
+export function serializeIndex(entries: Iterable<IndexEntry>): string {
+  const lines: string[] = []
+  for (const e of entries) lines.push(JSON.stringify(e))
+  return lines.length > 0 ? `${lines.join('\n')}\n` : ''
 }

@@ -10,9 +10,9 @@
 import { normalizeSlot } from '../text.js'
 import type { IndexEntry } from '../types.js'
 
-/** The slot of an entry: its key when it has one, else its normalised title. */
+/** The slot of an entry: its key when it has one, else its title; normalised (case, width, punctuation, spaces). */
 export function slotOf(entry: Pick<IndexEntry, 'key' | 'title'>): string {
-  return entry.key !== null ? `k:${entry.key.normalize('NFKC').trim().toLowerCase()}` : `t:${normalizeSlot(entry.title)}`
+  return normalizeSlot(entry.key ?? entry.title)
 }
 
 const CHANGE_LOG_LIMIT = 50_000
@@ -29,11 +29,23 @@ function removeFrom(map: Map<string, Set<string>>, key: string, id: string): voi
   if (set.size === 0) map.delete(key)
 }
 
-export class IndexView {
+/** What every index lookup offers: the view itself, and a transaction's view of its own changes. */
+export interface IndexLookup {
+  readonly size: number
+  get(id: string): IndexEntry | undefined
+  values(): Iterable<IndexEntry>
+  withHash(hash: string): IndexEntry[]
+  inSlot(slot: string): IndexEntry[]
+  fromSession(sessionId: string): IndexEntry[]
+  atPath(path: string): IndexEntry | undefined
+}
+
+export class IndexView implements IndexLookup {
   private readonly byId = new Map<string, IndexEntry>()
   private readonly byHash = new Map<string, Set<string>>()
   private readonly bySlot = new Map<string, Set<string>>()
   private readonly bySession = new Map<string, Set<string>>()
+  private readonly byPath = new Map<string, string>()
   /** Increases with every change; `generation` changes when the log cannot be followed. */
   private version = 0
   private generationId = 0
@@ -72,12 +84,17 @@ export class IndexView {
   fromSession(sessionId: string): IndexEntry[] {
     return this.pick(this.bySession.get(sessionId))
   }
+  atPath(path: string): IndexEntry | undefined {
+    const id = this.byPath.get(path)
+    return id === undefined ? undefined : this.byId.get(id)
+  }
 
   set(entry: IndexEntry): void {
     this.unlink(entry.id)
     this.byId.set(entry.id, entry)
     addTo(this.byHash, entry.content_hash, entry.id)
     addTo(this.bySlot, slotOf(entry), entry.id)
+    this.byPath.set(entry.path, entry.id)
     for (const s of entry.sources) if (s.session_id !== null) addTo(this.bySession, s.session_id, entry.id)
     this.touch(entry.id)
   }
@@ -94,6 +111,7 @@ export class IndexView {
     this.byHash.clear()
     this.bySlot.clear()
     this.bySession.clear()
+    this.byPath.clear()
     this.log = []
     this.generationId++
     this.version++
@@ -116,6 +134,7 @@ export class IndexView {
     this.byId.delete(id)
     removeFrom(this.byHash, old.content_hash, id)
     removeFrom(this.bySlot, slotOf(old), id)
+    if (this.byPath.get(old.path) === id) this.byPath.delete(old.path)
     for (const s of old.sources) if (s.session_id !== null) removeFrom(this.bySession, s.session_id, id)
     return true
   }

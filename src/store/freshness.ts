@@ -1,0 +1,223 @@
+/**
+ * Freshness without a rebuild command: memory files edited in an editor, added, or removed (by a
+ * person, or by `git pull`) are noticed before the next read and folded into the index, each
+ * with an `external-change` ledger event. Nothing is lost: the file is the truth and the index
+ * follows it.
+ *
+ * Cheap by construction. The first check in a process lists and stats every memory file and
+ * compares against the stats saved last time (`.cache/file-stats.json`); later checks stat only
+ * the three memory folders (a file added, removed or renamed changes its folder) and take the
+ * files a file watcher reported as touched (an in-place edit changes no folder). Where there is
+ * no watcher, or memory files sit in subfolders it does not see, every check scans every file. Only a file
+ * whose size or mtime differs from what was seen is read, and only one whose checksum differs
+ * from its index entry is re-parsed.
+ */
+
+import type { IndexEntry } from '../types.js'
+import type { MemoryBackend } from './backend.js'
+import { entryFromFile, isMemoryPath } from './frontmatter.js'
+import { MEMORY_FOLDERS } from './layout.js'
+
+const STATS_FILE = '.cache/file-stats.json'
+const STATS_FORMAT = 1
+
+interface Seen {
+  mtimeMs: number
+  size: number
+}
+
+interface State {
+  /** Last seen size and mtime of every memory file, by path. */
+  seen: Map<string, Seen>
+  /** Last seen mtime of each memory folder. */
+  folders: Map<string, number>
+  /** Paths the watcher reported since the last check. */
+  touched: Set<string>
+  /** The watcher could not say which file changed: scan everything next time. */
+  rescanAll: boolean
+  scanned: boolean
+  /** Memory files live in subfolders too, which the watcher does not see: scan every time. */
+  nested: boolean
+  dirtyStats: boolean
+  stopWatching: (() => void) | null
+}
+
+const states = new WeakMap<MemoryBackend, State>()
+
+function stateOf(backend: MemoryBackend): State {
+  let s = states.get(backend)
+  if (s === undefined) {
+    s = { seen: new Map(), folders: new Map(), touched: new Set(), rescanAll: false, scanned: false, nested: false, dirtyStats: false, stopWatching: null }
+    states.set(backend, s)
+  }
+  return s
+}
+
+export interface ExternalChange {
+  change: 'added' | 'modified' | 'moved' | 'removed'
+  id: string
+  path: string
+}
+
+async function loadSeen(backend: MemoryBackend): Promise<Map<string, Seen>> {
+  const text = await backend.readFile(STATS_FILE).catch(() => null)
+  if (text === null) return new Map()
+  try {
+    const saved = JSON.parse(text) as { format?: unknown; files?: Record<string, [number, number]> }
+    if (saved.format !== STATS_FORMAT || typeof saved.files !== 'object' || saved.files === null) return new Map()
+    return new Map(Object.entries(saved.files).map(([p, [mtimeMs, size]]) => [p, { mtimeMs, size }]))
+  } catch {
+    return new Map()
+  }
+}
+
+/** Saves what was seen, so the next process need not read files that did not change. */
+export async function saveSeenStats(backend: MemoryBackend): Promise<void> {
+  const s = states.get(backend)
+  if (s === undefined || !s.dirtyStats) return
+  const files: Record<string, [number, number]> = {}
+  for (const [p, v] of s.seen) files[p] = [v.mtimeMs, v.size]
+  await backend.writeFileAtomic(STATS_FILE, JSON.stringify({ format: STATS_FORMAT, files }))
+  s.dirtyStats = false
+}
+
+/** Stats every memory file under a folder; paths whose stat differs from what was seen are candidates. */
+async function scanFolder(backend: MemoryBackend, s: State, folder: string, candidates: Set<string>, present: Set<string>): Promise<void> {
+  for (const path of await backend.listFiles(folder)) {
+    if (!isMemoryPath(path)) continue
+    present.add(path)
+    const st = await backend.stat(path)
+    if (st === null) continue
+    const known = s.seen.get(path)
+    if (known === undefined || known.mtimeMs !== st.mtimeMs || known.size !== st.size) candidates.add(path)
+  }
+}
+
+function startWatching(backend: MemoryBackend, s: State): void {
+  if (backend.watch === undefined || s.stopWatching !== null) return
+  const stops: Array<() => void> = []
+  for (const { folder } of MEMORY_FOLDERS) {
+    const stop = backend.watch(folder, (path) => {
+      if (path === null) s.rescanAll = true
+      else s.touched.add(path)
+    })
+    if (stop === null) {
+      // Without a watcher an in-place edit changes no folder: look at every file each time.
+      s.rescanAll = true
+    } else stops.push(stop)
+  }
+  s.stopWatching = () => stops.forEach((stop) => stop())
+}
+
+/**
+ * Records files this program just wrote (and their folders), so the next check does not take
+ * them, or the folder they changed, for an outside edit.
+ */
+export async function noteWritten(backend: MemoryBackend, paths: readonly string[]): Promise<void> {
+  const s = states.get(backend)
+  if (s === undefined || !s.scanned) return
+  const folders = new Set<string>()
+  for (const path of paths) {
+    const st = await backend.stat(path)
+    if (st === null) s.seen.delete(path)
+    else s.seen.set(path, { mtimeMs: st.mtimeMs, size: st.size })
+    folders.add(path.split('/')[0] ?? path)
+    s.dirtyStats = true
+  }
+  for (const folder of folders) {
+    if (!s.folders.has(folder)) continue
+    s.folders.set(folder, (await backend.stat(folder))?.mtimeMs ?? -1)
+  }
+}
+
+/** Stops the watcher of this backend, if one runs; the next check scans every file again. */
+export function stopFreshness(backend: MemoryBackend): void {
+  const s = states.get(backend)
+  if (s === undefined) return
+  s.stopWatching?.()
+  s.stopWatching = null
+  s.scanned = false
+}
+
+/**
+ * Brings the index in line with memory files changed outside this program. Returns what changed
+ * (usually nothing, after a few stats).
+ */
+export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChange[]> {
+  const s = stateOf(backend)
+  const candidates = new Set<string>()
+  const present = new Set<string>()
+  let full = !s.scanned || s.rescanAll || s.nested
+  if (!s.scanned) {
+    if (s.seen.size === 0) s.seen = await loadSeen(backend)
+  } else {
+    // Let watcher events that are already queued arrive before looking at them.
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+  if (!full) {
+    for (const { folder } of MEMORY_FOLDERS) {
+      const st = await backend.stat(folder)
+      const mtime = st?.mtimeMs ?? -1
+      if (s.folders.get(folder) !== mtime) full = true
+    }
+  }
+  const view = await backend.indexView()
+  if (full) {
+    s.rescanAll = false
+    // (Re)start the watcher: a folder that was removed and made again needs a new one.
+    s.stopWatching?.()
+    s.stopWatching = null
+    startWatching(backend, s)
+    for (const { folder } of MEMORY_FOLDERS) {
+      s.folders.set(folder, (await backend.stat(folder))?.mtimeMs ?? -1)
+      await scanFolder(backend, s, folder, candidates, present)
+    }
+    s.nested = [...present].some((p) => p.split('/').length > 2)
+    // Indexed files that are no longer there.
+    for (const e of view.values()) if (!present.has(e.path)) candidates.add(e.path)
+    for (const p of s.seen.keys()) if (!present.has(p)) candidates.add(p)
+  }
+  for (const p of s.touched) if (isMemoryPath(p)) candidates.add(p)
+  s.touched.clear()
+  s.scanned = true
+  if (candidates.size === 0) return []
+  return reconcile(backend, s, [...candidates].sort())
+}
+
+/** Under the lock: reads each candidate and updates its index entry when the file really changed. */
+async function reconcile(backend: MemoryBackend, s: State, paths: string[]): Promise<ExternalChange[]> {
+  return backend.withLock(async () => {
+    const view = await backend.indexView()
+    const upserts = new Map<string, IndexEntry>()
+    const gone = new Map<string, string>()
+    const changes: ExternalChange[] = []
+    for (const path of paths) {
+      const [text, st] = await Promise.all([backend.readFile(path), backend.stat(path)])
+      const indexed = view.atPath(path)
+      s.dirtyStats = true
+      if (text === null || st === null) {
+        s.seen.delete(path)
+        if (indexed !== undefined) gone.set(indexed.id, path)
+        continue
+      }
+      s.seen.set(path, { mtimeMs: st.mtimeMs, size: st.size })
+      const entry = entryFromFile(path, text, st.mtimeMs)
+      if (indexed !== undefined && indexed.checksum === entry.checksum) continue
+      const owner = view.get(entry.id)
+      const moved = owner !== undefined && owner.path !== path
+      if (moved && (await backend.stat(owner.path)) !== null) {
+        console.warn(`dsh-memory-agent: ${path} uses id ${entry.id}, which ${owner.path} already has; left out of the index`)
+        continue
+      }
+      if (indexed !== undefined && indexed.id !== entry.id) gone.set(indexed.id, path)
+      upserts.set(entry.id, entry)
+      changes.push({ change: moved ? 'moved' : indexed === undefined ? 'added' : 'modified', id: entry.id, path })
+    }
+    // A file that moved is an upsert under its id at the new path, not a removal.
+    const removed = [...gone.keys()].filter((id) => !upserts.has(id))
+    for (const id of removed) changes.push({ change: 'removed', id, path: gone.get(id) as string })
+    await backend.appendIndex([...upserts.values()], removed)
+    for (const c of changes) await backend.appendLedger({ at: backend.now(), event: 'external-change', ...c })
+    return changes
+  })
+}

@@ -1,0 +1,135 @@
+/**
+ * Freshness without a rebuild command, and the persisted search index: files changed outside the
+ * program are reflected by the next search (with a ledger event each), the saved index is used
+ * when it matches and silently rebuilt when it does not, and writes append to index.jsonl
+ * instead of rewriting it.
+ */
+
+import { mkdtempSync, readFileSync, unlinkSync, writeFileSync, existsSync, renameSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createFileBackend, flushCaches, navHandler, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { SEARCH_INDEX_FORMAT } from '../src/retrieve/search-index.js'
+import { TOKENIZER_VERSION } from '../src/retrieve/tokenizer.js'
+
+function store(): { root: string; backend: MemoryBackend } {
+  const root = mkdtempSync(join(tmpdir(), 'fresh-'))
+  return { root, backend: createFileBackend(root) }
+}
+const ledgerEvents = (root: string) =>
+  readFileSync(join(root, 'ledger.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as { event: string; change?: string; path?: string })
+const hits = async (b: MemoryBackend, query: string) => (await searchHandler(b, { query })).hits.map((h) => h.summary)
+
+describe('freshness', () => {
+  it('an edit, a new file and a removal by hand are seen by the very next search', async () => {
+    const { root, backend } = store()
+    const w = await writeHandler(backend, { summary: 'The report lives in Dropbox' })
+    expect(await hits(backend, 'dropbox')).toEqual(['The report lives in Dropbox'])
+    const file = join(root, w.path)
+    writeFileSync(file, readFileSync(file, 'utf8').replaceAll('Dropbox', 'Gitea now'))
+    expect(await hits(backend, 'gitea')).toEqual(['The report lives in Gitea now'])
+    expect(await hits(backend, 'dropbox')).toEqual([])
+    writeFileSync(join(root, 'topics/note.md'), '# Deploy notes\n\nWe deploy with kubectl apply.\n')
+    expect(await hits(backend, 'kubectl')).toEqual(['We deploy with kubectl apply.'])
+    unlinkSync(file)
+    expect(await hits(backend, 'gitea')).toEqual([])
+    const changes = ledgerEvents(root).filter((e) => e.event === 'external-change').map((e) => [e.change, e.path])
+    expect(changes).toEqual([
+      ['modified', w.path],
+      ['added', 'topics/note.md'],
+      ['removed', w.path],
+    ])
+    await flushCaches(backend)
+  })
+
+  it('changes made while no process was running (a git pull) are seen at the next start', async () => {
+    const { root, backend } = store()
+    const w = await writeHandler(backend, { summary: 'Builds run on Jenkins' })
+    expect(await hits(backend, 'jenkins')).toHaveLength(1)
+    await flushCaches(backend)
+    const file = join(root, w.path)
+    writeFileSync(file, readFileSync(file, 'utf8').replaceAll('Jenkins', 'Buildkite'))
+    renameSync(file, join(root, 'topics/renamed.md'))
+    const fresh = createFileBackend(root)
+    expect(await hits(fresh, 'buildkite')).toEqual(['Builds run on Buildkite'])
+    expect(await hits(fresh, 'jenkins')).toEqual([])
+    const nav = await navHandler(fresh, { path: w.id })
+    expect(nav.file?.path).toBe('topics/renamed.md')
+    await flushCaches(fresh)
+  })
+
+  it('a file written by this program is not reported as an outside change', async () => {
+    const { root, backend } = store()
+    await searchHandler(backend, { query: 'warm up' })
+    for (let i = 0; i < 5; i++) await writeHandler(backend, { summary: `Fact number ${i} about caching` })
+    await searchHandler(backend, { query: 'caching' })
+    expect(ledgerEvents(root).filter((e) => e.event === 'external-change')).toEqual([])
+    await flushCaches(backend)
+  })
+})
+
+describe('the saved search index', () => {
+  async function savedStore() {
+    const { root, backend } = store()
+    await writeHandler(backend, { summary: 'Invoices are stored in the billing bucket' })
+    await writeHandler(backend, { summary: '发票存放在账单存储桶里' })
+    await searchHandler(backend, { query: 'billing' })
+    await flushCaches(backend)
+    return root
+  }
+  const cacheFile = (root: string) => join(root, '.cache/search-index.json')
+
+  it('is written by flushCaches with its format and tokenizer version, and used at the next start', async () => {
+    const root = await savedStore()
+    const saved = JSON.parse(readFileSync(cacheFile(root), 'utf8')) as { format: number; tokenizer: number; docs: Record<string, string> }
+    expect(saved.format).toBe(SEARCH_INDEX_FORMAT)
+    expect(saved.tokenizer).toBe(TOKENIZER_VERSION)
+    expect(Object.keys(saved.docs)).toHaveLength(2)
+    expect(await hits(createFileBackend(root), '账单')).toEqual(['发票存放在账单存储桶里'])
+  })
+
+  it.each([
+    ['another tokenizer version', (t: string) => t.replace(`"tokenizer":${TOKENIZER_VERSION}`, `"tokenizer":${TOKENIZER_VERSION + 1}`)],
+    ['an old format (version 0 sample)', () => JSON.stringify({ format: 0, docs: { a: 'x' }, index: { documentCount: 1 } })],
+    ['a corrupt file', (t: string) => t.slice(0, Math.floor(t.length / 2))],
+    ['an empty file', () => ''],
+  ])('with %s is rebuilt silently and answers correctly', async (_what, damage) => {
+    const root = await savedStore()
+    writeFileSync(cacheFile(root), damage(readFileSync(cacheFile(root), 'utf8')))
+    const backend = createFileBackend(root)
+    expect(await hits(backend, 'billing')).toEqual(['Invoices are stored in the billing bucket'])
+    expect(await hits(backend, '账单')).toEqual(['发票存放在账单存储桶里'])
+    await flushCaches(backend)
+    expect(JSON.parse(readFileSync(cacheFile(root), 'utf8')).tokenizer).toBe(TOKENIZER_VERSION)
+  })
+
+  it('deleting .cache/ loses nothing', async () => {
+    const root = await savedStore()
+    unlinkSync(cacheFile(root))
+    unlinkSync(join(root, '.cache/file-stats.json'))
+    expect(await hits(createFileBackend(root), 'billing')).toHaveLength(1)
+  })
+})
+
+describe('index.jsonl is appended to, not rewritten', () => {
+  it('each new memory adds one line; status changes add lines; compaction keeps it bounded', async () => {
+    const { root, backend } = store()
+    const lines = () => readFileSync(join(root, 'index.jsonl'), 'utf8').split('\n').filter((l) => l !== '').length
+    await writeHandler(backend, { summary: 'first' })
+    const before = readFileSync(join(root, 'index.jsonl'), 'utf8')
+    await writeHandler(backend, { summary: 'second' })
+    const after = readFileSync(join(root, 'index.jsonl'), 'utf8')
+    expect(after.startsWith(before)).toBe(true)
+    expect(lines()).toBe(2)
+    // A new version supersedes the old: the new entry and the old one's status change, 2 lines.
+    await writeHandler(backend, { summary: 'v1', key: 'k' })
+    await writeHandler(backend, { summary: 'v2', key: 'k' })
+    expect(lines()).toBe(2 + 1 + 2)
+    expect(existsSync(join(root, 'index.jsonl'))).toBe(true)
+    expect((await backend.readIndex()).map((e) => e.status).sort()).toEqual(['active', 'active', 'active', 'superseded'])
+  })
+})
