@@ -15,6 +15,13 @@ describe('tokenizer', () => {
     expect(t).toContain('据库')
   })
 
+  it('drops Chinese function words as 2-grams but keeps their characters', () => {
+    const t = tokenize('非常开心')
+    expect(t).not.toContain('非常')
+    expect(t).toContain('开心')
+    expect(t).toContain('非')
+  })
+
   it('lower-cases and stems English words and drops stop words', () => {
     expect(tokenize('The Databases were running and she painted studies')).toEqual(['databas', 'run', 'paint', 'study'])
     expect(tokenize('Caroline went to the LGBTQ support group')).toEqual(['carolin', 'went', 'lgbtq', 'support', 'group'])

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { isMemoryError } from '../errors.js'
 import { createFileBackend } from '../store/file-backend.js'
+import { flushCaches } from '../retrieve/retriever.js'
 import { rebuildIndex } from '../store/rebuild.js'
 import { confirmHandler } from '../tools/memory-confirm.js'
 import { navHandler } from '../tools/memory-nav.js'
@@ -91,6 +92,7 @@ async function demo(root: string): Promise<void> {
   for (const e of page.entries) {
     console.log(`${column(e.status, 10)} ${column(e.type, 7)} ${column(e.title, 24)} ${column(e.summary, 60).trimEnd()}`)
   }
+  await flushCaches(backend)
   console.log(`\nOpen the files in ${root} with any editor; ledger.jsonl records every step.`)
 }
 

@@ -12,13 +12,22 @@
  * Persisted indexes depend on its output: change anything here and bump TOKENIZER_VERSION.
  */
 
-export const TOKENIZER_VERSION = 1
+export const TOKENIZER_VERSION = 2
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
 const WORD = /[\p{L}\p{N}]/u
 
 /** Characters that are grammar, not content: dropped alone and in every 2-gram. */
 const CJK_STOP_CHARS = new Set(Array.from('的了着吗呢吧啊呀嘛哦么是在和与及或也就都很又把被给让我你他她它们这那个'))
+
+/** Chinese function words: dropped as 2-grams (their characters still count alone). */
+const ZH_STOP_WORDS = new Set(
+  (
+    '非常 感到 觉得 一个 一些 一下 一点 一起 一直 一定 什么 怎么 怎样 为什么 如何 这么 那么 这样 那样 ' +
+    '因为 所以 但是 可是 不过 还是 或者 而且 并且 然后 如果 虽然 只是 就是 不是 还有 已经 可以 可能 应该 ' +
+    '没有 自己 大家 之后 之前 时候 其实 真的 特别 比较 所有 每个 有些 有点 起来 出来 一样'
+  ).split(' '),
+)
 
 const EN_STOP_WORDS = new Set(
   (
@@ -70,7 +79,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
         const stop = CJK_STOP_CHARS.has(ch)
         if (!stop && (unigrams === true || (unigrams === 'isolated' && isolated))) tokens.push(ch)
         const next = run[k + 1]
-        if (next !== undefined && !stop && !CJK_STOP_CHARS.has(next)) tokens.push(ch + next)
+        if (next !== undefined && !stop && !CJK_STOP_CHARS.has(next) && !ZH_STOP_WORDS.has(ch + next)) tokens.push(ch + next)
       }
       i = j
     } else if (WORD.test(c)) {
