@@ -46,6 +46,17 @@ describe('freshness', () => {
     await flushCaches(backend)
   })
 
+  it('twenty in-place edits in a row are each seen by the search right after them', async () => {
+    const { root, backend } = store()
+    const w = await writeHandler(backend, { summary: 'Counter word alpha0' })
+    const file = join(root, w.path)
+    for (let i = 1; i <= 20; i++) {
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/alpha\d+/g, `alpha${i}`))
+      expect(await hits(backend, `alpha${i}`)).toEqual([`Counter word alpha${i}`])
+    }
+    await flushCaches(backend)
+  })
+
   it('changes made while no process was running (a git pull) are seen at the next start', async () => {
     const { root, backend } = store()
     const w = await writeHandler(backend, { summary: 'Builds run on Jenkins' })

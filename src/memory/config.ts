@@ -50,13 +50,22 @@ export function mergeConfig(base: RuntimeConfig, patch: unknown): RuntimeConfig 
   return out
 }
 
+/** The last config.json read per backend, by its size and mtime: read again only when it changes. */
+const cache = new WeakMap<MemoryBackend, { signature: string; config: RuntimeConfig }>()
+
 export async function loadConfig(backend: MemoryBackend): Promise<RuntimeConfig> {
+  const st = await backend.stat('config.json').catch(() => null)
+  if (st === null) return { ...DEFAULT_CONFIG }
+  const signature = `${st.size}:${st.mtimeMs}`
+  const known = cache.get(backend)
+  if (known?.signature === signature) return { ...known.config }
   const text = await backend.readFile('config.json').catch(() => null)
-  if (text === null) return { ...DEFAULT_CONFIG }
+  let config: RuntimeConfig = { ...DEFAULT_CONFIG }
   try {
-    return mergeConfig(DEFAULT_CONFIG, JSON.parse(text))
+    if (text !== null) config = mergeConfig(DEFAULT_CONFIG, JSON.parse(text))
   } catch {
     console.warn(`dsh-memory-agent: ${backend.root}/config.json is not valid JSON; using defaults`)
-    return { ...DEFAULT_CONFIG }
   }
+  cache.set(backend, { signature, config })
+  return { ...config }
 }

@@ -1,12 +1,17 @@
 /**
  * The default MemoryBackend: plain files under one root folder.
  *
+ * Small metadata and file operations run synchronously behind the async interface: on a local
+ * disk each is a few microseconds, while an async call costs a thread-pool round trip of about
+ * 100 µs, and one write is dozens of them. Directory walks stay asynchronous.
+ *
  * Owns root confinement (every relative path is checked, `..`, absolute, encoded and NUL paths
  * and symlinks leading outside are refused with PATH_OUTSIDE_ROOT), atomic writes through
  * write-file-atomic, the append-only ledger and the store lock (proper-lockfile between
  * processes, a promise queue within one). It must never read or write outside its root.
  */
 
+import * as fsSync from 'node:fs'
 import { promises as fs, watch as watchFs } from 'node:fs'
 import path from 'node:path'
 import lockfile from 'proper-lockfile'
@@ -120,9 +125,13 @@ class FileBackend implements MemoryBackend {
   }
 
   private async getRealRoot(): Promise<string> {
+    return this.realRootSync()
+  }
+
+  private realRootSync(): string {
     if (this.realRoot !== null) return this.realRoot
     try {
-      this.realRoot = await fs.realpath(this.root)
+      this.realRoot = fsSync.realpathSync.native(this.root)
       return this.realRoot
     } catch (err) {
       if (errno(err) === 'ENOENT') return this.root
@@ -135,36 +144,47 @@ class FileBackend implements MemoryBackend {
    * way leads outside the root. Missing parts are fine (writes create them).
    */
   private async resolve(relPath: string): Promise<string> {
+    return this.resolveSync(relPath)
+  }
+
+  private resolveSync(relPath: string): string {
     const rel = assertRelativeInside(relPath)
     const abs = path.resolve(this.root, rel)
     if (abs !== this.root && !abs.startsWith(this.root + path.sep)) throw outside(relPath, 'resolves outside')
-    const realRoot = await this.getRealRoot()
+    const realRoot = this.realRootSync()
     // Find the deepest part of the path that exists and check where it really leads.
     let probe = abs
     for (;;) {
+      let real: string
       try {
-        const real = await fs.realpath(probe)
-        if (real !== realRoot && !real.startsWith(realRoot + path.sep)) throw outside(relPath, 'a symlink leads outside')
-        break
+        real = fsSync.realpathSync.native(probe)
       } catch (err) {
-        if (err instanceof MemoryError) throw err
         const code = errno(err)
         if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ENAMETOOLONG') throw err
         // A symlink whose target does not exist (yet) could be created through, wherever it
         // points, possibly by way of further links: refused rather than followed.
-        if ((await fs.lstat(probe).catch(() => null))?.isSymbolicLink()) throw outside(relPath, 'a symlink on the way has no target')
+        let link = false
+        try {
+          link = fsSync.lstatSync(probe).isSymbolicLink()
+        } catch {
+          // nothing there
+        }
+        if (link) throw outside(relPath, 'a symlink on the way has no target')
         const parent = path.dirname(probe)
         if (parent === probe || probe === this.root) break
         probe = parent
+        continue
       }
+      if (real !== realRoot && !real.startsWith(realRoot + path.sep)) throw outside(relPath, 'a symlink leads outside')
+      break
     }
     return abs
   }
 
   async readFile(relPath: string): Promise<string | null> {
-    const abs = await this.resolve(relPath)
+    const abs = this.resolveSync(relPath)
     try {
-      return await fs.readFile(abs, 'utf8')
+      return fsSync.readFileSync(abs, 'utf8')
     } catch (err) {
       const code = errno(err)
       if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return null
@@ -173,17 +193,17 @@ class FileBackend implements MemoryBackend {
   }
 
   async writeFileAtomic(relPath: string, text: string): Promise<void> {
-    const abs = await this.resolve(relPath)
-    await fs.mkdir(path.dirname(abs), { recursive: true })
+    const abs = this.resolveSync(relPath)
+    fsSync.mkdirSync(path.dirname(abs), { recursive: true })
     // The folders just created may not be symlinks, but an existing one on the way could be.
-    await this.resolve(relPath)
-    await writeFileAtomicImpl(abs, text, { encoding: 'utf8', fsync: true })
+    this.resolveSync(relPath)
+    writeFileAtomicImpl.sync(abs, text, { encoding: 'utf8', fsync: true })
   }
 
   async removeFile(relPath: string): Promise<boolean> {
-    const abs = await this.resolve(relPath)
+    const abs = this.resolveSync(relPath)
     try {
-      await fs.unlink(abs)
+      fsSync.unlinkSync(abs)
       return true
     } catch (err) {
       if (errno(err) === 'ENOENT') return false
@@ -208,10 +228,10 @@ class FileBackend implements MemoryBackend {
   }
 
   async stat(relPath: string): Promise<FileStat | null> {
-    const abs = await this.resolve(relPath)
+    const abs = this.resolveSync(relPath)
     try {
-      const s = await fs.stat(abs)
-      return { mtimeMs: s.mtimeMs, size: s.size }
+      const st = fsSync.statSync(abs, { throwIfNoEntry: false })
+      return st === undefined ? null : { mtimeMs: st.mtimeMs, size: st.size }
     } catch (err) {
       const code = errno(err)
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return null
@@ -273,17 +293,19 @@ class FileBackend implements MemoryBackend {
     const view = this.view
     view.clear()
     for (const e of entries) view.set(e)
-    const st = await fs.stat(await this.resolve(INDEX_FILE))
+    const st = fsSync.statSync(this.resolveSync(INDEX_FILE))
     this.indexFile = { ino: st.ino, offset: st.size, mtimeMs: st.mtimeMs, lines: entries.length }
     this.lastIndexSkipped = 0
   }
 
   async indexView(): Promise<IndexView> {
-    const abs = await this.resolve(INDEX_FILE)
-    const st = await fs.stat(abs).catch((err: unknown) => {
-      if (errno(err) === 'ENOENT') return null
-      throw err
-    })
+    const abs = this.resolveSync(INDEX_FILE)
+    let st: fsSync.Stats | null = null
+    try {
+      st = fsSync.statSync(abs)
+    } catch (err) {
+      if (errno(err) !== 'ENOENT') throw err
+    }
     const known = this.indexFile
     if (st === null) {
       if (known !== null || this.view.size > 0) this.resetIndexState()
@@ -292,7 +314,7 @@ class FileBackend implements MemoryBackend {
     const rewritten = known === null || st.ino !== known.ino || st.size < known.offset || (st.size === known.offset && st.mtimeMs !== known.mtimeMs)
     if (rewritten) this.resetIndexState()
     const from = rewritten ? 0 : (known as IndexFileState).offset
-    if (st.size > from) await this.applyIndexBytes(abs, from, st.size, st.ino, st.mtimeMs)
+    if (st.size > from) this.applyIndexBytes(abs, from, st.size, st.ino, st.mtimeMs)
     else if (this.indexFile !== null) this.indexFile.mtimeMs = st.mtimeMs
     return this.view
   }
@@ -304,15 +326,15 @@ class FileBackend implements MemoryBackend {
   }
 
   /** Folds the complete lines in bytes [from, to) of index.jsonl into the view. */
-  private async applyIndexBytes(abs: string, from: number, to: number, ino: number, mtimeMs: number): Promise<void> {
-    const handle = await fs.open(abs, 'r')
+  private applyIndexBytes(abs: string, from: number, to: number, ino: number, mtimeMs: number): void {
+    const fd = fsSync.openSync(abs, 'r')
     let buffer: Buffer
     try {
       buffer = Buffer.alloc(to - from)
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, from)
+      const bytesRead = fsSync.readSync(fd, buffer, 0, buffer.length, from)
       buffer = buffer.subarray(0, bytesRead)
     } finally {
-      await handle.close()
+      fsSync.closeSync(fd)
     }
     // A line still being appended by another writer has no newline yet: leave it for next time.
     const end = buffer.lastIndexOf(0x0a) + 1
@@ -345,7 +367,8 @@ class FileBackend implements MemoryBackend {
       return
     }
     const text = [...upserts.map((e) => JSON.stringify(e)), ...removed.map(removalLine)].join('\n') + '\n'
-    await this.appendText(INDEX_FILE, text, { fsync: true })
+    // No fsync: the index is derived, and a line lost to a power cut is restored from its file.
+    await this.appendText(INDEX_FILE, text)
     await this.indexView()
   }
 
@@ -355,21 +378,21 @@ class FileBackend implements MemoryBackend {
 
   async appendText(relPath: string, text: string, options: { fsync?: boolean } = {}): Promise<void> {
     await this.init()
-    const abs = await this.resolve(relPath)
-    const handle = await fs.open(abs, 'a+')
+    const abs = this.resolveSync(relPath)
+    const fd = fsSync.openSync(abs, 'a+')
     try {
-      const { size } = await handle.stat()
+      const { size } = fsSync.fstatSync(fd)
       let prefix = ''
       if (size > 0) {
         // A crash may have left a torn last line; never glue the next one onto it.
         const last = Buffer.alloc(1)
-        await handle.read(last, 0, 1, size - 1)
+        fsSync.readSync(fd, last, 0, 1, size - 1)
         if (last[0] !== 0x0a) prefix = '\n'
       }
-      await handle.appendFile(prefix + text, 'utf8')
-      if (options.fsync === true) await handle.sync()
+      fsSync.writeSync(fd, prefix + text)
+      if (options.fsync === true) fsSync.fdatasyncSync(fd)
     } finally {
-      await handle.close()
+      fsSync.closeSync(fd)
     }
   }
 
@@ -402,16 +425,15 @@ class FileBackend implements MemoryBackend {
   private async holdFileLock<T>(fn: () => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.lockTimeoutMs
     let compromised: Error | null = null
-    let release: (() => Promise<void>) | null = null
+    let release: (() => void) | null = null
     let delay = 2
     while (release === null) {
       try {
-        release = await lockfile.lock(this.root, {
+        release = lockfile.lockSync(this.root, {
           lockfilePath: path.join(this.root, LOCK_DIR),
           realpath: false,
           stale: this.lockStaleMs,
           update: Math.floor(this.lockStaleMs / 4),
-          retries: 0,
           onCompromised: (err: Error) => {
             compromised = err
           },
@@ -427,7 +449,11 @@ class FileBackend implements MemoryBackend {
     try {
       return await fn()
     } finally {
-      await release().catch(() => undefined)
+      try {
+        release()
+      } catch {
+        // already released or taken over: reported below if compromised
+      }
       if (compromised !== null) {
         console.warn(`dsh-memory-agent: the store lock at ${this.root} was taken over while held: ${String(compromised)}`)
       }

@@ -151,7 +151,9 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
   if (!s.scanned) {
     if (s.seen.size === 0) s.seen = await loadSeen(backend)
   } else {
-    // Let watcher events that are already queued arrive before looking at them.
+    // Let watcher events that are already queued arrive before looking at them: the second hop
+    // starts after a poll phase that began after any edit made before this call.
+    await new Promise<void>((resolve) => setImmediate(resolve))
     await new Promise<void>((resolve) => setImmediate(resolve))
   }
   if (!full) {
