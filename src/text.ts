@@ -57,3 +57,15 @@ export function truncate(text: string, max: number): string {
   const chars = Array.from(text)
   return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join('')}…`
 }
+
+/**
+ * At most max UTF-16 code units (what String#length and the token estimate count), with an
+ * ellipsis when cut, never splitting a surrogate pair.
+ */
+export function truncateUnits(text: string, max: number): string {
+  if (text.length <= max) return text
+  let cut = Math.max(0, max - 1)
+  const last = text.charCodeAt(cut - 1)
+  if (last >= 0xd800 && last <= 0xdbff) cut--
+  return `${text.slice(0, cut)}…`
+}

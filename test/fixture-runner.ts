@@ -12,7 +12,19 @@
  *   {"$ref": {"step": 0, "path": "id"}}          a recorded result (or part of it)
  *   {"$repeat": {"text": "ab", "count": 3}}      "ababab"
  *   {"$concat": ["raw/", {"$ref": ...}, ".md"]}  the parts joined as one string
- * and in a `writeMany` input, `{{i}}` inside a string is replaced by the 0-based index.
+ * and in a `writeMany` input (and a `searchMany` `{ count, query }`), `{{i}}` inside a string is
+ * replaced by the 0-based index.
+ *
+ * Ops: the handlers `write`, `confirm`, `resolve`, `forget`, `nav`, `search`
+ * (memory_search_hybrid), `assemble` (memory_assemble), each output checked against its tool's
+ * declared output schema (tools looked up by name in TOOLS); `writeMany` and `searchMany` (arrays
+ * of outputs, each checked); `tokenize` ({ text, options? } -> the tokenizer's terms); `settle`
+ * (waits for in-flight search signals); `usage` and `queryLog` (usage.jsonl / query-log.jsonl
+ * parsed line by line, after the signals settle); `slowDisk` (fault injection: later whole-file
+ * rewrites are delayed); and the store ops `rebuild`, `index` (filters: id, type or a list of
+ * types, status, pathPrefix; sort; fields),
+ * `indexStats`, `ledger`, `exists`, `readFile`, `writeFile`, `appendFile`, `removeFile`.
+ * Case names are `NN-words` or `NNN-words`; the number is unique.
  *
  * Paths are dotted with brackets: `entries[0].id`, `a.b[-1]` (negative counts from the end),
  * `""` is the whole result.
@@ -24,13 +36,17 @@ import path from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import {
   MemoryError,
+  TOOLS,
   createFileBackend,
+  flushCaches,
   forgetMemoriesBySessionTool,
   memoryConfirmTool,
   memoryNavTool,
   memoryResolveTool,
   outputViolation,
   rebuildIndex,
+  signalsSettled,
+  tokenize,
   writeMemoryTool,
   type IndexEntry,
   type MemoryBackend,
@@ -196,7 +212,25 @@ export function substituteIndex(value: unknown, i: number): unknown {
 
 export interface RunContext {
   root: string
+  /** What the steps use: the file backend, or a wrapper of it after `slowDisk`. */
   backend: MemoryBackend
+  /** Every backend the case used (each holds its own caches and watcher until flushed). */
+  backends: MemoryBackend[]
+}
+
+/** The backend with `writeFileAtomic` (whole-file rewrites) delayed: a slow disk, for races. */
+function slowAtomicWrites(backend: MemoryBackend, delayMs: number): MemoryBackend {
+  return new Proxy(backend, {
+    get(target, prop) {
+      if (prop === 'writeFileAtomic')
+        return async (...args: Parameters<MemoryBackend['writeFileAtomic']>) => {
+          await new Promise((resolve) => setTimeout(resolve, delayMs))
+          return target.writeFileAtomic(...args)
+        }
+      const value: unknown = Reflect.get(target, prop, target)
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value
+    },
+  })
 }
 
 /** What the runner needs of a tool declaration (untyped input: fixtures feed it bad input on purpose). */
@@ -208,6 +242,13 @@ export interface FixtureTool {
 
 const asFixtureTool = (tool: unknown): FixtureTool => tool as FixtureTool
 
+/** A tool declaration looked up by its public name in TOOLS (what every adapter walks). */
+function toolNamed(name: string): FixtureTool {
+  const tool = TOOLS.find((t) => t.name === name)
+  if (tool === undefined) throw new Error(`fixture runner: no tool named ${name} in TOOLS`)
+  return asFixtureTool(tool)
+}
+
 /** The tool behind each handler op: its output is checked against the declared schema. */
 export const HANDLER_OPS: Readonly<Record<string, FixtureTool>> = {
   write: asFixtureTool(writeMemoryTool),
@@ -215,6 +256,32 @@ export const HANDLER_OPS: Readonly<Record<string, FixtureTool>> = {
   resolve: asFixtureTool(memoryResolveTool),
   forget: asFixtureTool(forgetMemoriesBySessionTool),
   nav: asFixtureTool(memoryNavTool),
+  search: toolNamed('memory_search_hybrid'),
+  assemble: toolNamed('memory_assemble'),
+}
+
+/** Ops whose result is an array of outputs of one tool: each output is checked against its schema. */
+const MANY_OPS: Readonly<Record<string, string>> = { writeMany: 'write', searchMany: 'search' }
+
+/** Waits for the signal writes in flight on every backend the case has used. */
+async function settleAll(ctx: RunContext): Promise<void> {
+  for (const b of ctx.backends) await signalsSettled(b)
+}
+
+/** Parses a JSONL file of the store into an array; a line that is not JSON becomes `{ "$unparsable": line }`. */
+async function readJsonl(ctx: RunContext, rel: string): Promise<unknown[]> {
+  await settleAll(ctx)
+  const text = await ctx.backend.readFile(rel)
+  const out: unknown[] = []
+  for (const line of (text ?? '').split('\n')) {
+    if (line.trim() === '') continue
+    try {
+      out.push(JSON.parse(line))
+    } catch {
+      out.push({ $unparsable: line })
+    }
+  }
+  return out
 }
 
 const handlerOp =
@@ -266,6 +333,81 @@ export const OPS: Readonly<Record<string, OpFn>> = {
   resolve: handlerOp('resolve'),
   forget: handlerOp('forget'),
   nav: handlerOp('nav'),
+  search: handlerOp('search'),
+  assemble: handlerOp('assemble'),
+
+  /**
+   * Many searches one after the other (each awaited, its signals left to finish in the background
+   * as in real use): `{ queries: [...] }`, or `{ count, query }` with `{{i}}` in query replaced by
+   * the 0-based index; `input` (optional) is merged into every search input; `settle: true` waits
+   * for each search's signals before the next one (a deterministic query log); `pauseMs` waits
+   * between searches (the agent's think time). Result: the outputs.
+   */
+  async searchMany(ctx, input) {
+    const rec = objectInput('searchMany', input, ['queries', 'count', 'query', 'input', 'settle', 'pauseMs'])
+    const pause = rec.pauseMs ?? 0
+    if (typeof pause !== 'number' || !Number.isInteger(pause) || pause < 0 || pause > 1000) throw new FixtureFormatError('op searchMany: pauseMs must be an integer 0..1000')
+    if (rec.settle !== undefined && typeof rec.settle !== 'boolean') throw new FixtureFormatError('op searchMany: settle must be a boolean')
+    const extra = rec.input === undefined ? {} : rec.input
+    if (!isPlainObject(extra)) throw new FixtureFormatError('op searchMany: input.input must be an object')
+    let queries: unknown[]
+    if (rec.queries !== undefined) {
+      if (rec.count !== undefined || rec.query !== undefined) throw new FixtureFormatError('op searchMany: give either queries or count + query')
+      if (!Array.isArray(rec.queries)) throw new FixtureFormatError('op searchMany: queries must be an array')
+      queries = rec.queries
+    } else {
+      if (typeof rec.count !== 'number' || !Number.isInteger(rec.count) || rec.count < 0) throw new FixtureFormatError('op searchMany: count must be an integer >= 0')
+      const query = stringField('searchMany', rec, 'query')
+      queries = Array.from({ length: rec.count }, (_, i) => substituteIndex(query, i))
+    }
+    const search = HANDLER_OPS.search as FixtureTool
+    const out: unknown[] = []
+    for (const query of queries) {
+      out.push(await search.handler(ctx.backend, { ...extra, query }))
+      if (rec.settle === true) await signalsSettled(ctx.backend)
+      if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause))
+    }
+    return out
+  },
+
+  /**
+   * Fault injection for the steps that follow: every whole-file atomic rewrite through the backend
+   * (such as the query-log trim) first waits `atomicWriteDelayMs`, as on a slow or busy disk.
+   */
+  async slowDisk(ctx, input) {
+    const rec = objectInput('slowDisk', input, ['atomicWriteDelayMs'], ['atomicWriteDelayMs'])
+    const delay = rec.atomicWriteDelayMs
+    if (typeof delay !== 'number' || !Number.isInteger(delay) || delay < 0 || delay > 5000) throw new FixtureFormatError('op slowDisk: atomicWriteDelayMs must be an integer 0..5000')
+    ctx.backend = slowAtomicWrites(ctx.backends[0] as MemoryBackend, delay)
+    ctx.backends.push(ctx.backend)
+    return true
+  },
+
+  /** Waits for the signal writes (usage.jsonl, query-log.jsonl) a search leaves in flight. */
+  async settle(ctx, input) {
+    objectInput('settle', input, [])
+    await settleAll(ctx)
+    return true
+  },
+
+  /** query-log.jsonl as an array of parsed lines (after the signals settle). */
+  async queryLog(ctx, input) {
+    objectInput('queryLog', input, [])
+    return readJsonl(ctx, 'query-log.jsonl')
+  },
+
+  /** usage.jsonl as an array of parsed lines (after the signals settle). */
+  async usage(ctx, input) {
+    objectInput('usage', input, [])
+    return readJsonl(ctx, 'usage.jsonl')
+  },
+
+  /** The tokenizer's output for `text` (src/api.ts tokenize), with its options if given. */
+  async tokenize(_ctx, input) {
+    const rec = objectInput('tokenize', input, ['text', 'options'], ['text'])
+    if (rec.options !== undefined && !isPlainObject(rec.options)) throw new FixtureFormatError('op tokenize: options must be an object')
+    return tokenize(stringField('tokenize', rec, 'text'), rec.options as Parameters<typeof tokenize>[1])
+  },
 
   async writeMany(ctx, input, step) {
     let count: unknown = step.count
@@ -290,7 +432,11 @@ export const OPS: Readonly<Record<string, OpFn>> = {
     const rec = objectInput('index', input, ['id', 'type', 'status', 'pathPrefix', 'sort', 'fields'])
     let entries = await ctx.backend.readIndex()
     if (rec.id !== undefined) entries = entries.filter((e) => e.id === rec.id)
-    if (rec.type !== undefined) entries = entries.filter((e) => e.type === rec.type)
+    if (rec.type !== undefined) {
+      // One type, or any of a list of types.
+      const types: unknown[] = Array.isArray(rec.type) ? rec.type : [rec.type]
+      entries = entries.filter((e) => types.includes(e.type))
+    }
     if (rec.status !== undefined) entries = entries.filter((e) => e.status === rec.status)
     if (rec.pathPrefix !== undefined) entries = entries.filter((e) => e.path.startsWith(String(rec.pathPrefix)))
     if (rec.sort !== undefined) {
@@ -331,6 +477,8 @@ export const OPS: Readonly<Record<string, OpFn>> = {
 
   async readFile(ctx, input) {
     const rec = objectInput('readFile', input, ['path'], ['path'])
+    // usage.jsonl and query-log.jsonl are written beside the search path: let them land first.
+    await settleAll(ctx)
     return ctx.backend.readFile(stringField('readFile', rec, 'path'))
   },
 
@@ -472,6 +620,11 @@ export interface RunOptions {
   keepStore?: boolean
 }
 
+/** The number a case name starts with, as written ("07" of "07-…", "112" of "112-…"). */
+export function casePrefix(name: string): string {
+  return /^\d+/.exec(String(name))?.[0] ?? String(name).slice(0, 2)
+}
+
 function describeStep(c: FixtureCase, i: number): string {
   return `step ${i} (${c.steps[i]?.op ?? '?'})`
 }
@@ -508,7 +661,7 @@ async function compareWithRebuild(backend: MemoryBackend): Promise<string | null
 /** Checks that a case is well-formed (ops known, expectations point at steps, one assertion each at least). */
 export function caseFormatProblems(c: FixtureCase): string[] {
   const problems: string[] = []
-  if (typeof c.name !== 'string' || !/^\d{2}-[a-z0-9][a-z0-9-]*$/.test(c.name)) problems.push(`name ${JSON.stringify(c.name)} should look like "NN-words-with-dashes"`)
+  if (typeof c.name !== 'string' || !/^\d{2,3}-[a-z0-9][a-z0-9-]*$/.test(c.name)) problems.push(`name ${JSON.stringify(c.name)} should look like "NN-words-with-dashes" (or NNN-)`)
   if (typeof c.description !== 'string' || c.description.trim() === '') problems.push('description is missing')
   if (!Array.isArray(c.steps) || c.steps.length === 0) problems.push('steps is empty')
   if (!Array.isArray(c.expect) || c.expect.length === 0) problems.push('expect is empty')
@@ -530,14 +683,15 @@ export function caseFormatProblems(c: FixtureCase): string[] {
 export async function runCase(c: FixtureCase, options: RunOptions): Promise<CaseOutcome> {
   const failures: string[] = []
   const results: unknown[] = []
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), `dsh-memory-fixture-${c.name.slice(0, 2)}-`))
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), `dsh-memory-fixture-${casePrefix(c.name)}-`))
   const format = caseFormatProblems(c)
   if (format.length > 0) return { results, failures: format.map((p) => `case format: ${p}`), root }
   if (c.fixture !== undefined) {
     const src = path.join(options.fixturesDir, c.fixture)
     await fs.cp(src, root, { recursive: true })
   }
-  const ctx: RunContext = { root, backend: createFileBackend(root) }
+  const backend = createFileBackend(root)
+  const ctx: RunContext = { root, backend, backends: [backend] }
 
   for (const [i, step] of c.steps.entries()) {
     let input: unknown
@@ -561,8 +715,9 @@ export async function runCase(c: FixtureCase, options: RunOptions): Promise<Case
     }
     results.push(result)
     if (isStepError(result)) continue
-    const outputs = step.op === 'writeMany' ? (result as unknown[]) : tool !== undefined ? [result] : []
-    const schemaTool = step.op === 'writeMany' ? HANDLER_OPS.write : tool
+    const many = MANY_OPS[step.op]
+    const outputs = many !== undefined ? (result as unknown[]) : tool !== undefined ? [result] : []
+    const schemaTool = many !== undefined ? HANDLER_OPS[many] : tool
     for (const [j, out] of outputs.entries()) {
       const violation = schemaTool !== undefined ? outputViolation(schemaTool.output, out) : null
       if (violation !== null)
@@ -607,6 +762,9 @@ export async function runCase(c: FixtureCase, options: RunOptions): Promise<Case
     if (!covered) failures.push(`${describeStep(c, i)} threw unexpectedly: ${result.error.code}: ${result.error.message}`)
   }
 
+  // Signal writes still in flight would race the rebuild check and the removal of the store.
+  await settleAll(ctx)
+
   if (c.skipRebuildCheck !== true) {
     try {
       const problem = await compareWithRebuild(ctx.backend)
@@ -616,6 +774,12 @@ export async function runCase(c: FixtureCase, options: RunOptions): Promise<Case
     }
   }
 
+  // Stops this backend's file watcher and pending cache-save timer before the store goes away.
+  try {
+    for (const b of ctx.backends) await flushCaches(b)
+  } catch (err) {
+    failures.push(`flushCaches threw ${String(err)}`)
+  }
   if (failures.length === 0 && options.keepStore !== true) await fs.rm(root, { recursive: true, force: true })
   return { results, failures, root }
 }

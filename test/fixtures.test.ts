@@ -8,7 +8,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { caseFormatProblems, filterCases, loadCases, runCase } from './fixture-runner.js'
+import { caseFormatProblems, casePrefix, filterCases, loadCases, runCase } from './fixture-runner.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const cases = await loadCases(path.join(here, 'cases.json'))
@@ -24,7 +24,8 @@ describe('test/cases.json', () => {
       for (const p of caseFormatProblems(c)) problems.push(`${c.name}: ${p}`)
       if (names.has(c.name)) problems.push(`${c.name}: duplicate name`)
       names.add(c.name)
-      const prefix = String(c.name).slice(0, 2)
+      // By value: "07-…" and "007-…" would be the same number.
+      const prefix = String(Number(casePrefix(c.name)))
       if (prefixes.has(prefix)) problems.push(`${c.name}: number ${prefix} already used by ${prefixes.get(prefix)}`)
       prefixes.set(prefix, c.name)
     }

@@ -8,7 +8,7 @@
 
 import type { MemoryBackend } from '../store/backend.js'
 import { parseFile } from '../store/frontmatter.js'
-import { collapseWhitespace, truncate } from '../text.js'
+import { collapseWhitespace, truncate, truncateUnits } from '../text.js'
 import { charsForBudget, estimateTokens, type IndexEntry } from '../types.js'
 
 export const EXCERPT_CHARS = 600
@@ -52,7 +52,9 @@ function block(entry: IndexEntry, summary: string, excerpt: string): string {
   return lines.join('\n')
 }
 
-export async function assembleContext(backend: MemoryBackend, ranked: IndexEntry[], budget: number): Promise<AssembleResult> {
+export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[], budget: number): Promise<AssembleResult> {
+  // The same memory twice would spend the budget twice on the same text.
+  const ranked = [...new Map(hits.map((e) => [e.id, e])).values()]
   const limit = charsForBudget(budget)
   const parts: string[] = []
   const sources: string[] = []
@@ -65,7 +67,7 @@ export async function assembleContext(backend: MemoryBackend, ranked: IndexEntry
     const entry = ranked[i] as IndexEntry
     const space = room()
     if (space < MIN_BLOCK_CHARS) {
-      omitted = ranked.length - i
+      omitted += ranked.length - i
       break
     }
     const excerpt = await excerptOf(backend, entry)
@@ -78,7 +80,7 @@ export async function assembleContext(backend: MemoryBackend, ranked: IndexEntry
         omitted++
         continue
       }
-      text = block(entry, truncate(entry.summary, fit), '')
+      text = block(entry, truncateUnits(entry.summary, fit), '')
     }
     if (text.length > space) {
       omitted++

@@ -1,8 +1,9 @@
 /**
  * Usage signals, written beside the search path, never on it: the top 5 hits of each search go
  * to usage.jsonl (`{ id, at, rank }`), each real query to query-log.jsonl (`{ at, query, hits }`,
- * the latest 200 kept, the file rewritten only when it passes 250 lines). Both are append-only
- * between trims, and a failure to record is silent: evidence, not state.
+ * the latest 200 kept, the file rewritten only when it passes 250 lines; appends to it take the
+ * store lock so that a trim never drops one). Both are append-only between trims, and a failure
+ * to record is silent: evidence, not state.
  */
 
 import type { MemoryBackend } from '../store/backend.js'
@@ -49,12 +50,14 @@ export function recordSearch(backend: MemoryBackend, signal: SearchSignal): void
 }
 
 async function appendQuery(backend: MemoryBackend, line: string): Promise<void> {
-  await backend.appendText(QUERY_LOG_FILE, line)
-  const count = (appendedSinceCount.get(backend) ?? QUERY_LOG_TRIM_AT) + 1
-  appendedSinceCount.set(backend, count)
-  // Count the file only when this process may have pushed it past the mark (other processes append too).
-  if (count < QUERY_LOG_TRIM_AT - QUERY_LOG_KEEP) return
+  // Under the store lock: the trim rewrites the file, and a line appended to the old file between
+  // its read and its replacement would be lost.
   await backend.withLock(async () => {
+    await backend.appendText(QUERY_LOG_FILE, line)
+    const count = (appendedSinceCount.get(backend) ?? QUERY_LOG_TRIM_AT) + 1
+    appendedSinceCount.set(backend, count)
+    // Count the file only when this process may have pushed it past the mark (other processes append too).
+    if (count < QUERY_LOG_TRIM_AT - QUERY_LOG_KEEP) return
     const text = (await backend.readFile(QUERY_LOG_FILE)) ?? ''
     const lines = text.split('\n').filter((l) => l.trim() !== '')
     appendedSinceCount.set(backend, Math.max(0, lines.length - QUERY_LOG_KEEP))

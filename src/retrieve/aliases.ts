@@ -66,7 +66,8 @@ export async function loadUserAliases(backend: MemoryBackend): Promise<Record<st
     for (const [name, members] of Object.entries(parsed as Record<string, unknown>)) {
       if (!Array.isArray(members)) continue
       const strings = members.filter((m): m is string => typeof m === 'string' && m.trim() !== '')
-      if (strings.length > 1) out[name] = strings
+      // One term is enough when it extends a built-in group of the same name.
+      if (strings.length > 0) out[name] = strings
     }
     return out
   } catch (err) {

@@ -166,7 +166,9 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
     if (strongInQuery && !r.matched.some(isStrongTerm)) continue
     const entry = source.get(r.id)
     if (entry === undefined) continue
-    const literal = r.matched.some((t) => querySet.has(t))
+    // Literal only through a term that could make a hit on its own: a shared single character
+    // next to an alias match does not make the hit literal.
+    const literal = r.matched.some((t) => querySet.has(t) && (isStrongTerm(t) || !strongInQuery))
     const score = namesKeyword(entry, querySet) ? r.score * RANKING.keywordMatchBoost : r.score
     hits.push(toHit(entry, score, literal ? 'match' : 'alias'))
   }
