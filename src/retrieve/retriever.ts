@@ -12,7 +12,9 @@ import type { MemoryBackend } from '../store/backend.js'
 import { ensureFresh, saveSeenStats, stopFreshness } from '../store/freshness.js'
 import type { IndexView } from '../store/index-view.js'
 import { buildAliasTable, loadUserAliases, mergeAliasGroups, type AliasTable } from './aliases.js'
+import type { IndexEntry } from '../types.js'
 import { SearchIndex } from './search-index.js'
+import { affectedWithContext, allWithContext } from './session-context.js'
 
 export const SEARCH_INDEX_FILE = '.cache/search-index.json'
 /** A changed search index is saved this long after its last change (the timer never keeps a process alive). */
@@ -32,6 +34,8 @@ interface Cached {
   aliasSignature: string
   unsaved: number
   saveTimer: ReturnType<typeof setTimeout> | null
+  /** The session of each indexed entry when it was indexed, to re-context its old neighbours. */
+  sessionOf: Map<string, string>
 }
 
 const caches = new WeakMap<MemoryBackend, Cached>()
@@ -66,6 +70,12 @@ async function saveIndex(backend: MemoryBackend, c: Cached): Promise<void> {
   c.unsaved -= unsaved
 }
 
+function sessionMap(view: IndexView): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const e of view.values()) if (e.session_id !== null) out.set(e.id, e.session_id)
+  return out
+}
+
 /** The retrieval state for the store as it is now, outside edits included. */
 export async function retrievalState(backend: MemoryBackend): Promise<RetrievalState> {
   await ensureFresh(backend)
@@ -74,19 +84,34 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
   if (c === undefined) {
     const [index, aliases, signature] = await Promise.all([loadIndex(backend), aliasTable(backend), aliasSignature(backend)])
     // The saved index may be older than the store: bring it up to date by checksum.
-    const stats = index.sync(view.values())
-    c = { index, generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved: stats.added + stats.updated + stats.removed, saveTimer: null }
+    const stats = index.sync(allWithContext(view))
+    c = { index, generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved: stats.added + stats.updated + stats.removed, saveTimer: null, sessionOf: sessionMap(view) }
     caches.set(backend, c)
   } else {
     const changed = view.changedSince(c.generation, c.version)
     if (changed === null) {
-      const stats = c.index.sync(view.values())
+      const stats = c.index.sync(allWithContext(view))
       c.unsaved += stats.added + stats.updated + stats.removed
-    } else {
+      c.sessionOf = sessionMap(view)
+    } else if (changed.length > 0) {
+      const present: IndexEntry[] = []
+      const sessions = new Set<string>()
       for (const id of changed) {
         const entry = view.get(id)
-        if (entry !== undefined ? c.index.apply(entry) !== 'unchanged' : c.index.remove(id)) c.unsaved++
+        const before = c.sessionOf.get(id)
+        if (before !== undefined) sessions.add(before)
+        if (entry === undefined) {
+          if (c.index.remove(id)) c.unsaved++
+          c.sessionOf.delete(id)
+          continue
+        }
+        present.push(entry)
+        if (entry.session_id !== null) {
+          sessions.add(entry.session_id)
+          c.sessionOf.set(id, entry.session_id)
+        } else c.sessionOf.delete(id)
       }
+      for (const item of affectedWithContext(view, present, sessions)) if (c.index.apply(item) !== 'unchanged') c.unsaved++
     }
     c.generation = view.generation
     c.version = view.currentVersion

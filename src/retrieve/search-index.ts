@@ -7,13 +7,14 @@
  * It ranks; it does not decide what is eligible (search.ts does) and it never touches files.
  */
 
+import { createHash } from 'node:crypto'
 import MiniSearch from 'minisearch'
 import type { IndexEntry } from '../types.js'
 import { SEARCHABLE_STATUSES } from '../types.js'
 import { TOKENIZER_VERSION, tokenize } from './tokenizer.js'
 
 /** Bump when the document shape or field set changes. */
-export const SEARCH_INDEX_FORMAT = 1
+export const SEARCH_INDEX_FORMAT = 2
 
 /** BM25 parameters and field weights, documented once. */
 export const RANKING = Object.freeze({
@@ -21,7 +22,9 @@ export const RANKING = Object.freeze({
   b: 0.75,
   /** BM25+ lower bound on a matching term's contribution (minisearch's `d`). */
   d: 0.5,
-  fieldWeights: { content: 1, keywords: 2 },
+  fieldWeights: { content: 1, keywords: 2, context: 0.3 },
+  /** An episode's context field holds the summaries of this many episodes before and after it in its session. */
+  contextWindow: 2,
   /** A query that names a tag or entity of a memory multiplies its score by this. */
   keywordMatchBoost: 1.5,
   /** Weight of a term brought in by an alias group. */
@@ -34,9 +37,10 @@ interface IndexedDoc {
   id: string
   content: string
   keywords: string
+  context: string
 }
 
-const FIELDS = ['content', 'keywords'] as const
+const FIELDS = ['content', 'keywords', 'context'] as const
 
 function minisearchOptions() {
   return {
@@ -61,10 +65,21 @@ export function isSearchable(entry: IndexEntry): boolean {
 }
 
 /** The indexed text of an entry. The title is left out when the summary already contains it. */
-export function documentOf(entry: IndexEntry): IndexedDoc {
+export function documentOf(entry: IndexEntry, context: string): IndexedDoc {
   const title = entry.title.replace(/…$/, '')
   const content = entry.summary.includes(title) ? entry.summary : `${entry.title}\n${entry.summary}`
-  return { id: entry.id, content, keywords: [...entry.tags, ...entry.entities].join('\n') }
+  return { id: entry.id, content, keywords: [...entry.tags, ...entry.entities].join('\n'), context }
+}
+
+/** An entry with the text of its neighbours, as the index holds it. */
+export interface ContextualEntry {
+  entry: IndexEntry
+  context: string
+}
+
+/** What the index knows of an indexed document: the file version and the context it was given. */
+function stamp(item: ContextualEntry): string {
+  return item.context === '' ? item.entry.checksum : `${item.entry.checksum}:${createHash('sha1').update(item.context).digest('hex').slice(0, 16)}`
 }
 
 export interface RankedDoc {
@@ -82,7 +97,7 @@ export interface SyncStats {
 
 export class SearchIndex {
   private readonly engine: MiniSearch<IndexedDoc>
-  /** id -> checksum of the entry as indexed. */
+  /** id -> stamp (checksum, and context hash) of the entry as indexed. */
   private readonly indexed: Map<string, string>
 
   private constructor(engine: MiniSearch<IndexedDoc>, indexed: Map<string, string>) {
@@ -123,13 +138,15 @@ export class SearchIndex {
   }
 
   /** Brings one entry in step: indexed if searchable and changed, dropped if no longer searchable. */
-  apply(entry: IndexEntry): 'added' | 'updated' | 'removed' | 'unchanged' {
+  apply(item: ContextualEntry): 'added' | 'updated' | 'removed' | 'unchanged' {
+    const { entry } = item
     const known = this.indexed.get(entry.id)
     if (!isSearchable(entry)) return known === undefined ? 'unchanged' : (this.remove(entry.id), 'removed')
-    if (known === entry.checksum) return 'unchanged'
+    const version = stamp(item)
+    if (known === version) return 'unchanged'
     if (known !== undefined) this.engine.discard(entry.id)
-    this.engine.add(documentOf(entry))
-    this.indexed.set(entry.id, entry.checksum)
+    this.engine.add(documentOf(entry, item.context))
+    this.indexed.set(entry.id, version)
     return known === undefined ? 'added' : 'updated'
   }
 
@@ -141,12 +158,12 @@ export class SearchIndex {
   }
 
   /** Makes the index match a full set of entries (after a load or an outside change). */
-  sync(entries: Iterable<IndexEntry>): SyncStats {
+  sync(items: Iterable<ContextualEntry>): SyncStats {
     const stats: SyncStats = { added: 0, updated: 0, removed: 0 }
     const seen = new Set<string>()
-    for (const entry of entries) {
-      seen.add(entry.id)
-      const r = this.apply(entry)
+    for (const item of items) {
+      seen.add(item.entry.id)
+      const r = this.apply(item)
       if (r !== 'unchanged') stats[r]++
     }
     for (const id of [...this.indexed.keys()]) if (!seen.has(id) && this.remove(id)) stats.removed++

@@ -1,0 +1,52 @@
+/**
+ * Context from neighbouring turns: an episode is indexed with the summaries of the episodes just
+ * before and after it in its session (at a low field weight), because a turn often answers what
+ * the turn before it asked, in other words. Pure over the index view.
+ */
+
+import type { IndexLookup } from '../store/index-view.js'
+import type { IndexEntry } from '../types.js'
+import { RANKING, isSearchable, type ContextualEntry } from './search-index.js'
+
+function inTurnOrder(episodes: IndexEntry[]): IndexEntry[] {
+  return episodes.sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))
+}
+
+/** The searchable episodes of a session, in time order. */
+function sessionEpisodes(view: IndexLookup, sessionId: string): IndexEntry[] {
+  return inTurnOrder(view.fromSession(sessionId).filter((e) => e.type === 'episode' && e.session_id === sessionId && isSearchable(e)))
+}
+
+function withNeighbours(turns: IndexEntry[]): ContextualEntry[] {
+  const w = RANKING.contextWindow
+  return turns.map((entry, i) => ({
+    entry,
+    context: [...turns.slice(Math.max(0, i - w), i), ...turns.slice(i + 1, i + 1 + w)].map((e) => e.summary).join('\n'),
+  }))
+}
+
+/** Every entry with its context, grouping each session once. */
+export function allWithContext(view: IndexLookup): ContextualEntry[] {
+  const sessions = new Map<string, IndexEntry[]>()
+  const out: ContextualEntry[] = []
+  for (const e of view.values()) {
+    if (e.type === 'episode' && e.session_id !== null && isSearchable(e)) {
+      const turns = sessions.get(e.session_id) ?? []
+      turns.push(e)
+      sessions.set(e.session_id, turns)
+    } else out.push({ entry: e, context: '' })
+  }
+  for (const turns of sessions.values()) out.push(...withNeighbours(inTurnOrder(turns)))
+  return out
+}
+
+/**
+ * The entries to re-index after the given entries changed: each one, plus every episode of the
+ * sessions they belong (or belonged) to, whose neighbours may have changed.
+ */
+export function affectedWithContext(view: IndexLookup, changed: readonly IndexEntry[], sessions: ReadonlySet<string>): ContextualEntry[] {
+  const out = new Map<string, ContextualEntry>()
+  for (const entry of changed) out.set(entry.id, { entry, context: '' })
+  for (const sessionId of sessions) for (const item of withNeighbours(sessionEpisodes(view, sessionId))) out.set(item.entry.id, item)
+  return [...out.values()]
+}
