@@ -4,7 +4,7 @@
  */
 
 export { createFileBackend, type FileBackendOptions } from './store/file-backend.js'
-export type { MemoryBackend, FileStat } from './store/backend.js'
+export type { MemoryBackend, FileStat, AnchorProbes, SyncReads } from './store/backend.js'
 export { rebuildIndex, type RebuildResult } from './store/rebuild.js'
 export { navHandler, memoryNavTool } from './tools/memory-nav.js'
 export { searchHandler, memorySearchHybridTool } from './tools/memory-search-hybrid.js'
@@ -13,6 +13,8 @@ export { writeHandler, writeMemoryTool } from './tools/write-memory.js'
 export { confirmHandler, memoryConfirmTool } from './tools/memory-confirm.js'
 export { resolveHandler, memoryResolveTool } from './tools/memory-resolve.js'
 export { forgetHandler, forgetMemoriesBySessionTool } from './tools/forget-memories-by-session.js'
+export { sweepHandler, memorySweepTool } from './tools/memory-sweep.js'
+export { digestHandler, memoryDigestTool } from './tools/memory-digest.js'
 export { TOOLS, findTool } from './tools/index.js'
 export type { ToolDeclaration, ToolAnnotations } from './tools/tool.js'
 export { outputViolation, type Schema, type Infer } from './tools/schema.js'
@@ -35,3 +37,28 @@ export {
   type MemoryType,
   type Source,
 } from './types.js'
+export {
+  INJECTION_HEADING,
+  SIGNAL_CLASSES,
+  AUTO_SETTLE_TAG,
+  isUserTyped,
+  messageText,
+  userTypedMessages,
+  extractCandidates,
+  judgeMessage,
+  type HostMessage,
+  type HostContentBlock,
+  type HostMessageSource,
+  type Candidate,
+  type SignalClass,
+  type DropReason,
+} from './lifecycle/auto-settle.js'
+export {
+  settleCandidates,
+  shouldRun,
+  SettledMessages,
+  AUTO_SETTLE_DEFAULTS,
+  type AutoSettleOptions,
+  type SettleRequest,
+  type SettleResult,
+} from './lifecycle/auto-settle-writer.js'

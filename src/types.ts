@@ -25,6 +25,19 @@ export interface Source {
   kind: SourceKind
 }
 
+export const ANCHOR_KINDS = ['env', 'tool-list', 'self-version', 'path-exists'] as const
+export type AnchorKind = (typeof ANCHOR_KINDS)[number]
+
+/**
+ * A condition a memory depends on (an environment variable, a tool, the plugin version, a path).
+ * When a probe says it no longer holds, the memory is withdrawn from resident injection.
+ */
+export interface Anchor {
+  kind: AnchorKind
+  name: string | null
+  value: string
+}
+
 /** Version of the index entry shape written by this build (entries without one are version 1). */
 export const SCHEMA_VERSION = 2
 
@@ -53,6 +66,8 @@ export interface IndexEntry {
   variants: string[]
   /** For a raw entry: the episode it belongs to. */
   episode: string | null
+  /** Conditions this memory depends on (at most 8). */
+  anchors: Anchor[]
   /** sha1 of type + normalised summary: the exact-duplicate key. */
   content_hash: string
   /** sha1 of the file's bytes as last written or read: tells a changed file from an unchanged one. */

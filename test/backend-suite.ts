@@ -59,6 +59,7 @@ export function indexEntry(id: string, over: Partial<IndexEntry> = {}): IndexEnt
     superseded_by: null,
     variants: [],
     episode: null,
+    anchors: [],
     content_hash: `hash-${id}`,
     checksum: `sum-${id}`,
     ...over,

@@ -4,12 +4,15 @@
  * summary plus an excerpt of its raw text or details (at most 600 characters); if that does not
  * fit, the summary alone; if that does not fit, the summary cut to the space left. Below 60
  * characters of space it stops. What did not fit is counted and said, never silently dropped.
+ * A hit whose slot has a fresh digest is told by that digest, once for the whole slot.
  */
 
 import type { MemoryBackend } from '../store/backend.js'
 import { parseFile } from '../store/frontmatter.js'
 import { collapseWhitespace, truncate, truncateUnits } from '../text.js'
 import { charsForBudget, estimateTokens, type IndexEntry } from '../types.js'
+import type { IndexLookup } from '../store/index-view.js'
+import { findSlot, isStale, readDigest } from './digest.js'
 
 export const EXCERPT_CHARS = 600
 export const MIN_BLOCK_CHARS = 60
@@ -52,7 +55,20 @@ function block(entry: IndexEntry, summary: string, excerpt: string): string {
   return lines.join('\n')
 }
 
-export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[], budget: number): Promise<AssembleResult> {
+/**
+ * The block of a hit in a slot whose digest is fresh: the digest stands for the whole slot.
+ * Missing or stale digests fall back to the memory itself (the digest tool rebuilds them).
+ */
+async function digestBlock(backend: MemoryBackend, view: IndexLookup, entry: IndexEntry): Promise<{ slot: string; text: string; path: string } | null> {
+  if (entry.key === null) return null
+  const state = findSlot(view, entry.key)
+  if (state === null) return null
+  const digest = await readDigest(backend, state.slot)
+  if (digest === null || isStale(digest, state)) return null
+  return { slot: state.slot, path: digest.path, text: `### ${state.key}（当前认知）\n${digest.text.replace(/^# .*\n+/, '')}\n来源: ${digest.path}` }
+}
+
+export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[], budget: number, view: IndexLookup): Promise<AssembleResult> {
   // The same memory twice would spend the budget twice on the same text.
   const ranked = [...new Map(hits.map((e) => [e.id, e])).values()]
   const limit = charsForBudget(budget)
@@ -61,6 +77,8 @@ export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[]
   let used = 0
   let omitted = 0
   const reserve = reserveFor(ranked.length)
+  /** Slots already told by their digest: their other memories add nothing. */
+  const slotsUsed = new Set<string>()
   const room = () => limit - reserve - used - (parts.length > 0 ? 2 : 0)
 
   for (let i = 0; i < ranked.length; i++) {
@@ -69,6 +87,17 @@ export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[]
     if (space < MIN_BLOCK_CHARS) {
       omitted += ranked.length - i
       break
+    }
+    const digest = await digestBlock(backend, view, entry)
+    if (digest !== null) {
+      if (slotsUsed.has(digest.slot)) continue
+      if (digest.text.length <= space) {
+        slotsUsed.add(digest.slot)
+        parts.push(digest.text)
+        sources.push(digest.path)
+        used += digest.text.length + (parts.length > 1 ? 2 : 0)
+        continue
+      }
     }
     const excerpt = await excerptOf(backend, entry)
     let text = block(entry, entry.summary, excerpt)

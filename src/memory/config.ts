@@ -50,6 +50,17 @@ export function mergeConfig(base: RuntimeConfig, patch: unknown): RuntimeConfig 
   return out
 }
 
+/** The configuration in a config.json text (null: no file); a broken file means the defaults. */
+export function configFromText(text: string | null, root: string): RuntimeConfig {
+  if (text === null) return { ...DEFAULT_CONFIG }
+  try {
+    return mergeConfig(DEFAULT_CONFIG, JSON.parse(text))
+  } catch {
+    console.warn(`dsh-memory-agent: ${root}/config.json is not valid JSON; using defaults`)
+    return { ...DEFAULT_CONFIG }
+  }
+}
+
 /** The last config.json read per backend, by its size and mtime: read again only when it changes. */
 const cache = new WeakMap<MemoryBackend, { signature: string; config: RuntimeConfig }>()
 
@@ -59,13 +70,7 @@ export async function loadConfig(backend: MemoryBackend): Promise<RuntimeConfig>
   const signature = `${st.size}:${st.mtimeMs}`
   const known = cache.get(backend)
   if (known?.signature === signature) return { ...known.config }
-  const text = await backend.readFile('config.json').catch(() => null)
-  let config: RuntimeConfig = { ...DEFAULT_CONFIG }
-  try {
-    if (text !== null) config = mergeConfig(DEFAULT_CONFIG, JSON.parse(text))
-  } catch {
-    console.warn(`dsh-memory-agent: ${backend.root}/config.json is not valid JSON; using defaults`)
-  }
+  const config = configFromText(await backend.readFile('config.json').catch(() => null), backend.root)
   cache.set(backend, { signature, config })
   return { ...config }
 }

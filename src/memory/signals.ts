@@ -96,15 +96,31 @@ export async function readQueryLog(backend: MemoryBackend): Promise<QueryLogLine
   return parseLines<QueryLogLine>(await backend.readFile(QUERY_LOG_FILE), (v) => typeof v.at === 'string' && typeof v.query === 'string' && typeof v.hits === 'number')
 }
 
-/** Hit count and last hit time per memory id, from usage.jsonl. */
-export async function readUsage(backend: MemoryBackend): Promise<Map<string, UsageStats>> {
-  const lines = parseLines<{ id: string; at: string }>(await backend.readFile(USAGE_FILE), (v) => typeof v.id === 'string' && typeof v.at === 'string')
-  const stats = new Map<string, UsageStats>()
-  for (const { id, at } of lines) {
+function foldUsage(text: string | null, stats: Map<string, UsageStats>): Map<string, UsageStats> {
+  for (const { id, at } of parseLines<{ id: string; at: string }>(text, (v) => typeof v.id === 'string' && typeof v.at === 'string')) {
     const s = stats.get(id) ?? { hits: 0, lastHitAt: null }
     s.hits++
     if (s.lastHitAt === null || at > s.lastHitAt) s.lastHitAt = at
     stats.set(id, s)
   }
+  return stats
+}
+
+/** Hit count and last hit time per memory id, from usage.jsonl. */
+export async function readUsage(backend: MemoryBackend): Promise<Map<string, UsageStats>> {
+  return foldUsage(await backend.readFile(USAGE_FILE), new Map())
+}
+
+/** The same, read synchronously and cached by the file's size and mtime (for resident injection). */
+const usageCache = new WeakMap<MemoryBackend, { signature: string; stats: Map<string, UsageStats> }>()
+export function readUsageSync(backend: MemoryBackend): Map<string, UsageStats> {
+  const sync = backend.sync
+  if (sync === undefined) return new Map()
+  const st = sync.stat(USAGE_FILE)
+  const signature = st === null ? 'none' : `${st.size}:${st.mtimeMs}`
+  const known = usageCache.get(backend)
+  if (known?.signature === signature) return known.stats
+  const stats = foldUsage(st === null ? null : sync.readFile(USAGE_FILE), new Map())
+  usageCache.set(backend, { signature, stats })
   return stats
 }

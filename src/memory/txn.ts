@@ -191,5 +191,6 @@ export function baseFrontMatter(entry: IndexEntry): FrontMatterPatch {
     variants: entry.variants,
     raw_ref: entry.raw_ref,
     episode: entry.episode,
+    anchors: entry.anchors,
   }
 }

@@ -7,9 +7,9 @@
 import { randomBytes } from 'node:crypto'
 import { invalidInput } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
-import { contentHash, memoryBody } from '../store/frontmatter.js'
+import { cleanAnchors, contentHash, memoryBody } from '../store/frontmatter.js'
 import { bigramJaccard, collapseWhitespace, slugify, truncate } from '../text.js'
-import type { IndexEntry, MemoryStatus, Source, SourceKind } from '../types.js'
+import type { AnchorKind, IndexEntry, MemoryStatus, Source, SourceKind } from '../types.js'
 import { loadConfig } from './config.js'
 import { redactSecrets, type RedactionKind } from './redact.js'
 import { slotOf } from '../store/index-view.js'
@@ -30,6 +30,7 @@ export interface WriteRequest {
   time?: string
   requireConfirmation?: boolean
   expectConflict?: boolean
+  anchors?: Array<{ kind: AnchorKind; name?: string; value?: string }>
 }
 
 export interface WriteResult {
@@ -172,6 +173,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest): Pr
         key: slotKey,
         variants: conflict ? rivals.map((r) => r.id) : [],
         raw_ref: rawRef,
+        anchors: cleanAnchors(req.anchors),
       },
       memoryBody(title, summary),
     )

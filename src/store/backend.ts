@@ -12,6 +12,30 @@
 import type { IndexEntry, LedgerEvent } from '../types.js'
 import type { IndexView } from './index-view.js'
 
+/**
+ * How a host tells whether an anchor still holds. Each probe answers, or returns undefined when
+ * it cannot tell; "cannot tell" is never taken for "no longer holds".
+ */
+export interface AnchorProbes {
+  /** The variable's value, null when it is not set. */
+  env?(name: string): string | null | undefined
+  /** Names of the tools the host offers now. */
+  toolNames?(): readonly string[] | undefined
+  /** The running version of this plugin. */
+  selfVersion?(): string | undefined
+  /** Whether a path exists (the host decides what a relative path is relative to). */
+  pathExists?(path: string): boolean | undefined
+}
+
+/** Synchronous reads, for hosts that ask for text synchronously (resident injection). */
+export interface SyncReads {
+  indexView(): IndexView
+  readFile(relPath: string): string | null
+  stat(relPath: string): FileStat | null
+  /** Names of the files directly in relDir (dot-files left out); empty when there is no such folder. */
+  list(relDir: string): string[]
+}
+
 export interface FileStat {
   mtimeMs: number
   size: number
@@ -59,6 +83,10 @@ export interface MemoryBackend {
   watch?(relDir: string, onChange: (relPath: string | null) => void): (() => void) | null
   /** Size and modification time of a file under the root, or null when there is none. */
   stat(relPath: string): Promise<FileStat | null>
+  /** Synchronous reads, where the backend can offer them; without, resident injection is empty. */
+  readonly sync?: SyncReads
+  /** Anchor probes of the host that opened the store; without them every anchor is unchecked. */
+  readonly probes?: AnchorProbes
   /** How many lines of index.jsonl were skipped because they did not parse. */
   readonly lastIndexSkipped: number
   /**

@@ -18,7 +18,7 @@ import lockfile from 'proper-lockfile'
 import writeFileAtomicImpl from 'write-file-atomic'
 import { MemoryError } from '../errors.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
-import type { FileStat, MemoryBackend } from './backend.js'
+import type { AnchorProbes, FileStat, MemoryBackend, SyncReads } from './backend.js'
 import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
 import { IndexView } from './index-view.js'
 import { parseLedgerLine } from './ledger.js'
@@ -31,6 +31,8 @@ export interface FileBackendOptions {
   lockTimeoutMs?: number
   /** A lock whose holder stopped refreshing it for this long is taken over. Default 10 s (min 2 s). */
   lockStaleMs?: number
+  /** How the host checks anchors (environment, tools, version, paths). Default: none, all unchecked. */
+  probes?: AnchorProbes
 }
 
 const INDEX_FILE = 'index.jsonl'
@@ -85,10 +87,13 @@ function sleep(ms: number): Promise<void> {
 
 class FileBackend implements MemoryBackend {
   readonly root: string
+  readonly probes: AnchorProbes | undefined
   lastIndexSkipped = 0
   private readonly view = new IndexView()
   private indexFile: IndexFileState | null = null
   private realRoot: string | null = null
+  /** Folders (as spelled under the root) whose real location was checked to be inside it. */
+  private readonly verifiedDirs = new Set<string>()
   private initialized: Promise<void> | null = null
   private readonly clock: () => string
   private readonly lockTimeoutMs: number
@@ -96,6 +101,7 @@ class FileBackend implements MemoryBackend {
 
   constructor(root: string, options: FileBackendOptions) {
     this.root = path.resolve(root)
+    this.probes = options.probes
     this.clock = options.now ?? (() => new Date().toISOString())
     this.lockTimeoutMs = options.lockTimeoutMs ?? 20_000
     this.lockStaleMs = Math.max(2_000, options.lockStaleMs ?? 10_000)
@@ -152,6 +158,17 @@ class FileBackend implements MemoryBackend {
     const abs = path.resolve(this.root, rel)
     if (abs !== this.root && !abs.startsWith(this.root + path.sep)) throw outside(relPath, 'resolves outside')
     const realRoot = this.realRootSync()
+    // Fast path: a plain file (or nothing yet) in a folder already found to be inside the root.
+    const dir = path.dirname(abs)
+    if (this.verifiedDirs.has(dir)) {
+      let st: fsSync.Stats | undefined | null = null
+      try {
+        st = fsSync.lstatSync(abs, { throwIfNoEntry: false })
+      } catch {
+        // an odd name (too long, a file on the way): the full check below decides
+      }
+      if (st !== null && (st === undefined || !st.isSymbolicLink())) return abs
+    }
     // Find the deepest part of the path that exists and check where it really leads.
     let probe = abs
     for (;;) {
@@ -176,12 +193,18 @@ class FileBackend implements MemoryBackend {
         continue
       }
       if (real !== realRoot && !real.startsWith(realRoot + path.sep)) throw outside(relPath, 'a symlink leads outside')
+      // Every existing folder on the way is now known to be inside: remember the file's folder.
+      if (probe === abs || probe === dir) this.verifiedDirs.add(dir)
       break
     }
     return abs
   }
 
   async readFile(relPath: string): Promise<string | null> {
+    return this.readFileSync(relPath)
+  }
+
+  private readFileSync(relPath: string): string | null {
     const abs = this.resolveSync(relPath)
     try {
       return fsSync.readFileSync(abs, 'utf8')
@@ -228,6 +251,10 @@ class FileBackend implements MemoryBackend {
   }
 
   async stat(relPath: string): Promise<FileStat | null> {
+    return this.statSync(relPath)
+  }
+
+  private statSync(relPath: string): FileStat | null {
     const abs = this.resolveSync(relPath)
     try {
       const st = fsSync.statSync(abs, { throwIfNoEntry: false })
@@ -241,45 +268,42 @@ class FileBackend implements MemoryBackend {
 
   async listFiles(relDir: string): Promise<string[]> {
     const out: string[] = []
-    const walk = async (rel: string): Promise<void> => {
+    const walk = (rel: string): void => {
       let abs: string
       try {
-        abs = await this.resolve(rel)
+        abs = this.resolveSync(rel)
       } catch (err) {
         // A folder inside that links outside is passed over, not followed.
         if (err instanceof MemoryError && err.code === 'PATH_OUTSIDE_ROOT' && rel !== relDir) return
         throw err
       }
-      let names: string[]
+      let entries: fsSync.Dirent[]
       try {
-        names = await fs.readdir(abs)
+        entries = fsSync.readdirSync(abs, { withFileTypes: true })
       } catch (err) {
         const code = errno(err)
         if (code === 'ENOENT' || code === 'ENOTDIR') return
         throw err
       }
-      names.sort()
-      for (const name of names) {
-        if (name.startsWith('.')) continue
-        const childRel = rel === '' ? name : `${rel.replace(/\/+$/, '')}/${name}`
-        let s
-        try {
-          s = await fs.stat(path.join(abs, name))
-        } catch {
-          continue // dangling symlink or vanished file
-        }
-        if (s.isDirectory()) await walk(childRel)
-        else if (s.isFile()) {
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      for (const entry of entries) {
+        if (entry.name.startsWith('.')) continue
+        const childRel = rel === '' ? entry.name : `${rel.replace(/\/+$/, '')}/${entry.name}`
+        if (entry.isDirectory()) walk(childRel)
+        else if (entry.isFile()) out.push(childRel)
+        else if (entry.isSymbolicLink()) {
+          // A link counts as what it leads to, and only when that is inside the root.
           try {
-            await this.resolve(childRel)
-            out.push(childRel)
+            const target = fsSync.statSync(this.resolveSync(childRel))
+            if (target.isDirectory()) walk(childRel)
+            else if (target.isFile()) out.push(childRel)
           } catch (err) {
-            if (!(err instanceof MemoryError)) throw err
+            if (!(err instanceof MemoryError) && errno(err) !== 'ENOENT') throw err
           }
         }
       }
     }
-    await walk(relDir.replace(/\/+$/, ''))
+    walk(relDir.replace(/\/+$/, ''))
     return out
   }
 
@@ -299,6 +323,25 @@ class FileBackend implements MemoryBackend {
   }
 
   async indexView(): Promise<IndexView> {
+    return this.indexViewSync()
+  }
+
+  readonly sync: SyncReads = {
+    indexView: () => this.indexViewSync(),
+    readFile: (relPath) => this.readFileSync(relPath),
+    stat: (relPath) => this.statSync(relPath),
+    list: (relDir) => {
+      try {
+        return fsSync.readdirSync(this.resolveSync(relDir)).filter((n) => !n.startsWith('.')).sort()
+      } catch (err) {
+        const code = errno(err)
+        if (code === 'ENOENT' || code === 'ENOTDIR') return []
+        throw err
+      }
+    },
+  }
+
+  private indexViewSync(): IndexView {
     const abs = this.resolveSync(INDEX_FILE)
     let st: fsSync.Stats | null = null
     try {

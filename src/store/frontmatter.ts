@@ -9,10 +9,13 @@
 
 import matter from 'gray-matter'
 import {
+  ANCHOR_KINDS,
   MEMORY_STATUSES,
   MEMORY_TYPES,
   SCHEMA_VERSION,
   SOURCE_KINDS,
+  type Anchor,
+  type AnchorKind,
   type IndexEntry,
   type MemoryStatus,
   type MemoryType,
@@ -127,6 +130,30 @@ function asSources(value: unknown): Source[] | null {
   return out
 }
 
+/** At most this many anchors per memory; name and value at most 200 characters each. */
+export const MAX_ANCHORS = 8
+const ANCHOR_TEXT = 200
+
+/** Anchors as stored: known kinds only, trimmed, cut, de-duplicated, at most eight. Pure. */
+export function cleanAnchors(value: unknown): Anchor[] {
+  const out: Anchor[] = []
+  if (!Array.isArray(value)) return out
+  for (const item of value) {
+    if (typeof item !== 'object' || item === null) continue
+    const rec = item as Record<string, unknown>
+    if (!ANCHOR_KINDS.includes(rec.kind as AnchorKind)) continue
+    const name = asString(rec.name)?.trim().slice(0, ANCHOR_TEXT) || null
+    const text = (asString(rec.value) ?? '').trim().slice(0, ANCHOR_TEXT)
+    // An env anchor may check presence only (empty value); every other kind needs a value.
+    if (rec.kind === 'env' ? name === null : text === '') continue
+    const anchor: Anchor = { kind: rec.kind as AnchorKind, name, value: text }
+    if (out.some((a) => a.kind === anchor.kind && a.name === anchor.name && a.value === anchor.value)) continue
+    out.push(anchor)
+    if (out.length === MAX_ANCHORS) break
+  }
+  return out
+}
+
 const HEADING = /^#{1,6}[ \t]+(.+?)[ \t#]*$/
 
 /** Title (first heading) and first paragraph after it. */
@@ -198,6 +225,7 @@ export function entryFromFile(relPath: string, text: string, mtimeMs: number): I
     superseded_by: asString(data.superseded_by),
     variants: asStringList(data.variants),
     episode: asString(data.episode),
+    anchors: cleanAnchors(data.anchors),
     content_hash: contentHash(type, summary),
     checksum: sha1(text),
   }

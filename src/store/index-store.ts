@@ -5,6 +5,7 @@
  * one. A line that does not parse is skipped and counted, never fatal.
  */
 
+import { cleanAnchors } from './frontmatter.js'
 import {
   MEMORY_STATUSES,
   MEMORY_TYPES,
@@ -55,6 +56,7 @@ export function parseIndexLine(line: string): IndexEntry | null {
     superseded_by: stringOr(r.superseded_by, null),
     variants: stringList(r.variants),
     episode: stringOr(r.episode, null),
+    anchors: cleanAnchors(r.anchors),
     content_hash: stringOr(r.content_hash, ''),
     checksum: stringOr(r.checksum, ''),
   }

@@ -3,9 +3,11 @@
 import { forgetMemoriesBySessionTool } from './forget-memories-by-session.js'
 import { memoryAssembleTool } from './memory-assemble.js'
 import { memoryConfirmTool } from './memory-confirm.js'
+import { memoryDigestTool } from './memory-digest.js'
 import { memoryNavTool } from './memory-nav.js'
 import { memoryResolveTool } from './memory-resolve.js'
 import { memorySearchHybridTool } from './memory-search-hybrid.js'
+import { memorySweepTool } from './memory-sweep.js'
 import type { ToolDeclaration } from './tool.js'
 import { writeMemoryTool } from './write-memory.js'
 
@@ -17,6 +19,8 @@ export const TOOLS: readonly ToolDeclaration[] = [
   memoryConfirmTool,
   memoryResolveTool,
   forgetMemoriesBySessionTool,
+  memorySweepTool,
+  memoryDigestTool,
 ]
 
 export function findTool(name: string): ToolDeclaration | undefined {

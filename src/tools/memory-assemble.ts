@@ -70,7 +70,7 @@ export const memoryAssembleTool = defineTool(
       recordSearch(backend, { query: input.task, hitIds: found.hits.map((h) => h.id) })
       ranked = found.hits.map((h) => state.entries.get(h.id)).filter((e): e is IndexEntry => e !== undefined)
     }
-    return assembleContext(backend, ranked, budget)
+    return assembleContext(backend, ranked, budget, state.entries)
   },
 )
 

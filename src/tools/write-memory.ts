@@ -2,7 +2,7 @@
 
 import { writeMemory } from '../memory/write.js'
 import { REDACTION_KINDS } from '../memory/redact.js'
-import { SOURCE_KINDS } from '../types.js'
+import { ANCHOR_KINDS, SOURCE_KINDS } from '../types.js'
 import { idList, nullableString, sessionIdField, statusField } from './shapes.js'
 import { defineTool } from './tool.js'
 
@@ -33,6 +33,22 @@ export const writeMemoryTool = defineTool(
         time: { type: 'string', minLength: 1, maxLength: 64, description: 'When it happened (ISO-8601); default now.' },
         requireConfirmation: { type: 'boolean', description: 'Store as suggested until memory_confirm (default: the store setting).' },
         expectConflict: { type: 'boolean', description: 'Keep both this and the current memory of the slot, as a conflict to resolve.' },
+        anchors: {
+          type: 'array',
+          maxItems: 8,
+          description:
+            'Conditions the memory depends on; when one no longer holds the memory leaves resident injection (search still finds it). env: name = variable, value = expected (empty: only that it is set); tool-list: value = tool name; self-version: value = plugin version; path-exists: value = path.',
+          items: {
+            type: 'object',
+            properties: {
+              kind: { type: 'string', enum: ANCHOR_KINDS },
+              name: { type: 'string', maxLength: 200 },
+              value: { type: 'string', maxLength: 200 },
+            },
+            required: ['kind'],
+            additionalProperties: false,
+          },
+        },
       },
       required: ['summary'],
       additionalProperties: false,

@@ -1,0 +1,63 @@
+/**
+ * Child process of bench/scale.ts: process start to first answer, for one engine, one query.
+ *
+ *   node bench/scale-child.mjs ours <memory root> <query>
+ *   node bench/scale-child.mjs fts <sqlite db> <FTS5 match expression>
+ *
+ * `performance.now()` counts from the start of this process, so `firstMs` is process start to the
+ * first answer (module loading included). The FTS5 child gets its query already segmented by the
+ * parent (with the product's tokenizer), so it loads only better-sqlite3. After the answer the
+ * product's child flushes its caches as an adapter does on exit (`flushMs`, not in `firstMs`), so
+ * the next child can start from them. Prints one JSON line.
+ */
+
+const [mode, target, query] = process.argv.slice(2)
+if (target === undefined || query === undefined) {
+  process.stderr.write('usage: scale-child.mjs ours|fts <root|db> <query>\n')
+  process.exit(2)
+}
+
+/** Keep in step with FTS_QUERY in scale.ts. */
+const FTS_QUERY = 'SELECT id, summary, bm25(mem, 0.0, 0.0, 1.0, 2.0) AS score FROM mem WHERE mem MATCH ? ORDER BY score LIMIT 10'
+
+let importMs
+let firstMs
+let hits
+let flushMs = 0
+if (mode === 'ours') {
+  const api = await import('../lib/api.js')
+  importMs = performance.now()
+  const backend = api.createFileBackend(target)
+  const result = await api.searchHandler(backend, { query, top_k: 10 })
+  firstMs = performance.now()
+  hits = result.hits.length
+  // What an adapter does when it finishes (the CLI does): let the usage signals land and save
+  // the derived caches, so the next process can load them. Timed apart from the answer.
+  await api.signalsSettled(backend)
+  const f0 = performance.now()
+  await api.flushCaches(backend)
+  flushMs = performance.now() - f0
+} else if (mode === 'fts') {
+  const { default: Database } = await import('better-sqlite3')
+  importMs = performance.now()
+  const db = new Database(target, { fileMustExist: true })
+  const rows = db.prepare(FTS_QUERY).all(query)
+  firstMs = performance.now()
+  hits = rows.length
+  db.close()
+} else {
+  process.stderr.write(`unknown mode ${mode}\n`)
+  process.exit(2)
+}
+
+const usage = process.resourceUsage()
+process.stdout.write(
+  JSON.stringify({
+    firstMs,
+    importMs,
+    hits,
+    flushMs,
+    maxRssMB: usage.maxRSS / 1024,
+    heapUsedMB: process.memoryUsage().heapUsed / 1e6,
+  }) + '\n',
+)

@@ -1,0 +1,80 @@
+/** memory_sweep: a read-only health check of the store. */
+
+import { DEFAULT_LONG_UNUSED_DAYS, sweep } from '../memory/sweep.js'
+import { nullableString } from './shapes.js'
+import { defineTool } from './tool.js'
+
+export const memorySweepTool = defineTool(
+  {
+    name: 'memory_sweep',
+    title: 'Health check',
+    description:
+      'List what may need attention, changing nothing: memories without a search hit for `days` days (default 90), superseded versions still on disk, recent queries that found nothing (what the store lacks), and memories whose anchors no longer hold. Act with forget, resolve or a new write.',
+    input: {
+      type: 'object',
+      properties: {
+        days: { type: 'integer', minimum: 1, maximum: 3650, default: DEFAULT_LONG_UNUSED_DAYS, description: 'Days without a hit that count as long unused.' },
+        limit: { type: 'integer', minimum: 1, maximum: 200, default: 20, description: 'Entries per list at most.' },
+      },
+      additionalProperties: false,
+    },
+    output: {
+      type: 'object',
+      properties: {
+        at: { type: 'string' },
+        scanned: { type: 'integer' },
+        thresholds: {
+          type: 'object',
+          properties: { longUnusedDays: { type: 'integer' }, limit: { type: 'integer' } },
+          required: ['longUnusedDays', 'limit'],
+          additionalProperties: false,
+        },
+        longUnused: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { id: { type: 'string' }, path: { type: 'string' }, title: { type: 'string' }, idleDays: { type: 'integer' }, hits: { type: 'integer' }, last_used_at: nullableString },
+            required: ['id', 'path', 'title', 'idleDays', 'hits', 'last_used_at'],
+            additionalProperties: false,
+          },
+        },
+        supersededBacklog: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { id: { type: 'string' }, path: { type: 'string' }, title: { type: 'string' }, superseded_by: nullableString, time: { type: 'string' } },
+            required: ['id', 'path', 'title', 'superseded_by', 'time'],
+            additionalProperties: false,
+          },
+        },
+        zeroHitQueries: {
+          type: 'array',
+          items: { type: 'object', properties: { at: { type: 'string' }, query: { type: 'string' } }, required: ['at', 'query'], additionalProperties: false },
+        },
+        staleAnchors: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              path: { type: 'string' },
+              title: { type: 'string' },
+              kind: { type: 'string' },
+              name: nullableString,
+              value: { type: 'string' },
+              reason: { type: 'string' },
+            },
+            required: ['id', 'path', 'title', 'kind', 'name', 'value', 'reason'],
+            additionalProperties: false,
+          },
+        },
+      },
+      required: ['at', 'scanned', 'thresholds', 'longUnused', 'supersededBacklog', 'zeroHitQueries', 'staleAnchors'],
+      additionalProperties: false,
+    },
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+  },
+  async (backend, input) => sweep(backend, input.days, input.limit),
+)
+
+export const sweepHandler = memorySweepTool.handler
