@@ -155,9 +155,9 @@ export async function settleCandidates(backend: MemoryBackend, request: SettleRe
 }
 
 async function settleOne(backend: MemoryBackend, sessionId: string, sentence: string, classes: SignalClass[], raw: string, result: SettleResult): Promise<void> {
-  // Redacted here whatever the store's redactSecrets switch says: the user chose to write their
-  // own memories verbatim, not to have chat text captured verbatim. The write path redacts again,
-  // which is a no-op on already redacted text.
+  // Redacted here whatever the store's redactSecrets switch says: that switch is for memories
+  // someone chose to write, and chat text captured by a machine is not one. The write path
+  // redacts again, a no-op on text already redacted.
   const redacted = redactSecrets(sentence)
   // Cut after redacting, so a cut never leaves half a secret that no longer looks like one.
   const summary = { text: truncateUnits(redacted.text, SUMMARY_MAX), kinds: redacted.kinds }

@@ -17,6 +17,8 @@ import { SearchIndex } from './search-index.js'
 import { affectedWithContext, allWithContext } from './session-context.js'
 
 export const SEARCH_INDEX_FILE = '.cache/search-index.json'
+/** Which state of index.jsonl the saved search index reflects (so a flush can tell it is current). */
+const SEARCH_INDEX_META = '.cache/search-index.meta.json'
 /** A changed search index is saved this long after its last change (the timer never keeps a process alive). */
 const SAVE_DELAY_MS = 10_000
 
@@ -63,11 +65,29 @@ function scheduleSave(backend: MemoryBackend, c: Cached): void {
   c.saveTimer.unref()
 }
 
+async function indexSignature(backend: MemoryBackend): Promise<string> {
+  const st = await backend.stat('index.jsonl')
+  return st === null ? 'none' : `${st.size}:${st.mtimeMs}`
+}
+
 async function saveIndex(backend: MemoryBackend, c: Cached): Promise<void> {
   if (c.unsaved === 0) return
   const unsaved = c.unsaved
+  const signature = await indexSignature(backend)
   await backend.writeFileAtomic(SEARCH_INDEX_FILE, c.index.toJSON())
+  await backend.writeFileAtomic(SEARCH_INDEX_META, JSON.stringify({ index: signature }))
   c.unsaved -= unsaved
+}
+
+/** True when the saved search index was made from index.jsonl as it is now. */
+async function savedIndexIsCurrent(backend: MemoryBackend): Promise<boolean> {
+  const text = await backend.readFile(SEARCH_INDEX_META).catch(() => null)
+  if (text === null) return false
+  try {
+    return (JSON.parse(text) as { index?: unknown }).index === (await indexSignature(backend))
+  } catch {
+    return false
+  }
 }
 
 function sessionMap(view: IndexView): Map<string, string> {
@@ -126,15 +146,21 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
 }
 
 /**
- * Saves the derived caches of this store now (search index, file stats) and stops its file
- * watcher. Adapters call it when they finish (a CLI command, a server shutting down); skipping it
- * loses nothing but start-up time.
+ * Brings the derived caches of this store up to date on disk now (search index, file stats) and
+ * stops its file watcher. Adapters call it when they finish (a CLI command, a server shutting
+ * down). A process that only wrote still leaves a current search index behind, so the next
+ * process starts from it instead of catching up; skipping the call loses nothing but start-up
+ * time.
  */
 export async function flushCaches(backend: MemoryBackend): Promise<void> {
+  const stale = (await backend.stat('index.jsonl')) !== null && !(await savedIndexIsCurrent(backend))
+  if (stale && !caches.has(backend)) await retrievalState(backend)
   const c = caches.get(backend)
   if (c !== undefined) {
     if (c.saveTimer !== null) clearTimeout(c.saveTimer)
     c.saveTimer = null
+    // An index that matches the store but was saved without its marker is saved again once.
+    if (stale) c.unsaved = Math.max(c.unsaved, 1)
     await saveIndex(backend, c)
   }
   await saveSeenStats(backend)

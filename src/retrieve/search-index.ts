@@ -31,6 +31,8 @@ export const RANKING = Object.freeze({
   aliasWeight: 0.5,
   /** Weight of a single CJK character of the query (2-grams and words weigh 1). */
   cjkUnigramWeight: 0.25,
+  /** Single characters join a query only when it has this many distinct strong terms (or none). */
+  cjkUnigramMinStrongTerms: 8,
 })
 
 interface IndexedDoc {
@@ -172,14 +174,14 @@ export class SearchIndex {
 
   /**
    * BM25 over the given distinct terms, each multiplied by its weight (1 unless given),
-   * restricted to ids the filter accepts.
+   * restricted to ids the filter accepts (all, without one); best score first.
    */
-  rank(terms: readonly string[], weights: ReadonlyMap<string, number>, accept: (id: string) => boolean): RankedDoc[] {
+  rank(terms: readonly string[], weights: ReadonlyMap<string, number>, accept: ((id: string) => boolean) | null): RankedDoc[] {
     if (terms.length === 0) return []
     const results = this.engine.search(terms.join(' '), {
       tokenize: () => [...terms],
       boostTerm: (term) => weights.get(term) ?? 1,
-      filter: (r) => accept(String(r.id)),
+      ...(accept !== null ? { filter: (r: { id: unknown }) => accept(String(r.id)) } : {}),
     })
     return results.map((r) => ({ id: String(r.id), score: r.score, matched: r.queryTerms }))
   }

@@ -79,13 +79,17 @@ function filterOf(req: SearchRequest): (e: IndexEntry) => boolean {
   }
 }
 
+/** Tokens of each tag and entity, per entry object (entries are replaced, never changed). */
+const keywordTokens = new WeakMap<IndexEntry, string[][]>()
+
 /** True when every token of one of the entry's tags or entities is among the query tokens. */
 function namesKeyword(entry: IndexEntry, queryTokens: ReadonlySet<string>): boolean {
-  for (const keyword of [...entry.tags, ...entry.entities]) {
-    const tokens = tokenize(keyword, { cjkUnigrams: 'isolated' })
-    if (tokens.length > 0 && tokens.every((t) => queryTokens.has(t))) return true
+  let keywords = keywordTokens.get(entry)
+  if (keywords === undefined) {
+    keywords = [...entry.tags, ...entry.entities].map((k) => tokenize(k, { cjkUnigrams: 'isolated' })).filter((t) => t.length > 0)
+    keywordTokens.set(entry, keywords)
   }
-  return false
+  return keywords.some((tokens) => tokens.every((t) => queryTokens.has(t)))
 }
 
 function toHit(e: IndexEntry, score: number, reason: SearchHit['reason']): SearchHit {
@@ -134,8 +138,10 @@ function zeroHitGuidance(source: EntrySource, req: SearchRequest): { guidance: s
 export function runSearch(source: EntrySource, index: SearchIndex, aliases: AliasTable | null, req: SearchRequest): SearchResult {
   const accept = filterOf(req)
   const queryTokens = tokenize(req.query)
-  let eligible = 0
-  for (const e of source.values()) if (accept(e)) eligible++
+  const filtered = (req.tags?.length ?? 0) > 0 || (req.entities?.length ?? 0) > 0 || req.time_range !== undefined
+  // Without filters every searchable memory is eligible, and the index holds exactly those.
+  let eligible = filtered ? 0 : index.size
+  if (filtered) for (const e of source.values()) if (accept(e)) eligible++
 
   if (queryTokens.length === 0) {
     // Browsing by filters only: the newest eligible memories.
@@ -150,34 +156,56 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
 
   const querySet = new Set(queryTokens)
   const aliasTerms = aliases ? aliases.expand(queryTokens) : []
-  // A term said twice weighs twice; single CJK characters only help, at a low weight.
+  // A term said twice weighs twice. Single CJK characters only help, at a low weight, and only
+  // in a long (conversational) query: there 2-gram matches are sparse next to the query, while a
+  // short query is precise with its 2-grams and would pay for the long lists of single
+  // characters with noise and time.
+  const strongCount = new Set(queryTokens.filter(isStrongTerm)).size
+  const withUnigrams = strongCount === 0 || strongCount >= RANKING.cjkUnigramMinStrongTerms
   const weights = new Map<string, number>()
-  for (const t of queryTokens) weights.set(t, (weights.get(t) ?? 0) + (isStrongTerm(t) ? 1 : RANKING.cjkUnigramWeight))
+  for (const t of queryTokens) {
+    if (isStrongTerm(t)) weights.set(t, (weights.get(t) ?? 0) + 1)
+    else if (withUnigrams) weights.set(t, (weights.get(t) ?? 0) + RANKING.cjkUnigramWeight)
+  }
   for (const t of aliasTerms) weights.set(t, RANKING.aliasWeight)
   const strongInQuery = [...querySet, ...aliasTerms].some(isStrongTerm)
-  const ranked = index.rank([...weights.keys()], weights, (id) => {
+  // The index holds only searchable memories: a per-result check is needed only with filters.
+  const ranked = index.rank([...weights.keys()], weights, filtered ? (id) => {
     const e = source.get(id)
     return e !== undefined && accept(e)
-  })
+  } : null)
 
-  const hits: SearchHit[] = []
+  // Results come best raw score first, and a boost multiplies by at most keywordMatchBoost: once
+  // top_k hits are in hand, a result whose boosted score could not reach the k-th is only counted.
+  const scored: Array<{ entry: IndexEntry; score: number; reason: SearchHit['reason'] }> = []
+  const byScore = (a: { entry: IndexEntry; score: number }, b: { entry: IndexEntry; score: number }) =>
+    b.score - a.score || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0)
+  let threshold = -Infinity
+  let matchedCount = 0
   for (const r of ranked) {
     // Strong-term rule: with a strong term in the query, single-character matches only add score.
     if (strongInQuery && !r.matched.some(isStrongTerm)) continue
+    matchedCount++
+    if (r.score * RANKING.keywordMatchBoost < threshold) continue
     const entry = source.get(r.id)
     if (entry === undefined) continue
     // Literal only through a term that could make a hit on its own: a shared single character
     // next to an alias match does not make the hit literal.
     const literal = r.matched.some((t) => querySet.has(t) && (isStrongTerm(t) || !strongInQuery))
     const score = namesKeyword(entry, querySet) ? r.score * RANKING.keywordMatchBoost : r.score
-    hits.push(toHit(entry, score, literal ? 'match' : 'alias'))
+    scored.push({ entry, score, reason: literal ? 'match' : 'alias' })
+    if (scored.length >= req.top_k) {
+      scored.sort(byScore)
+      scored.length = req.top_k
+      threshold = (scored[req.top_k - 1] as { score: number }).score
+    }
   }
-  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-  const top = hits.slice(0, req.top_k)
+  scored.sort(byScore)
+  const top = scored.slice(0, req.top_k).map((h) => toHit(h.entry, h.score, h.reason))
   const aliasHits = top.filter((h) => h.reason === 'alias').length
 
   if (top.length === 0) return { hits: [], alias_hits: 0, eligible, ...zeroHitGuidance(source, req) }
-  const more = hits.length > top.length ? ` ${hits.length - top.length} more matched; raise top_k to see them.` : ''
+  const more = matchedCount > top.length ? ` ${matchedCount - top.length} more matched; raise top_k to see them.` : ''
   const inferred =
     aliasHits > 0 ? ` ${aliasHits} of them were inferred through synonyms (reason "alias"), not matched literally; if they are off, rephrase.` : ''
   return { hits: top, alias_hits: aliasHits, eligible, guidance: `${top.length} memories matched.${inferred}${more}` }
