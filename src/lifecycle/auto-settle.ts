@@ -9,6 +9,7 @@
  * memory, a wrong one pollutes the store.
  */
 
+import { INJECTION_HEADING } from '../memory/inject.js'
 import { collapseWhitespace, sha1 } from '../text.js'
 
 /** The seven content block types of a host message; only `text` is ever read here. */
@@ -35,11 +36,7 @@ export interface HostMessage {
   readonly source?: HostMessageSource
 }
 
-/**
- * The heading the resident injection text of this plugin starts with. A message without a source
- * that contains it is the plugin's own memory echoed back, never something the user said.
- */
-export const INJECTION_HEADING = '## 长期记忆 (dsh-memory-agent)'
+export { INJECTION_HEADING }
 
 /**
  * The whitelist: a user-role message typed into the chat box. With a source this is the host's
