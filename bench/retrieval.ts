@@ -1,6 +1,6 @@
 /**
  * Retrieval bench: LoCoMo evidence recall and MADial-Bench zh memory recall, following the
- * protocols in /work/shared/data/README.md, for the product (through ../lib/api.js only) and a
+ * protocols in ../shared/data/README.md, for the product (through ../lib/api.js only) and a
  * plain BM25 baseline (./plain-bm25.ts) on the same data and the same questions, in one run.
  *
  *   npm run bench:retrieval                      (builds lib/, then runs this file with tsx)
@@ -27,7 +27,8 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { only: null, limitConversations: null, dataDir: '/work/shared/data' }
+  // The public data sets sit in shared/ beside the checkout (as on every machine and in CI).
+  const args: Args = { only: null, limitConversations: null, dataDir: join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data') }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
     const value = (): string => {

@@ -15,9 +15,19 @@
  * and in a `writeMany` input (and a `searchMany` `{ count, query }`), `{{i}}` inside a string is
  * replaced by the 0-based index.
  *
+ * A case may give `"probes": { "env"?: { "NAME": "value" | null }, "tools"?: [...], "version"?: "x",
+ * "paths"?: [...] }`: its backend is then created with `createFileBackend(root, { probes })`, where
+ * env(name) is the mapped value (null: not set) or undefined for a name not in the map ("cannot
+ * tell"), toolNames() is `tools`, selfVersion() is `version`, pathExists(p) is `paths.includes(p)`,
+ * each undefined when its field is absent.
+ *
  * Ops: the handlers `write`, `confirm`, `resolve`, `forget`, `nav`, `search`
- * (memory_search_hybrid), `assemble` (memory_assemble), each output checked against its tool's
- * declared output schema (tools looked up by name in TOOLS); `writeMany` and `searchMany` (arrays
+ * (memory_search_hybrid), `assemble` (memory_assemble), `digest` (memory_digest), `sweep`
+ * (memory_sweep), each output checked against its tool's
+ * declared output schema (tools looked up by name in TOOLS); `inject` (`injectionText(backend,
+ * input)` of src/api.ts, after the signals settle; the runner checks that it returns synchronously,
+ * not a Promise, that text.length <= budgetChars and that the text holds no `{{`); `writeConfig`
+ * ({ ...fields } written as config.json); `writeMany` and `searchMany` (arrays
  * of outputs, each checked); `tokenize` ({ text, options? } -> the tokenizer's terms); `settle`
  * (waits for in-flight search signals); `usage` and `queryLog` (usage.jsonl / query-log.jsonl
  * parsed line by line, after the signals settle); `slowDisk` (fault injection: later whole-file
@@ -25,6 +35,8 @@
  * types, status, pathPrefix; sort; fields),
  * `indexStats`, `ledger`, `exists`, `readFile`, `writeFile`, `appendFile`, `removeFile`.
  * Case names are `NN-words` or `NNN-words`; the number is unique.
+ *
+ * Assertions: value, lte, gte, length, includes, startsWith, jsonIncludes, jsonNotIncludes, error.
  *
  * Paths are dotted with brackets: `entries[0].id`, `a.b[-1]` (negative counts from the end),
  * `""` is the whole result.
@@ -40,6 +52,7 @@ import {
   createFileBackend,
   flushCaches,
   forgetMemoriesBySessionTool,
+  injectionText,
   memoryConfirmTool,
   memoryNavTool,
   memoryResolveTool,
@@ -48,7 +61,9 @@ import {
   signalsSettled,
   tokenize,
   writeMemoryTool,
+  type AnchorProbes,
   type IndexEntry,
+  type InjectionOptions,
   type MemoryBackend,
   type Schema,
 } from '../src/api.js'
@@ -63,7 +78,7 @@ export interface FixtureStep {
   count?: number
 }
 
-export const ASSERTION_KINDS = ['value', 'lte', 'gte', 'length', 'includes', 'jsonIncludes', 'jsonNotIncludes', 'error'] as const
+export const ASSERTION_KINDS = ['value', 'lte', 'gte', 'length', 'includes', 'startsWith', 'jsonIncludes', 'jsonNotIncludes', 'error'] as const
 export type AssertionKind = (typeof ASSERTION_KINDS)[number]
 
 export interface FixtureExpectation {
@@ -74,6 +89,8 @@ export interface FixtureExpectation {
   gte?: unknown
   length?: unknown
   includes?: unknown
+  /** The string at the path begins with this text. */
+  startsWith?: unknown
   jsonIncludes?: unknown
   jsonNotIncludes?: unknown
   /** The step threw a MemoryError with this code. */
@@ -86,8 +103,19 @@ export interface FixtureCase {
   fixture?: string
   /** For cases that deliberately leave the index and the files apart (hand edits, corruption). */
   skipRebuildCheck?: boolean
+  /** The host's anchor probes for this case's backend (see the header). */
+  probes?: FixtureProbes
   steps: FixtureStep[]
   expect: FixtureExpectation[]
+}
+
+/** A case's anchor probes, as data. */
+export interface FixtureProbes {
+  /** Variable name -> value (null: not set); a name not in the map is "cannot tell". */
+  env?: Record<string, string | null>
+  tools?: string[]
+  version?: string
+  paths?: string[]
 }
 
 /** What a step that threw records as its result. */
@@ -216,6 +244,8 @@ export interface RunContext {
   backend: MemoryBackend
   /** Every backend the case used (each holds its own caches and watcher until flushed). */
   backends: MemoryBackend[]
+  /** Contract breaches an op saw (a Promise where a value was due, a budget overrun): each fails the case. */
+  violations: string[]
 }
 
 /** The backend with `writeFileAtomic` (whole-file rewrites) delayed: a slow disk, for races. */
@@ -258,6 +288,8 @@ export const HANDLER_OPS: Readonly<Record<string, FixtureTool>> = {
   nav: asFixtureTool(memoryNavTool),
   search: toolNamed('memory_search_hybrid'),
   assemble: toolNamed('memory_assemble'),
+  digest: toolNamed('memory_digest'),
+  sweep: toolNamed('memory_sweep'),
 }
 
 /** Ops whose result is an array of outputs of one tool: each output is checked against its schema. */
@@ -335,6 +367,40 @@ export const OPS: Readonly<Record<string, OpFn>> = {
   nav: handlerOp('nav'),
   search: handlerOp('search'),
   assemble: handlerOp('assemble'),
+  digest: handlerOp('digest'),
+  sweep: handlerOp('sweep'),
+
+  /**
+   * Resident injection: `injectionText(backend, { enabled?, budgetChars? })`, called after the
+   * signals settle (so usage.jsonl holds every hit). The call itself must be synchronous: a
+   * Promise (or any thenable) is a contract breach and fails the case, as do a text longer than
+   * its budgetChars and a `{{` in the text. Result: the InjectionResult.
+   */
+  async inject(ctx, input) {
+    const rec = objectInput('inject', input, ['enabled', 'budgetChars'])
+    await settleAll(ctx)
+    const out: unknown = injectionText(ctx.backend, rec as InjectionOptions)
+    if (out instanceof Promise || (isPlainObject(out) && typeof (out as { then?: unknown }).then === 'function')) {
+      ctx.violations.push('op inject: injectionText returned a Promise; hosts read context text synchronously and drop a Promise')
+      return await (out as Promise<unknown>)
+    }
+    if (isPlainObject(out) && typeof out.text === 'string' && typeof out.budgetChars === 'number') {
+      if (out.text.length > out.budgetChars) ctx.violations.push(`op inject: text is ${out.text.length} characters, over its budgetChars ${out.budgetChars}`)
+      if (out.text.includes('{{')) ctx.violations.push('op inject: the text holds "{{" (the host would substitute it)')
+    } else {
+      ctx.violations.push(`op inject: unexpected result ${pretty(out, 400)}`)
+    }
+    return out
+  },
+
+  /** Writes config.json (the panel's settings) with the given fields, replacing the file. */
+  async writeConfig(ctx, input) {
+    const rec = objectInput('writeConfig', input, ['requireConfirmation', 'redactSecrets', 'defaultBudget', 'maxTopK', 'injectEnabled', 'injectBudgetChars', 'autoSettleEnabled'])
+    const abs = storePath(ctx, 'writeConfig', 'config.json')
+    await fs.mkdir(path.dirname(abs), { recursive: true })
+    await fs.writeFile(abs, `${JSON.stringify(rec, null, 2)}\n`, 'utf8')
+    return true
+  },
 
   /**
    * Many searches one after the other (each awaited, its signals left to finish in the background
@@ -593,6 +659,10 @@ export function checkAssertion(kind: AssertionKind, expected: unknown, actual: u
       if (Array.isArray(actual)) return actual.some((item) => deepEqual(item, expected)) ? null : 'no element of the array equals the expected value'
       return 'includes needs an array or a string'
     }
+    case 'startsWith': {
+      if (typeof actual !== 'string' || typeof expected !== 'string') return 'startsWith needs strings on both sides'
+      return actual.startsWith(expected) ? null : 'the string does not start with the expected text'
+    }
     case 'jsonIncludes':
     case 'jsonNotIncludes': {
       if (typeof expected !== 'string') return `${kind} needs a string`
@@ -665,8 +735,9 @@ export function caseFormatProblems(c: FixtureCase): string[] {
   if (typeof c.description !== 'string' || c.description.trim() === '') problems.push('description is missing')
   if (!Array.isArray(c.steps) || c.steps.length === 0) problems.push('steps is empty')
   if (!Array.isArray(c.expect) || c.expect.length === 0) problems.push('expect is empty')
-  const known = new Set(['name', 'description', 'fixture', 'skipRebuildCheck', 'steps', 'expect'])
+  const known = new Set(['name', 'description', 'fixture', 'skipRebuildCheck', 'probes', 'steps', 'expect'])
   for (const key of Object.keys(c)) if (!known.has(key)) problems.push(`unknown case field ${JSON.stringify(key)}`)
+  if (c.probes !== undefined) problems.push(...probesProblems(c.probes))
   for (const [i, step] of (c.steps ?? []).entries()) {
     if (!OP_NAMES.includes(step.op)) problems.push(`step ${i}: unknown op ${JSON.stringify(step.op)}`)
     for (const key of Object.keys(step)) if (!['op', 'input', 'count'].includes(key)) problems.push(`step ${i}: unknown field ${JSON.stringify(key)}`)
@@ -680,6 +751,30 @@ export function caseFormatProblems(c: FixtureCase): string[] {
   return problems
 }
 
+function probesProblems(probes: unknown): string[] {
+  if (!isPlainObject(probes)) return ['probes must be an object']
+  const problems: string[] = []
+  const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string')
+  for (const key of Object.keys(probes)) if (!['env', 'tools', 'version', 'paths'].includes(key)) problems.push(`probes: unknown field ${JSON.stringify(key)}`)
+  if (probes.env !== undefined && (!isPlainObject(probes.env) || !Object.values(probes.env).every((v) => typeof v === 'string' || v === null)))
+    problems.push('probes.env must map names to a string or null')
+  if (probes.tools !== undefined && !strings(probes.tools)) problems.push('probes.tools must be an array of strings')
+  if (probes.version !== undefined && typeof probes.version !== 'string') problems.push('probes.version must be a string')
+  if (probes.paths !== undefined && !strings(probes.paths)) problems.push('probes.paths must be an array of strings')
+  return problems
+}
+
+/** The host probes a case describes: each answers from the data, or undefined ("cannot tell"). */
+export function fixtureProbes(p: FixtureProbes): AnchorProbes {
+  const env = p.env
+  return {
+    env: (name) => (env !== undefined && Object.prototype.hasOwnProperty.call(env, name) ? (env[name] as string | null) : undefined),
+    toolNames: () => p.tools,
+    selfVersion: () => p.version,
+    pathExists: (q) => (p.paths === undefined ? undefined : p.paths.includes(q)),
+  }
+}
+
 export async function runCase(c: FixtureCase, options: RunOptions): Promise<CaseOutcome> {
   const failures: string[] = []
   const results: unknown[] = []
@@ -690,8 +785,8 @@ export async function runCase(c: FixtureCase, options: RunOptions): Promise<Case
     const src = path.join(options.fixturesDir, c.fixture)
     await fs.cp(src, root, { recursive: true })
   }
-  const backend = createFileBackend(root)
-  const ctx: RunContext = { root, backend, backends: [backend] }
+  const backend = createFileBackend(root, c.probes !== undefined ? { probes: fixtureProbes(c.probes) } : {})
+  const ctx: RunContext = { root, backend, backends: [backend], violations: [] }
 
   for (const [i, step] of c.steps.entries()) {
     let input: unknown
@@ -754,6 +849,8 @@ export async function runCase(c: FixtureCase, options: RunOptions): Promise<Case
       )
     }
   }
+
+  for (const v of ctx.violations) failures.push(`contract: ${v}`)
 
   // A step that threw must be expected to: otherwise the failure would pass unnoticed.
   for (const [i, result] of results.entries()) {

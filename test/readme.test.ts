@@ -73,3 +73,33 @@ describe('README', () => {
     expect(out).toContain('entries: 1')
   })
 })
+
+describe('README: benchmark commands', () => {
+  // `npm run bench:*` builds first; the suite must not rebuild lib/ under the other tests, so it
+  // runs what the scripts run after the build, on small sizes.
+  const tsx = path.join(repo, 'node_modules/.bin/tsx')
+
+  it('package.json has the bench scripts the README names', () => {
+    for (const name of ['bench:retrieval', 'bench:scale']) {
+      expect(readme).toContain(`npm run ${name}`)
+      expect(pkg.scripts[name]).toMatch(/^npm run build && tsx bench\//)
+    }
+  })
+
+  it('bench:retrieval prints the MADial table beside its baseline', () => {
+    const out = execFileSync(tsx, ['bench/retrieval.ts', '--only', 'madial'], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    expect(out).toMatch(/MADial zh frac@k/)
+    expect(out).toMatch(/^all\s+\|\s+80\s+\|/m)
+  }, 120_000)
+
+  it('bench:scale prints the size table with FTS5 beside it', () => {
+    const out = execFileSync(tsx, ['bench/scale.ts', '--sizes', '300', '--queries', '20', '--window', '100'], {
+      cwd: repo,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    expect(out).toMatch(/== 300 memories ==/)
+    expect(out).toMatch(/query p95 zh, ms/)
+    expect(out).toMatch(/FTS5/)
+  }, 180_000)
+})

@@ -47,9 +47,12 @@ export interface SlotState {
 
 const ordered = (list: IndexEntry[]) => [...list].sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))
 
-/** The memories of a slot (episodes and topics with a key; forgotten ones left out). */
+/** Statuses a digest speaks of: current and older versions; not forgotten, orphaned, or unconfirmed ones. */
+const DIGESTED = new Set(['active', 'conflict', 'superseded'])
+
+/** The memories of a slot (episodes and topics with a key). */
 function slotState(view: IndexLookup, slot: string): SlotState | null {
-  const entries = ordered(view.inSlot(slot).filter((e) => e.key !== null && e.type !== 'raw' && e.status !== 'deleted_pending' && e.status !== 'orphaned'))
+  const entries = ordered(view.inSlot(slot).filter((e) => e.key !== null && e.type !== 'raw' && DIGESTED.has(e.status)))
   const newest = entries[entries.length - 1]
   if (newest === undefined) return null
   const current = entries.filter((e) => e.status === 'active' || e.status === 'conflict')
@@ -67,7 +70,7 @@ function slotState(view: IndexLookup, slot: string): SlotState | null {
 /** Every slot of the store, by its normalised name. */
 export function allSlots(view: IndexLookup): SlotState[] {
   const slots = new Set<string>()
-  for (const e of view.values()) if (e.key !== null && e.type !== 'raw') slots.add(slotOf(e))
+  for (const e of view.values()) if (e.key !== null && e.type !== 'raw' && DIGESTED.has(e.status)) slots.add(slotOf(e))
   return [...slots]
     .sort()
     .map((slot) => slotState(view, slot))

@@ -104,8 +104,8 @@ export function injectionText(backend: MemoryBackend, options: InjectionOptions 
       lines.push(next)
       length += 1 + next.length
     }
-    // A heading with no memory under it is noise.
-    if (lines.length === 0) return EMPTY(budgetChars, staleSkipped)
+    // A heading with no memory under it is noise; what did not fit is still counted.
+    if (lines.length === 0) return { ...EMPTY(budgetChars, staleSkipped), omitted: candidates.length }
     const omitted = candidates.length - lines.length
     const text = [head, ...lines, ...(omitted > 0 ? [omissionLine(omitted)] : [])].join('\n')
     return { text, included: lines.length, omitted, staleSkipped, budgetChars }
