@@ -118,6 +118,22 @@ describe('the saved search index', () => {
     expect(JSON.parse(readFileSync(cacheFile(root), 'utf8')).tokenizer).toBe(TOKENIZER_VERSION)
   })
 
+  it('flushCaches saves an index that holds every memory, even when this process loaded it before writing more', async () => {
+    const { root, backend } = store()
+    await writeHandler(backend, { summary: 'first memory about kites' })
+    await searchHandler(backend, { query: 'kites' })
+    for (let i = 0; i < 12; i++) await writeHandler(backend, { summary: `later memory ${i} about gliders` })
+    await flushCaches(backend)
+    const saved = JSON.parse(readFileSync(join(root, '.cache/search-index.json'), 'utf8')) as { docs: Record<string, string> }
+    expect(Object.keys(saved.docs)).toHaveLength(13)
+    // A process that only writes leaves a current index too.
+    const writer = createFileBackend(root)
+    await writeHandler(writer, { summary: 'one more about balloons' })
+    await flushCaches(writer)
+    const again = JSON.parse(readFileSync(join(root, '.cache/search-index.json'), 'utf8')) as { docs: Record<string, string> }
+    expect(Object.keys(again.docs)).toHaveLength(14)
+  })
+
   it('deleting .cache/ loses nothing', async () => {
     const root = await savedStore()
     unlinkSync(cacheFile(root))

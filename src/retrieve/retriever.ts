@@ -154,7 +154,9 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
  */
 export async function flushCaches(backend: MemoryBackend): Promise<void> {
   const stale = (await backend.stat('index.jsonl')) !== null && !(await savedIndexIsCurrent(backend))
-  if (stale && !caches.has(backend)) await retrievalState(backend)
+  // Catch the index up with the store first, whether or not this process had it loaded: the
+  // marker saved with it must never claim a state the index does not hold.
+  if (stale) await retrievalState(backend)
   const c = caches.get(backend)
   if (c !== undefined) {
     if (c.saveTimer !== null) clearTimeout(c.saveTimer)
