@@ -25,6 +25,7 @@ import { promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import fc from 'fast-check'
+import { textOf } from './arbitraries.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHARS_PER_TOKEN, assembleHandler, createFileBackend, flushCaches, writeHandler, type IndexEntry, type MemoryBackend } from '../src/api.js'
 
@@ -49,19 +50,7 @@ const piece = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(' ', ' ', '，', '。', '. ', '\n', '  ') },
 )
 
-/** Text of `min`..`max` UTF-16 units (what the tool schemas count), starting with a letter. */
-function textOf(min: number, max: number): fc.Arbitrary<string> {
-  // Pieces average ~3 units; ask for enough of them, then cut to `max` without splitting a pair.
-  return fc.array(piece, { minLength: 0, maxLength: Math.ceil(max / 2), size: 'max' }).map((parts) => {
-    let text = `n${parts.join('')}`
-    if (text.length > max) {
-      text = text.slice(0, max)
-      if (/[\uD800-\uDBFF]$/.test(text)) text = text.slice(0, -1)
-    }
-    while (text.length < min) text += 'x'
-    return text
-  })
-}
+const textOfPieces = (min: number, max: number) => textOf(piece, min, max)
 
 interface MemorySpec {
   summary: string
@@ -73,9 +62,9 @@ interface MemorySpec {
 
 const memorySpec: fc.Arbitrary<MemorySpec> = fc.record(
   {
-    summary: fc.oneof({ weight: 3, arbitrary: textOf(1, 200) }, { weight: 2, arbitrary: textOf(200, 2000) }),
-    title: textOf(1, 200),
-    raw: fc.oneof(textOf(1, 300), textOf(300, 5000)),
+    summary: fc.oneof({ weight: 3, arbitrary: textOfPieces(1, 200) }, { weight: 2, arbitrary: textOfPieces(200, 2000) }),
+    title: textOfPieces(1, 200),
+    raw: fc.oneof(textOfPieces(1, 300), textOfPieces(300, 5000)),
     key: fc.constantFrom('slot-a', 'slot-b', 'slot-c'),
     gated: fc.boolean(),
   },

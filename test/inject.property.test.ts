@@ -29,6 +29,7 @@ import { promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import fc from 'fast-check'
+import { textOf } from './arbitraries.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   INJECTION_HEADING,
@@ -100,18 +101,7 @@ const piece = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(' ', ' ', '，', '。', '. ', '\n', '\t', '  ') },
 )
 
-/** Text of `min`..`max` UTF-16 units, never ending in half a surrogate pair. */
-function textOf(min: number, max: number): fc.Arbitrary<string> {
-  return fc.array(piece, { minLength: 0, maxLength: Math.ceil(max / 2), size: 'max' }).map((parts) => {
-    let text = `n${parts.join('')}`
-    if (text.length > max) {
-      text = text.slice(0, max)
-      if (/[\uD800-\uDBFF]$/.test(text)) text = text.slice(0, -1)
-    }
-    while (text.length < min) text += 'x'
-    return text
-  })
-}
+const textOfPieces = (min: number, max: number) => textOf(piece, min, max)
 
 interface MemorySpec {
   summary: string
@@ -124,8 +114,8 @@ interface MemorySpec {
 
 const memorySpec: fc.Arbitrary<MemorySpec> = fc.record(
   {
-    summary: fc.oneof({ weight: 4, arbitrary: textOf(1, 120) }, { weight: 1, arbitrary: textOf(120, 600) }),
-    title: fc.oneof(textOf(1, 30), textOf(30, 120)),
+    summary: fc.oneof({ weight: 4, arbitrary: textOfPieces(1, 120) }, { weight: 1, arbitrary: textOfPieces(120, 600) }),
+    title: fc.oneof(textOfPieces(1, 30), textOfPieces(30, 120)),
     // Mostly absent: each keyed memory supersedes the slot's older versions.
     key: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('slot-a', 'slot-b', 'slot-c', '{{slot}}') }),
     gated: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
