@@ -116,6 +116,8 @@ function commonTags(entries: Iterable<IndexEntry>, limit: number): string[] {
     .map(([t]) => t)
 }
 
+const memories = (n: number) => `${n} ${n === 1 ? 'memory' : 'memories'}`
+
 function zeroHitGuidance(source: EntrySource, req: SearchRequest): { guidance: string; common_tags: string[] } {
   const searchable = [...source.values()].filter(isSearchable)
   const tags = commonTags(searchable, 8)
@@ -127,7 +129,7 @@ function zeroHitGuidance(source: EntrySource, req: SearchRequest): { guidance: s
   const filters = req.tags?.length || req.entities?.length || req.time_range ? ' Try again without some of the filters, or' : ' Try'
   return {
     guidance:
-      `No memory matched. The store holds ${searchable.length} searchable memories` +
+      `No memory matched. The store holds ${memories(searchable.length)} that can be searched` +
       (tags.length > 0 ? `; common tags: ${tags.join(', ')}` : '') +
       (latest.length > 0 ? `; latest: ${latest.join(', ')}` : '') +
       `.${filters} other words (synonyms, the other language), or browse with memory_nav({ sort: "recent" }) before concluding it was never recorded.`,
@@ -151,7 +153,7 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
       .slice(0, req.top_k)
       .map((e) => toHit(e, 0, 'match'))
     if (browse.length === 0) return { hits: [], alias_hits: 0, eligible, ...zeroHitGuidance(source, req) }
-    return { hits: browse, alias_hits: 0, eligible, guidance: `No search words given: the ${browse.length} newest memories that pass the filters.` }
+    return { hits: browse, alias_hits: 0, eligible, guidance: `No search words given: the newest ${memories(browse.length)} that pass the filters.` }
   }
 
   const querySet = new Set(queryTokens)
@@ -208,5 +210,5 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   const more = matchedCount > top.length ? ` ${matchedCount - top.length} more matched; raise top_k to see them.` : ''
   const inferred =
     aliasHits > 0 ? ` ${aliasHits} of them were inferred through synonyms (reason "alias"), not matched literally; if they are off, rephrase.` : ''
-  return { hits: top, alias_hits: aliasHits, eligible, guidance: `${top.length} memories matched.${inferred}${more}` }
+  return { hits: top, alias_hits: aliasHits, eligible, guidance: `${memories(top.length)} matched.${inferred}${more}` }
 }
