@@ -5,8 +5,8 @@
 #   bash verify.sh 06     # fixture step runs only the cases whose name contains "06"
 #
 # Steps: 1 environment, 2 clean build, 3 package contract, 4 fixture cases (test/cases.json),
-# 5 UI half, 6 wiring smoke. Steps 5, 6 and the DSH-specific part of 3 are skipped until the
-# DSH plugin and its settings panel land (issue 5); each skip is printed, never silent.
+# 5 UI half, 6 wiring smoke. Step 5 and the client part of 3 are skipped until the settings
+# panel lands (issue 5); each skip is printed, never silent.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -34,7 +34,7 @@ ok "dependencies installed (tsc, vitest present)"
 step 2 "clean lib/ and full tsc build"
 rm -rf lib
 npm run build || fail "npm run build"
-for f in lib/index.js lib/api.js lib/cli/main.js; do
+for f in lib/host/index.js lib/api.js lib/cli/main.js; do
   [ -f "$f" ] || fail "the build did not produce $f"
 done
 ok "lib/ rebuilt from src/"
@@ -72,7 +72,7 @@ printf '%s' "$pack_json" | node -e '
   const text = require("fs").readFileSync(0, "utf8")
   const files = JSON.parse(text)[0].files.map((f) => f.path)
   const problems = []
-  for (const need of ["lib/index.js", "lib/api.js", "lib/cli/main.js", "lib/tools/index.js", "package.json"])
+  for (const need of ["lib/host/index.js", "lib/api.js", "lib/cli/main.js", "lib/tools/index.js", "package.json"])
     if (!files.includes(need)) problems.push(`missing ${need}`)
   if (!files.some((f) => f.startsWith("lib/"))) problems.push("no lib/ files")
   for (const f of files) if (/^(src|test)\//.test(f)) problems.push(`ships ${f}`)
@@ -80,8 +80,36 @@ printf '%s' "$pack_json" | node -e '
   console.log(`  ok: npm pack lists ${files.length} files, lib/ included, no src/ or test/`)
 ' || fail "npm pack contents"
 
-echo "  DSH checks (cordis.patch.yml shape, dsh.bundle, client ModuleLoader artifact):"
-skip "the DSH plugin lands with issue 5"
+# The DSH bundle: package.json points the host at cordis.patch.yml, whose top level is an array
+# of patches and whose `insert` is a list of loader entries naming this package (a mapping there
+# crashes the host's patch composer), and the package entry is the plugin.
+node -e '
+  const fs = require("fs")
+  const pkg = require("./package.json")
+  const problems = []
+  const patchPath = pkg.dsh && pkg.dsh.bundle && pkg.dsh.bundle.patch
+  if (patchPath !== "./cordis.patch.yml") problems.push(`dsh.bundle.patch is ${JSON.stringify(patchPath)}, not "./cordis.patch.yml"`)
+  else if (!fs.existsSync(patchPath)) problems.push(`${patchPath} is missing`)
+  else {
+    // js-yaml comes with gray-matter (a dependency): resolved from there, not assumed hoisted.
+    const yaml = require(require.resolve("js-yaml", { paths: [require.resolve("gray-matter")] }))
+    const patch = (yaml.safeLoad || yaml.load)(fs.readFileSync(patchPath, "utf8"))
+    if (!Array.isArray(patch)) problems.push("cordis.patch.yml: the top level is not an array")
+    else {
+      const inserts = patch.filter((p) => p && "insert" in p)
+      if (inserts.length === 0) problems.push("cordis.patch.yml: no insert patch")
+      for (const p of inserts) {
+        if (!Array.isArray(p.insert)) problems.push("cordis.patch.yml: insert is not a list")
+        else if (!p.insert.some((e) => e && e.name === pkg.name)) problems.push(`cordis.patch.yml: no inserted entry names ${pkg.name}`)
+      }
+    }
+  }
+  if (pkg.exports["."].default !== "./lib/host/index.js") problems.push("exports[\".\"] is not the plugin entry ./lib/host/index.js")
+  if (problems.length > 0) { console.error(problems.join("\n")); process.exit(1) }
+' || fail "DSH bundle contract"
+ok "dsh.bundle.patch -> cordis.patch.yml (top-level array, insert lists $(node -p 'require("./package.json").name')); entry is the plugin"
+echo "  DSH checks (client ModuleLoader artifact):"
+skip "the settings panel lands with issue 5"
 
 # ---------------------------------------------------------------------------------------------
 step 4 "fixture cases (test/cases.json)${CASE_FILTER_ARG:+, filter \"$CASE_FILTER_ARG\"}"
@@ -92,7 +120,7 @@ step 5 "UI half (settings panel, host routes)"
 skip "the settings panel lands with issue 5"
 
 # ---------------------------------------------------------------------------------------------
-step 6 "wiring smoke (fake ctx, apply(), tool registration)"
-skip "the DSH plugin entry lands with issue 5"
+step 6 "wiring smoke (cordis Context + SystemPrompt + ToolRuntime + the plugin, in process)"
+npx vitest run test/host-inprocess.test.ts || fail "wiring smoke"
 
 printf '\nverify.sh: all steps passed\n'

@@ -63,3 +63,9 @@ export {
   type SettleRequest,
   type SettleResult,
 } from './lifecycle/auto-settle-writer.js'
+export { softDelete, restore, type StatusMove } from './memory/soft-delete.js'
+export { purgeDeleted, type PurgeOptions, type PurgeResult } from './memory/purge.js'
+export { exportBundle, DEFAULT_BUNDLE_BYTES, type Bundle, type BundleFile, type ExportOptions } from './memory/export.js'
+export { memoryStats, type MemoryStats } from './memory/stats.js'
+export { listSessions, type SessionSummary } from './memory/sessions.js'
+export { saveConfigPatch, configPatch, type ConfigWrite } from './memory/config-file.js'

@@ -1,7 +1,9 @@
 /**
  * Runtime configuration kept in `<root>/config.json` (written by the panel), merged over the
- * defaults with every value clamped to its range. A missing or broken file means the defaults:
- * a configuration mistake never stops memory from working.
+ * base with every value clamped to its range. The base is DEFAULT_CONFIG unless the adapter
+ * that opened the store set another (the DSH plugin passes its cordis config): the panel's file
+ * wins over the host's configuration, which wins over the defaults. A missing or broken file
+ * means the base: a configuration mistake never stops memory from working.
  */
 
 import type { MemoryBackend } from '../store/backend.js'
@@ -50,27 +52,46 @@ export function mergeConfig(base: RuntimeConfig, patch: unknown): RuntimeConfig 
   return out
 }
 
-/** The configuration in a config.json text (null: no file); a broken file means the defaults. */
-export function configFromText(text: string | null, root: string): RuntimeConfig {
-  if (text === null) return { ...DEFAULT_CONFIG }
+/** The configuration in a config.json text (null: no file) over base; a broken file means the base. */
+export function configFromText(text: string | null, root: string, base: RuntimeConfig = DEFAULT_CONFIG): RuntimeConfig {
+  if (text === null) return { ...base }
   try {
-    return mergeConfig(DEFAULT_CONFIG, JSON.parse(text))
+    return mergeConfig(base, JSON.parse(text))
   } catch {
-    console.warn(`dsh-memory-agent: ${root}/config.json is not valid JSON; using defaults`)
-    return { ...DEFAULT_CONFIG }
+    console.warn(`dsh-memory-agent: ${root}/config.json is not valid JSON; using the configured defaults`)
+    return { ...base }
   }
 }
 
 /** The last config.json read per backend, by its size and mtime: read again only when it changes. */
 const cache = new WeakMap<MemoryBackend, { signature: string; config: RuntimeConfig }>()
 
+/** The base an adapter set per backend (its own configuration); DEFAULT_CONFIG where none was set. */
+const bases = new WeakMap<MemoryBackend, RuntimeConfig>()
+
+/** Sets what config.json is merged over for this backend, clamped like any other source. */
+export function setConfigBase(backend: MemoryBackend, base: Partial<RuntimeConfig>): void {
+  bases.set(backend, mergeConfig(DEFAULT_CONFIG, base))
+  cache.delete(backend)
+}
+
+function baseOf(backend: MemoryBackend): RuntimeConfig {
+  return bases.get(backend) ?? DEFAULT_CONFIG
+}
+
 export async function loadConfig(backend: MemoryBackend): Promise<RuntimeConfig> {
   const st = await backend.stat('config.json').catch(() => null)
-  if (st === null) return { ...DEFAULT_CONFIG }
+  if (st === null) return { ...baseOf(backend) }
   const signature = `${st.size}:${st.mtimeMs}`
   const known = cache.get(backend)
   if (known?.signature === signature) return { ...known.config }
-  const config = configFromText(await backend.readFile('config.json').catch(() => null), backend.root)
+  const config = configFromText(await backend.readFile('config.json').catch(() => null), backend.root, baseOf(backend))
   cache.set(backend, { signature, config })
   return { ...config }
+}
+
+/** loadConfig for synchronous callers (resident injection, the auto-settle heartbeat); may throw. */
+export function loadConfigSync(backend: MemoryBackend): RuntimeConfig {
+  const text = backend.sync === undefined ? null : backend.sync.readFile('config.json')
+  return configFromText(text, backend.root, baseOf(backend))
 }

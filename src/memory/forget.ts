@@ -1,9 +1,9 @@
 /**
  * Forgetting a session, decided by the `sources` array alone. Episodes and raw text of the
- * session become deleted_pending (soft) or are removed from disk (hard). Shared topics are
- * never deleted: with `include_shared_unlink` the session is removed from their sources, and a
- * topic left with none becomes orphaned. Counts report only what this call changed, so a
- * repeated call reports zero.
+ * session become deleted_pending (soft, remembering their status as `deleted_from` so that
+ * `restore` can undo it) or are removed from disk (hard). Shared topics are never deleted: with
+ * `include_shared_unlink` the session is removed from their sources, and a topic left with none
+ * becomes orphaned. Counts report only what this call changed, so a repeated call reports zero.
  */
 
 import type { MemoryBackend } from '../store/backend.js'
@@ -52,7 +52,7 @@ export function forgetSession(backend: MemoryBackend, sessionId: string, scope: 
     const forgetOne = async (target: IndexEntry): Promise<boolean> => {
       if (mode === 'hard') return txn.remove(target)
       if (target.status === 'deleted_pending') return false
-      return (await txn.update(target, { status: 'deleted_pending' })) !== null
+      return (await txn.update(target, { status: 'deleted_pending', deleted_from: target.status })) !== null
     }
     const fromSession = txn.index.fromSession(sessionId)
     for (const entry of fromSession) {

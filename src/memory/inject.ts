@@ -16,7 +16,7 @@ import { isSearchable } from '../retrieve/search-index.js'
 import { truncateUnits } from '../text.js'
 import type { IndexEntry } from '../types.js'
 import { staleAnchor } from './anchors.js'
-import { configFromText } from './config.js'
+import { loadConfigSync } from './config.js'
 import { digestPath } from './digest.js'
 import { readUsageSync } from './signals.js'
 
@@ -64,7 +64,7 @@ export function injectionText(backend: MemoryBackend, options: InjectionOptions 
   let budgetChars = INJECT_MIN_BUDGET
   try {
     if (sync === undefined) return EMPTY(budgetChars)
-    const config = configFromText(sync.readFile('config.json'), backend.root)
+    const config = loadConfigSync(backend)
     budgetChars = Math.min(INJECT_MAX_BUDGET, Math.max(INJECT_MIN_BUDGET, Math.round(options.budgetChars ?? config.injectBudgetChars)))
     if (!(options.enabled ?? config.injectEnabled)) return EMPTY(budgetChars)
 

@@ -1,0 +1,253 @@
+/**
+ * The settings panel's HTTP API, independent of any host: `handleApiRequest` takes a request the
+ * host glue has already read (method, headers, remote address, body) and returns a status,
+ * headers and a JSON body. The glue mounts it at `POST /memory-agent/api` and does nothing else;
+ * this module never listens, reads the environment or touches a host object. The body is
+ * `{ "op": <name>, ...arguments }`; the answer is `{ ok: true, result }` or
+ * `{ ok: false, error: { code, message } }`.
+ *
+ * Gates, in this order:
+ * 1. POST only (405).
+ * 2. A loopback peer only: 127.0.0.0/8, ::1, ::ffff:127.x.x.x (403).
+ * 3. From the panel: Origin equal to `http://<Host>` or `https://<Host>`, or the header
+ *    `x-dsh-memory-agent: panel` (403), AND the per-process secret below (403).
+ * 4. `content-type: application/json` (415).
+ * 5. A body of at most 64 KB (413). The glue should stop reading at API_BODY_LIMIT + 1 bytes and
+ *    pass what it has: this module answers 413 for it.
+ * 6. A JSON object whose `op` is on the whitelist (400), with valid arguments (400).
+ *
+ * The secret. Origin and the panel header only keep out browser pages of other sites (they cannot
+ * set either without a CORS preflight, which gets 405); any local process can send both, and a
+ * page reached through DNS rebinding has an Origin that matches its Host. So every request must
+ * also carry `x-dsh-memory-agent-token` equal to `deps.secret`, compared in constant time. The
+ * host glue makes the secret once per process (random bytes, never written to the store or a
+ * log) and hands it only to the panel: the DSH panel artifact receives it from the host when it
+ * mounts, and the standalone page gets it in its URL (as a `#token=` fragment, which the browser
+ * never sends to a server). Whatever carries it must not itself be an open loopback route, or the
+ * gap reopens. An empty secret lets nothing through.
+ *
+ * Errors map once, here: MemoryError INVALID_INPUT 400, NOT_FOUND 404, INVALID_STATE 409,
+ * PATH_OUTSIDE_ROOT 403, LOCK_TIMEOUT 503; anything else is 500 with a generic message (the error
+ * goes to the host log, never into the response).
+ */
+
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { isIPv4 } from 'node:net'
+import { isMemoryError, MemoryError, type ErrorCode } from '../errors.js'
+import type { RuntimeConfig } from '../memory/config.js'
+import { saveConfigPatch } from '../memory/config-file.js'
+import { DEFAULT_BUNDLE_BYTES, exportBundle } from '../memory/export.js'
+import { INJECT_MAX_BUDGET, INJECT_MIN_BUDGET, injectionText } from '../memory/inject.js'
+import { purgeDeleted } from '../memory/purge.js'
+import { listSessions } from '../memory/sessions.js'
+import { readQueryLog } from '../memory/signals.js'
+import { restore, softDelete } from '../memory/soft-delete.js'
+import { memoryStats } from '../memory/stats.js'
+import type { MemoryBackend } from '../store/backend.js'
+import { rebuildIndex } from '../store/rebuild.js'
+import { forgetMemoriesBySessionTool } from '../tools/forget-memories-by-session.js'
+import { memoryConfirmTool } from '../tools/memory-confirm.js'
+import { memoryNavTool } from '../tools/memory-nav.js'
+import { memoryResolveTool } from '../tools/memory-resolve.js'
+import { memorySearchHybridTool } from '../tools/memory-search-hybrid.js'
+import { parseInput, type Infer, type ObjectSchema } from '../tools/schema.js'
+import { idField } from '../tools/shapes.js'
+import { writeMemoryTool } from '../tools/write-memory.js'
+
+export const API_PATH = '/memory-agent/api'
+/** Largest request body, in bytes. */
+export const API_BODY_LIMIT = 64 * 1024
+export const PANEL_HEADER = 'x-dsh-memory-agent'
+export const TOKEN_HEADER = 'x-dsh-memory-agent-token'
+
+export interface ApiRequest {
+  method: string
+  /** Request headers; names in any case (Node gives them lower-cased). */
+  headers: Record<string, string | undefined>
+  /** The peer's address as the socket reports it. */
+  remoteAddress: string | undefined
+  body: string | Buffer
+}
+
+export interface ApiResponse {
+  status: number
+  headers: Record<string, string>
+  /** JSON text. */
+  body: string
+}
+
+export interface ApiDeps {
+  backend: MemoryBackend
+  /** The per-process secret the panel sends in `x-dsh-memory-agent-token`. */
+  secret: string
+  config: {
+    /** The effective configuration. */
+    get(): RuntimeConfig
+    /**
+     * Called after `config.set` wrote config.json, with the fields written (whitelisted and
+     * clamped): applies them to what the host keeps in memory and returns the effective configuration.
+     */
+    set(patch: Partial<RuntimeConfig>): RuntimeConfig
+  }
+}
+
+/** Codes of answers that no handler gave: the gates, and a failure nobody expected. */
+export type ApiErrorCode = ErrorCode | 'METHOD_NOT_ALLOWED' | 'FORBIDDEN' | 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'INTERNAL_ERROR'
+
+const HTTP_STATUS: Record<ErrorCode, number> = {
+  INVALID_INPUT: 400,
+  NOT_FOUND: 404,
+  INVALID_STATE: 409,
+  PATH_OUTSIDE_ROOT: 403,
+  LOCK_TIMEOUT: 503,
+  IO_ERROR: 500,
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
+
+function respond(status: number, payload: unknown, extraHeaders: Record<string, string> = {}): ApiResponse {
+  return { status, headers: { ...JSON_HEADERS, ...extraHeaders }, body: JSON.stringify(payload) }
+}
+
+function fail(status: number, code: ApiErrorCode, message: string, extraHeaders?: Record<string, string>): ApiResponse {
+  return respond(status, { ok: false, error: { code, message } }, extraHeaders)
+}
+
+/** 127.0.0.0/8, ::1, and IPv4-mapped 127.x as Node reports them. Pure. */
+export function isLoopback(address: string | undefined): boolean {
+  if (address === undefined) return false
+  const a = address.toLowerCase()
+  const v4 = a.startsWith('::ffff:') ? a.slice('::ffff:'.length) : a
+  return isIPv4(v4) ? v4.startsWith('127.') : a === '::1'
+}
+
+/** Constant-time equality of the given token and the secret (hashed first, so lengths match). */
+function tokenMatches(given: string | undefined, secret: string): boolean {
+  if (given === undefined || secret === '') return false
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest()
+  return timingSafeEqual(digest(given), digest(secret))
+}
+
+function fromPanel(header: (name: string) => string | undefined): boolean {
+  const host = header('host')?.toLowerCase()
+  const origin = header('origin')?.toLowerCase()
+  const sameOrigin = host !== undefined && origin !== undefined && (origin === `http://${host}` || origin === `https://${host}`)
+  return sameOrigin || header(PANEL_HEADER) === 'panel'
+}
+
+type Args = Record<string, unknown>
+type OpHandler = (args: Args, deps: ApiDeps, op: string) => Promise<unknown>
+
+/** An op whose arguments are checked against a schema (unknown fields refused, defaults filled). */
+function withArgs<const S extends ObjectSchema>(schema: S, run: (args: Infer<S>, deps: ApiDeps) => unknown): OpHandler {
+  return async (args, deps, op) => run(parseInput(schema, args, op) as Infer<S>, deps)
+}
+
+/** A tool as an op sees it: the handler checks whatever input it is given and names a bad field. */
+interface CheckingTool {
+  handler(backend: MemoryBackend, input: unknown): Promise<unknown>
+}
+
+/** An op served by a tool, with some arguments fixed by the panel's rules. */
+function viaTool(tool: CheckingTool, fixed: Args = {}): OpHandler {
+  return (args, deps) => tool.handler(deps.backend, { ...args, ...fixed })
+}
+
+const NO_ARGS = { type: 'object', properties: {}, additionalProperties: false } as const
+const ID_ARGS = { type: 'object', properties: { id: idField }, required: ['id'], additionalProperties: false } as const
+
+/** One memory in full for the panel's detail view: entry, file text, raw text, the other sides of a conflict. */
+async function detail(backend: MemoryBackend, id: string) {
+  const nav = await memoryNavTool.handler(backend, { path: id, limit: 1 })
+  const view = await backend.indexView()
+  const entry = view.get(id)
+  // Only ids: a path or a file that is not a memory is not something to show here.
+  if (entry === undefined || nav.file?.path !== entry.path) throw new MemoryError('NOT_FOUND', `no memory with id ${JSON.stringify(id)}`, 'id')
+  const variants = entry.variants.flatMap((v) => {
+    const other = view.get(v)
+    return other === undefined ? [] : [{ id: other.id, title: other.title, summary: other.summary, status: other.status, time: other.time }]
+  })
+  const raw = entry.raw_ref !== null ? await backend.readFile(entry.raw_ref) : null
+  return { entry, text: nav.file.text, raw, variants }
+}
+
+const OPS: Readonly<Record<string, OpHandler>> = {
+  status: withArgs(NO_ARGS, async (_args, deps) => ({ root: deps.backend.root, stats: await memoryStats(deps.backend), config: deps.config.get() })),
+  'config.set': async (args, deps) => {
+    const { written, replacedInvalid } = await saveConfigPatch(deps.backend, args)
+    const config = Object.keys(written).length > 0 ? deps.config.set(written) : deps.config.get()
+    return { written, config, ...(replacedInvalid ? { replaced_invalid_file: true } : {}) }
+  },
+  rebuild: withArgs(NO_ARGS, (_args, deps) => rebuildIndex(deps.backend)),
+  confirm: viaTool(memoryConfirmTool),
+  resolve: viaTool(memoryResolveTool),
+  softDelete: withArgs(ID_ARGS, (args, deps) => softDelete(deps.backend, args.id)),
+  restore: withArgs(ID_ARGS, (args, deps) => restore(deps.backend, args.id)),
+  purgeDeleted: withArgs(
+    { type: 'object', properties: { includeTopics: { type: 'boolean', default: false } }, additionalProperties: false } as const,
+    (args, deps) => purgeDeleted(deps.backend, { includeTopics: args.includeTopics }),
+  ),
+  // The panel's searches are usage like the model's: the handler records them.
+  search: viaTool(memorySearchHybridTool),
+  detail: withArgs(ID_ARGS, (args, deps) => detail(deps.backend, args.id)),
+  // Written by a person at the panel: straight in, past the confirmation gate.
+  create: viaTool(writeMemoryTool, { source: 'user', requireConfirmation: false }),
+  forgetSession: viaTool(forgetMemoriesBySessionTool),
+  listSessions: withArgs(NO_ARGS, async (_args, deps) => ({ sessions: await listSessions(deps.backend) })),
+  export: withArgs(
+    { type: 'object', properties: { maxBytes: { type: 'integer', minimum: 1024, maximum: DEFAULT_BUNDLE_BYTES } }, additionalProperties: false } as const,
+    (args, deps) => exportBundle(deps.backend, { maxBytes: args.maxBytes ?? DEFAULT_BUNDLE_BYTES }),
+  ),
+  // Reads only: a preview is not a use of any memory.
+  injectPreview: withArgs(
+    {
+      type: 'object',
+      properties: { enabled: { type: 'boolean' }, budgetChars: { type: 'integer', minimum: INJECT_MIN_BUDGET, maximum: INJECT_MAX_BUDGET } },
+      additionalProperties: false,
+    } as const,
+    (args, deps) => injectionText(deps.backend, args),
+  ),
+  queryLog: withArgs(NO_ARGS, async (_args, deps) => ({ queries: (await readQueryLog(deps.backend)).reverse() })),
+}
+
+/** The ops the API serves. */
+export const API_OPS: readonly string[] = Object.keys(OPS)
+
+function parseBody(body: string | Buffer): { op: string; args: Args } | ApiResponse {
+  let value: unknown
+  try {
+    value = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))
+  } catch (err) {
+    return fail(400, 'INVALID_INPUT', `the body is not valid JSON (${err instanceof Error ? err.message : 'parse error'})`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(400, 'INVALID_INPUT', 'the body must be a JSON object { "op": ..., ...arguments }')
+  const { op, ...args } = value as Args
+  if (typeof op !== 'string' || !Object.prototype.hasOwnProperty.call(OPS, op))
+    return fail(400, 'INVALID_INPUT', `unknown op ${JSON.stringify(op ?? null).slice(0, 60)}; known ops: ${API_OPS.join(', ')}`)
+  return { op, args }
+}
+
+export async function handleApiRequest(request: ApiRequest, deps: ApiDeps): Promise<ApiResponse> {
+  const headers = new Map(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v]))
+  const header = (name: string) => headers.get(name)
+  if (request.method.toUpperCase() !== 'POST') return fail(405, 'METHOD_NOT_ALLOWED', 'only POST is accepted', { allow: 'POST' })
+  if (!isLoopback(request.remoteAddress)) return fail(403, 'FORBIDDEN', 'only requests from this machine (loopback) are accepted')
+  if (!fromPanel(header)) return fail(403, 'FORBIDDEN', `requests must come from the panel (Origin matching Host, or the ${PANEL_HEADER} header)`)
+  if (!tokenMatches(header(TOKEN_HEADER), deps.secret)) return fail(403, 'FORBIDDEN', `missing or wrong ${TOKEN_HEADER}`)
+  const mediaType = (header('content-type') ?? '').split(';')[0]?.trim().toLowerCase()
+  if (mediaType !== 'application/json') return fail(415, 'UNSUPPORTED_MEDIA_TYPE', 'the body must be application/json')
+  const size = typeof request.body === 'string' ? Buffer.byteLength(request.body, 'utf8') : request.body.length
+  if (size > API_BODY_LIMIT) return fail(413, 'PAYLOAD_TOO_LARGE', `the body is larger than ${API_BODY_LIMIT} bytes`)
+
+  const parsed = parseBody(request.body)
+  if ('status' in parsed) return parsed
+  const handler = OPS[parsed.op] as OpHandler
+  try {
+    return respond(200, { ok: true, result: await handler(parsed.args, deps, parsed.op) })
+  } catch (err) {
+    const status = isMemoryError(err) ? HTTP_STATUS[err.code] : 500
+    if (isMemoryError(err) && status !== 500) return fail(status, err.code, err.message)
+    console.warn(`dsh-memory-agent: panel API op ${parsed.op} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
+    return fail(500, isMemoryError(err) ? err.code : 'INTERNAL_ERROR', 'the operation failed inside the memory store; the host log has the details')
+  }
+}

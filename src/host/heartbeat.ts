@@ -1,0 +1,73 @@
+/**
+ * The auto-settle heartbeat: the resident-injection provider calls `tick` on every prompt
+ * assembly. A tick is synchronous and cheap (is the switch on, which sessions have enough
+ * user-typed messages and were not looked at for minIntervalMs) and starts the real work, the
+ * writer's `settleCandidates`, in the background without waiting for it. It subscribes to no
+ * session event, never throws to the host (failures are console warnings) and never mutates a
+ * host message. The switch is read from the runtime config on every tick, so the panel's
+ * `autoSettleEnabled` applies from the next turn on.
+ */
+
+import { isUserTyped } from '../lifecycle/auto-settle.js'
+import { SettledMessages, settleCandidates, shouldRun, type AutoSettleOptions } from '../lifecycle/auto-settle-writer.js'
+import type { HostMessage } from '../lifecycle/auto-settle.js'
+import { loadConfigSync } from '../memory/config.js'
+import type { MemoryBackend } from '../store/backend.js'
+import type { SessionStore } from './host-types.js'
+
+interface DueSession {
+  sessionId: string
+  messages: readonly HostMessage[]
+}
+
+function warn(err: unknown): void {
+  console.warn(`dsh-memory-agent: auto-settle heartbeat: ${err instanceof Error ? err.message : String(err)}`)
+}
+
+export class AutoSettleHeartbeat {
+  /** When the last attempt on each session started (ms since the epoch). */
+  private readonly lastRunAt = new Map<string, number>()
+  private readonly settled = new SettledMessages()
+  private inFlight: Promise<void> | null = null
+
+  constructor(
+    private readonly backend: MemoryBackend,
+    private readonly options: AutoSettleOptions,
+  ) {}
+
+  /** Starts an attempt on the sessions that are due; without a session store it does nothing. */
+  tick(sessions: SessionStore | undefined, now: number = Date.now()): void {
+    if (sessions === undefined || this.inFlight !== null) return
+    try {
+      if (!loadConfigSync(this.backend).autoSettleEnabled) return
+      const due: DueSession[] = []
+      for (const session of sessions.list()) {
+        const messages = session.deriveMessages()
+        const userMessageCount = messages.filter(isUserTyped).length
+        if (!shouldRun({ now, lastRunAt: this.lastRunAt.get(session.id) ?? null, userMessageCount, options: this.options })) continue
+        this.lastRunAt.set(session.id, now)
+        due.push({ sessionId: session.id, messages })
+      }
+      if (due.length === 0) return
+      this.inFlight = this.settle(due)
+        .catch(warn)
+        .finally(() => {
+          this.inFlight = null
+        })
+    } catch (err) {
+      warn(err)
+    }
+  }
+
+  /** Resolves when the attempt in flight, if any, has finished (the plugin waits for it on dispose). */
+  idle(): Promise<void> {
+    return this.inFlight ?? Promise.resolve()
+  }
+
+  private async settle(due: readonly DueSession[]): Promise<void> {
+    // One session after the other: the writes share the store lock anyway.
+    for (const { sessionId, messages } of due) {
+      await settleCandidates(this.backend, { sessionId, messages, options: this.options, tracker: this.settled })
+    }
+  }
+}

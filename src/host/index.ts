@@ -1,0 +1,120 @@
+/**
+ * The DSH plugin entry (`dsh-memory-agent`, loaded by cordis from cordis.patch.yml): `name`,
+ * `inject`, `Config` and `apply`. `apply` only wires: it opens the file backend (the host adapter
+ * is the one place that reads the environment and the working directory, for the store root and
+ * the anchor probes), registers every tool of TOOLS with the host's tool registry, registers the
+ * synchronous resident-injection context `memory-agent:recall` (which also beats the auto-settle
+ * heartbeat) and, while the host offers `sessions`, the session hooks. Everything is undone with
+ * the fiber: registrations are effects of it, and one more effect lets background work finish and
+ * flushes the caches. All state is on disk: the host runs `apply` again whenever an injected
+ * service restarts, and nothing but caches is lost.
+ *
+ * Only this module tree imports `@deepseek-ai/*` packages; the library API (`dsh-memory-agent/api`)
+ * never loads them.
+ */
+
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { AutoSettleHeartbeat } from './heartbeat.js'
+import type { HostContext, HostSession, SessionStore } from './host-types.js'
+import { PluginConfig, runtimeBase } from './config.js'
+import { dshTool, loadDshTools } from './tools.js'
+import { setConfigBase } from '../memory/config.js'
+import { injectionText } from '../memory/inject.js'
+import { flushCaches } from '../retrieve/retriever.js'
+import type { MemoryBackend } from '../store/backend.js'
+import { createFileBackend } from '../store/file-backend.js'
+import { TOOLS } from '../tools/index.js'
+
+export const name = 'dsh-memory-agent'
+
+/**
+ * The services apply needs. cordis 4 has no optional injection (every name here must be present
+ * before apply runs), so `sessions` and `webServer`, which a host may lack, are taken with
+ * `ctx.inject` inside apply: a child fiber that lives while the service does.
+ */
+export const inject = ['tools', 'systemPrompt']
+
+export const Config = PluginConfig
+export type Config = PluginConfig
+
+/** The context's name in the system prompt; order 800 puts it after the host's own runtime context. */
+const RECALL_CONTEXT = 'memory-agent:recall'
+const RECALL_ORDER = 800
+
+function isSessionStore(value: unknown): value is SessionStore {
+  return typeof value === 'object' && value !== null && typeof (value as { list?: unknown }).list === 'function'
+}
+
+function isSession(value: unknown): value is HostSession {
+  return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string'
+}
+
+/** The store root: `root` from the config (relative to the cwd), else `<cwd>/.agent/memory`. */
+function storeRoot(config: Pick<Config, 'root'>, cwd: string): string {
+  return path.resolve(cwd, config.root ?? path.join('.agent', 'memory'))
+}
+
+function openBackend(config: Config): MemoryBackend {
+  const cwd = process.cwd()
+  return createFileBackend(storeRoot(config, cwd), {
+    probes: {
+      env: (variable) => process.env[variable] ?? null,
+      pathExists: (p) => existsSync(path.resolve(cwd, p)),
+    },
+  })
+}
+
+export async function apply(ctx: HostContext, config: Config): Promise<void> {
+  const backend = openBackend(config)
+  setConfigBase(backend, runtimeBase(config))
+  const dsh = await loadDshTools()
+  // Each registration is an effect of this fiber: disposing the plugin removes it.
+  for (const tool of TOOLS) ctx.tools.register(dshTool(tool, backend, dsh))
+
+  const heartbeat = new AutoSettleHeartbeat(backend, config.lifecycle.autoSettle)
+  const pending = new Set<Promise<void>>()
+  const track = (work: Promise<void>) => {
+    const done = work.catch((err: unknown) => console.warn(`dsh-memory-agent: ${err instanceof Error ? err.message : String(err)}`))
+    pending.add(done)
+    void done.finally(() => pending.delete(done))
+  }
+
+  let sessions: SessionStore | undefined
+  ctx.inject(['sessions'], (sctx) => {
+    const store = sctx.sessions
+    if (!isSessionStore(store)) return
+    sctx.effect(() => {
+      sessions = store
+      return () => {
+        sessions = undefined
+      }
+    }, 'memory-agent: sessions for auto-settle')
+    if (config.lifecycle.enabled && config.lifecycle.audit) {
+      const audit = (event: string) => (session: unknown) => {
+        if (!isSession(session)) return
+        track(backend.withLock(() => backend.appendLedger({ at: backend.now(), event, session_id: session.id, source: 'plugin' })))
+      }
+      sctx.on('session/created', audit('lifecycle/attach'))
+      sctx.on('session/disposed', audit('lifecycle/detach'))
+    }
+  })
+
+  ctx.systemPrompt.context({
+    name: RECALL_CONTEXT,
+    order: RECALL_ORDER,
+    // Synchronous by the host's contract; injectionText never throws and neutralises `{{`.
+    text: () => {
+      heartbeat.tick(sessions)
+      return injectionText(backend).text
+    },
+  })
+
+  ctx.effect(
+    () => async () => {
+      await Promise.all([heartbeat.idle(), ...pending])
+      await flushCaches(backend)
+    },
+    'memory-agent: finish background work, flush caches',
+  )
+}

@@ -1,0 +1,94 @@
+/**
+ * What the model reads of a tool result in the DSH host: the registry hands the model only the
+ * rendered content, not the value, so each rendering keeps what the agent needs to act (ids,
+ * statuses, guidance, the text it asked for) and drops the rest. Pure; values reach it only after
+ * the registry validated them against the tool's output schema.
+ */
+
+import type { memoryAssembleTool } from '../tools/memory-assemble.js'
+import type { memoryDigestTool } from '../tools/memory-digest.js'
+import type { memoryNavTool } from '../tools/memory-nav.js'
+import type { memorySearchHybridTool } from '../tools/memory-search-hybrid.js'
+import type { Infer } from '../tools/schema.js'
+import type { writeMemoryTool } from '../tools/write-memory.js'
+import { truncateUnits } from '../text.js'
+
+type Output<T extends { output: unknown }> = Infer<T['output']>
+
+/** A generic rendering is cut here: enough for any small result, bounded for the rest. */
+const GENERIC_RENDER_CHARS = 2000
+const SUMMARY_CHARS = 160
+
+const oneLine = (text: string, max: number) => truncateUnits(text.replace(/\s+/g, ' ').trim(), max)
+
+function renderSearch(v: Output<typeof memorySearchHybridTool>): string {
+  const lines = v.hits.map(
+    (h) =>
+      `- ${h.id} [${h.type}, ${h.status}${h.reason === 'alias' ? ', alias' : ''}] ${oneLine(h.title, 80)}: ${oneLine(h.summary, SUMMARY_CHARS)}` +
+      `${h.tags.length > 0 ? ` #${h.tags.join(' #')}` : ''} (${h.path}, score ${h.score.toFixed(2)})`,
+  )
+  const tags = v.common_tags !== undefined && v.common_tags.length > 0 ? [`Common tags: ${v.common_tags.join(', ')}`] : []
+  return [`${v.hits.length} hit(s) of ${v.eligible} eligible memories.`, ...lines, ...tags, v.guidance].join('\n')
+}
+
+function renderWrite(v: Output<typeof writeMemoryTool>): string {
+  const head = v.dedupe !== undefined ? `Already stored (${v.dedupe} duplicate${v.similarity !== undefined ? `, similarity ${v.similarity.toFixed(2)}` : ''}): ${v.id}` : `Stored ${v.id}`
+  return [
+    `${head} as ${v.type}, status ${v.status}, at ${v.path}${v.raw_ref !== null ? ` (raw: ${v.raw_ref})` : ''}.`,
+    ...(v.status === 'suggested' ? ['It waits for memory_confirm before search returns it.'] : []),
+    ...(v.superseded.length > 0 ? [`Superseded: ${v.superseded.join(', ')}.`] : []),
+    ...(v.variants.length > 0 ? [`Conflict with: ${v.variants.join(', ')} (settle it with memory_resolve).`] : []),
+    ...(v.redactions.length > 0 ? [`Redacted before writing: ${v.redactions.join(', ')}.`] : []),
+  ].join('\n')
+}
+
+function renderNav(v: Output<typeof memoryNavTool>): string {
+  if (v.file !== undefined) return `${v.file.path}\n\n${v.file.text}`
+  const end = v.offset + v.entries.length
+  const lines = v.entries.map((e) => `- ${e.id} [${e.type}, ${e.status}] ${e.path}: ${oneLine(e.title, 80)}: ${oneLine(e.summary, SUMMARY_CHARS)}`)
+  return [
+    `${v.folder ?? 'All memories'}: entries ${v.entries.length === 0 ? 0 : v.offset + 1}-${end} of ${v.total}.`,
+    ...(v.readme !== undefined ? [v.readme.trim(), ''] : []),
+    ...lines,
+    ...(v.has_more ? [`More: memory_nav with offset ${end}.`] : []),
+    ...(v.skipped_index_lines !== undefined && v.skipped_index_lines > 0 ? [`${v.skipped_index_lines} unreadable index line(s) were skipped.`] : []),
+  ].join('\n')
+}
+
+function renderAssemble(v: Output<typeof memoryAssembleTool>): string {
+  return `${v.context}\n\n(${v.used_tokens}/${v.budget} tokens, ${v.included} memories included, ${v.omitted} omitted)`
+}
+
+function renderDigest(v: Output<typeof memoryDigestTool>): string {
+  if (v.slots !== undefined) {
+    if (v.slots.length === 0) return 'No slots yet: memories written with a key (or title) form slots.'
+    return v.slots
+      .map((s) => `- ${s.slot}: ${s.entries} entries, ${s.history} superseded${s.conflict ? ', CONFLICT' : ''}${s.stale ? ', digest stale' : ''}${s.text !== undefined ? `\n  ${oneLine(s.text, 240)}` : ''}`)
+      .join('\n')
+  }
+  return `${v.text ?? ''}\n\n(${v.slot}, ${v.status ?? 'active'}, updated ${v.updated_at ?? 'unknown'}${v.rebuilt === true ? ', rebuilt now' : ''})`
+}
+
+function renderGeneric(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'null'
+  return text.length <= GENERIC_RENDER_CHARS ? text : `${truncateUnits(text, GENERIC_RENDER_CHARS)} (cut at ${GENERIC_RENDER_CHARS} characters)`
+}
+
+/** The model-facing text of a tool's validated result. */
+export function renderValue(toolName: string, value: unknown): string {
+  // The casts name what the registry already checked: the value satisfies this tool's output schema.
+  switch (toolName) {
+    case 'memory_search_hybrid':
+      return renderSearch(value as Output<typeof memorySearchHybridTool>)
+    case 'write_memory':
+      return renderWrite(value as Output<typeof writeMemoryTool>)
+    case 'memory_nav':
+      return renderNav(value as Output<typeof memoryNavTool>)
+    case 'memory_assemble':
+      return renderAssemble(value as Output<typeof memoryAssembleTool>)
+    case 'memory_digest':
+      return renderDigest(value as Output<typeof memoryDigestTool>)
+    default:
+      return renderGeneric(value)
+  }
+}

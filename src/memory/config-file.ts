@@ -1,0 +1,62 @@
+/**
+ * Writing the panel's settings to `<root>/config.json`. Only the fields of RuntimeConfig are
+ * taken, each only when it has the right type, and numbers are clamped to their ranges (through
+ * mergeConfig, the one place that knows them); anything else in the patch is ignored. Only the
+ * fields given are written, over what the file already holds (fields this program does not know
+ * are kept), so a value never set from the panel keeps following the host's configuration.
+ * Atomic, under the store lock, with a ledger event.
+ */
+
+import type { MemoryBackend } from '../store/backend.js'
+import { DEFAULT_CONFIG, mergeConfig, type RuntimeConfig } from './config.js'
+
+const CONFIG_FILE = 'config.json'
+
+/** The RuntimeConfig fields of a patch, clamped; unknown fields and wrong types left out. Pure. */
+export function configPatch(patch: unknown): Partial<RuntimeConfig> {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return {}
+  const record = patch as Record<string, unknown>
+  const clamped = mergeConfig(DEFAULT_CONFIG, record)
+  const out: Partial<Record<keyof RuntimeConfig, number | boolean>> = {}
+  for (const key of Object.keys(DEFAULT_CONFIG) as (keyof RuntimeConfig)[]) {
+    // mergeConfig takes a value exactly when its type is the default's (a finite number or a boolean).
+    const value = record[key]
+    if (typeof value === typeof DEFAULT_CONFIG[key] && (typeof value !== 'number' || Number.isFinite(value))) out[key] = clamped[key]
+  }
+  return out as Partial<RuntimeConfig>
+}
+
+function fileFields(text: string | null): Record<string, unknown> | null {
+  if (text === null) return {}
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}
+
+export interface ConfigWrite {
+  /** The fields written, as clamped. Empty when the patch held none: nothing was written. */
+  written: Partial<RuntimeConfig>
+  /** True when config.json did not hold a JSON object and was replaced. */
+  replacedInvalid: boolean
+}
+
+export async function saveConfigPatch(backend: MemoryBackend, patch: unknown): Promise<ConfigWrite> {
+  const written = configPatch(patch)
+  if (Object.keys(written).length === 0) return { written, replacedInvalid: false }
+  await backend.init()
+  return backend.withLock(async () => {
+    const existing = fileFields(await backend.readFile(CONFIG_FILE))
+    await backend.writeFileAtomic(CONFIG_FILE, `${JSON.stringify({ ...(existing ?? {}), ...written }, null, 2)}\n`)
+    await backend.appendLedger({
+      at: backend.now(),
+      event: 'config',
+      fields: Object.keys(written),
+      source: 'user',
+      ...(existing === null ? { replaced_invalid: true } : {}),
+    })
+    return { written, replacedInvalid: existing === null }
+  })
+}

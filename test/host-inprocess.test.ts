@@ -1,0 +1,430 @@
+/**
+ * The DSH plugin in process (route 1 of the host reference, Node 20): the real cordis `Context`,
+ * `SystemPrompt` and `ToolRuntime` of the host's pinned packages, and the plugin with its store in
+ * a temp folder. Every tool is registered and executed through `ctx.tools.execute`, each result
+ * checked against the declared output schema by dsh-tools' own validator and by ours; invalid
+ * input gives a stable code; the assembled prompt holds the resident injection and no `{{`; the
+ * two ways of building definitions agree; disposing the plugin leaves nothing behind.
+ */
+
+import { createHook } from 'node:async_hooks'
+import { promises as fs } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Context } from '@deepseek-ai/cordis'
+import { SystemPrompt, renderContextSnapshot } from '@deepseek-ai/dsh-system-prompt'
+import { ToolRuntime, assertSupportedJsonSchema, defineTool, validateJsonSchemaValue } from '@deepseek-ai/dsh-tools'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import * as plugin from '../src/host/index.js'
+import { compileDsl, compileParameters, dshTool, loadDshTools, toDsl } from '../src/host/tools.js'
+import { INJECTION_HEADING } from '../src/memory/inject.js'
+import { createFileBackend } from '../src/store/file-backend.js'
+import { TOOLS, findTool } from '../src/tools/index.js'
+import { outputViolation } from '../src/tools/schema.js'
+import type { HostMessage } from '../src/lifecycle/auto-settle.js'
+
+interface ExecResult {
+  isError: boolean
+  value?: unknown
+  content: { type: string; text?: string }[]
+  error?: { message: string; info?: { name: string; code: string } }
+}
+
+const RECALL_CONTEXT = 'memory-agent:recall'
+const signal = new AbortController().signal
+let calls = 0
+
+async function host(): Promise<Context> {
+  const root = new Context()
+  await root.plugin(SystemPrompt, {})
+  await root.plugin(ToolRuntime, {})
+  return root
+}
+
+function execute(root: Context, name: string, args: unknown): Promise<ExecResult> {
+  return root.tools.execute({ callId: `call-${++calls}`, name, arguments: args, signal } as never) as Promise<ExecResult>
+}
+
+async function tempDir(prefix: string): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), prefix))
+}
+
+const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src') + path.sep
+
+/**
+ * Timers and file watchers created by the project's own code while tracking, and which of them
+ * are still alive. async_hooks sees unref'd timers and watchers too, which
+ * process.getActiveResourcesInfo() leaves out (they do not keep the loop alive, but they would
+ * still outlive the plugin).
+ */
+function trackResources() {
+  const live = new Map<number, string>()
+  const kinds = new Set<string>()
+  const hook = createHook({
+    init(id, type) {
+      if (type !== 'Timeout' && type !== 'FSEVENTWRAP' && type !== 'STATWATCHER') return
+      const limit = Error.stackTraceLimit
+      Error.stackTraceLimit = 40
+      const stack = new Error().stack ?? ''
+      Error.stackTraceLimit = limit
+      const frame = stack.split('\n').find((line) => line.includes(SRC))
+      if (frame === undefined) return
+      kinds.add(type)
+      live.set(id, `${type} ${frame.trim()}`)
+    },
+    destroy(id) {
+      live.delete(id)
+    },
+  })
+  hook.enable()
+  return { live, kinds, stop: () => hook.disable() }
+}
+
+describe('the DSH plugin in process', () => {
+  let root: Context
+  let dir: string
+  let fiber: Awaited<ReturnType<Context['plugin']>>
+  const covered = new Set<string>()
+  let resources: ReturnType<typeof trackResources>
+
+  /** Executes a call that must succeed and checks the value against the registered output schema and ours. */
+  async function ok(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const r = await execute(root, name, args)
+    expect(r.isError, `${name} ${JSON.stringify(args)} -> ${JSON.stringify(r.error)}`).toBe(false)
+    const def = root.tools.get(name)
+    expect(def).toBeDefined()
+    expect(validateJsonSchemaValue(def!.output.schema as never, r.value, 'value')).toEqual([])
+    expect(outputViolation(findTool(name)!.output, r.value)).toBeNull()
+    expect(r.content.length).toBeGreaterThan(0)
+    expect(r.content[0]?.text ?? '').not.toBe('')
+    covered.add(name)
+    return r.value as Record<string, unknown>
+  }
+
+  async function fails(name: string, args: unknown): Promise<string> {
+    const r = await execute(root, name, args)
+    expect(r.isError, `${name} ${JSON.stringify(args)} should fail`).toBe(true)
+    const code = r.error?.info?.code
+    expect(code, JSON.stringify(r.error)).toBeDefined()
+    expect(r.content[0]?.text).toMatch(/^Error: /)
+    return code as string
+  }
+
+  beforeAll(async () => {
+    resources = trackResources()
+    dir = await tempDir('mem-host-')
+    root = await host()
+    fiber = await root.plugin(plugin as never, { root: path.join(dir, 'store') })
+  })
+  afterAll(async () => {
+    resources.stop()
+    await fs.rm(dir, { recursive: true, force: true })
+  })
+
+  it('loads with the seed defaults filled in and registers every tool', () => {
+    expect(fiber.state).toBe(2) // ACTIVE
+    expect(fiber.config).toEqual({
+      root: path.join(dir, 'store'),
+      requireConfirmation: false,
+      defaultBudget: 1200,
+      maxTopK: 200,
+      injectEnabled: true,
+      injectBudgetChars: 1500,
+      autoSettleEnabled: false,
+      lifecycle: { enabled: false, audit: true, autoSettle: { enabled: false, minIntervalMs: 90000, minMessages: 4, maxCandidates: 3 } },
+    })
+    const names = root.tools.schemas().map((s: { name: string }) => s.name)
+    expect([...names].sort()).toEqual(TOOLS.map((t) => t.name).sort())
+    for (const t of TOOLS) {
+      const def = root.tools.get(t.name)!
+      assertSupportedJsonSchema(def.output.schema)
+      assertSupportedJsonSchema(def.parameters)
+    }
+  })
+
+  it('injects nothing while the store is empty', async () => {
+    const asm = await root.systemPrompt.assemble({})
+    expect(renderContextSnapshot(asm)).not.toContain(INJECTION_HEADING)
+  })
+
+  it('executes every tool with valid input; each value satisfies the declared output schema', async () => {
+    // write: topic, episode with raw, exact repeat, new version of a slot, conflict, suggested, redaction
+    const topic = await ok('write_memory', { summary: '项目用 pnpm 管理依赖，不用 npm', title: '包管理器', key: 'package-manager', tags: ['约定'], entities: ['pnpm'] })
+    expect(topic.status).toBe('active')
+    const episode = await ok('write_memory', {
+      summary: '用户在排查部署失败：CI 的 Node 版本是 18，项目要求 20',
+      raw: '用户：CI 又挂了\n助手：Node 版本不对，CI 是 18，项目要 20',
+      session_id: 'session-a',
+      tags: ['ci'],
+      confidence: 0.9,
+    })
+    expect(episode.raw_ref).not.toBeNull()
+    const repeat = await ok('write_memory', { summary: '项目用 pnpm 管理依赖，不用 npm', title: '包管理器', key: 'package-manager' })
+    expect(repeat.dedupe).toBe('exact')
+    const newer = await ok('write_memory', { summary: '项目从 pnpm 换成了 bun 管理依赖', title: '包管理器', key: 'package-manager' })
+    expect(newer.superseded).toEqual([topic.id])
+    const conflict = await ok('write_memory', { summary: '项目其实还在用 pnpm 管理依赖', key: 'package-manager', expectConflict: true })
+    expect((conflict.variants as string[]).length).toBeGreaterThan(0)
+    const suggested = await ok('write_memory', { summary: '数据库是 PostgreSQL 16，部署在 eu-west', requireConfirmation: true, session_id: 'session-b' })
+    expect(suggested.status).toBe('suggested')
+    const secret = await ok('write_memory', { summary: '测试环境的 key 是 sk-abcdefghijklmnopqrstuvwx，别提交', tags: ['secret'] })
+    expect(secret.redactions).toEqual(['api-key'])
+
+    // confirm and resolve
+    expect((await ok('memory_confirm', { id: suggested.id })).status).toBe('active')
+    const resolved = await ok('memory_resolve', { id: conflict.id, action: 'keep' })
+    expect(resolved.status).toBe('active')
+
+    // search: hits (with tags), zero hits (common tags offered)
+    const found = await ok('memory_search_hybrid', { query: 'PostgreSQL 数据库', top_k: 5 })
+    expect((found.hits as { id: string }[]).map((h) => h.id)).toContain(suggested.id)
+    const none = await ok('memory_search_hybrid', { query: 'kubernetes helm chart' })
+    expect(none.hits).toEqual([])
+    expect(none.guidance).toEqual(expect.any(String))
+
+    // digest of one slot and the list; nav of everything, a folder and a file; sweep; assemble
+    const digest = await ok('memory_digest', { key: 'package-manager' })
+    expect(digest.text).toEqual(expect.any(String))
+    expect((await ok('memory_digest', {})).slots).toEqual(expect.any(Array))
+    const page = await ok('memory_nav', {})
+    expect(page.total).toBeGreaterThan(0)
+    await ok('memory_nav', { path: 'topics/', limit: 2 })
+    const file = await ok('memory_nav', { path: episode.id })
+    expect((file.file as { text: string }).text).toContain('CI 的 Node 版本')
+    await ok('memory_sweep', { days: 1, limit: 5 })
+    const assembled = await ok('memory_assemble', { task: '项目用什么管理依赖', budget: 300 })
+    expect(assembled.used_tokens as number).toBeLessThanOrEqual(300)
+
+    // forget: soft, then hard
+    await ok('forget_memories_by_session', { session_id: 'session-a' })
+    const hard = await ok('forget_memories_by_session', { session_id: 'session-a', mode: 'hard', scope: 'include_shared_unlink' })
+    expect(hard.mode).toBe('hard')
+
+    expect([...covered].sort()).toEqual(TOOLS.map((t) => t.name).sort())
+  })
+
+  it('renders concise text for the model', async () => {
+    const r = await execute(root, 'memory_search_hybrid', { query: 'PostgreSQL' })
+    const text = r.content[0]?.text ?? ''
+    expect(text).toMatch(/^1 hit\(s\)/)
+    expect(text).toMatch(/\n- mem_\S+ \[topic, active\] /)
+    const write = await execute(root, 'write_memory', { summary: '周报每周五下午发', title: '周报' })
+    expect(write.content[0]?.text).toMatch(/^Stored mem_\S+ as topic, status active, at topics\//)
+  })
+
+  it('invalid input fails with INVALID_ARGS (registry) or our code (handler)', async () => {
+    expect(await fails('write_memory', {})).toBe('INVALID_ARGS')
+    expect(await fails('write_memory', { summary: 42 })).toBe('INVALID_ARGS')
+    expect(await fails('memory_search_hybrid', { query: 'x', top_k: 'ten' })).toBe('INVALID_ARGS')
+    // Bounds and closed objects are the handler's: the DSL cannot say them.
+    expect(await fails('write_memory', { summary: '' })).toBe('INVALID_INPUT')
+    expect(await fails('write_memory', { summary: 'x', colour: 'red' })).toBe('INVALID_INPUT')
+    expect(await fails('memory_search_hybrid', { query: 'x', top_k: 0 })).toBe('INVALID_INPUT')
+    expect(await fails('write_memory', { summary: 'x', raw: 'y' })).toBe('INVALID_INPUT') // an episode needs a session
+    expect(await fails('memory_confirm', { id: 'mem_missing' })).toBe('NOT_FOUND')
+    expect(await fails('memory_nav', { path: '../outside' })).toMatch(/^(PATH_OUTSIDE_ROOT|NOT_FOUND)$/)
+    const r = await execute(root, 'memory_confirm', { id: 'mem_missing' })
+    expect(r.content[0]?.text).toMatch(/^Error: NOT_FOUND: /)
+  })
+
+  it('the assembled prompt holds the resident injection, with every {{ neutralised', async () => {
+    await ok('write_memory', { summary: 'the user wrote {{name}} and {{{x}}} literally in a template', title: 'template {{title}}' })
+    const asm = await root.systemPrompt.assemble({})
+    const names = asm.contexts.map((c: { name: string }) => c.name)
+    expect(names).toContain(RECALL_CONTEXT)
+    const snapshot = renderContextSnapshot(asm)
+    expect(snapshot).toContain(INJECTION_HEADING)
+    expect(snapshot).toContain('周报每周五下午发')
+    expect(snapshot).toContain('literally')
+    expect(snapshot).not.toContain('{{')
+  })
+
+  it('config.json (the panel) overrides the cordis config; the cordis config reaches the handlers', async () => {
+    await fs.writeFile(path.join(dir, 'store', 'config.json'), JSON.stringify({ injectEnabled: false }))
+    expect(renderContextSnapshot(await root.systemPrompt.assemble({}))).not.toContain(INJECTION_HEADING)
+    await fs.rm(path.join(dir, 'store', 'config.json'))
+    expect(renderContextSnapshot(await root.systemPrompt.assemble({}))).toContain(INJECTION_HEADING)
+
+    const other = await host()
+    const otherDir = await tempDir('mem-host-config-')
+    const otherFiber = await other.plugin(plugin as never, { root: otherDir, requireConfirmation: true, injectBudgetChars: 200 })
+    try {
+      const r = await execute(other, 'write_memory', { summary: '确认闸门由 cordis 配置打开' })
+      expect((r.value as { status: string }).status).toBe('suggested')
+      await fs.writeFile(path.join(otherDir, 'config.json'), JSON.stringify({ requireConfirmation: false }))
+      const r2 = await execute(other, 'write_memory', { summary: '面板写的 config.json 优先于 cordis 配置' })
+      expect((r2.value as { status: string }).status).toBe('active')
+    } finally {
+      await otherFiber.dispose()
+      await fs.rm(otherDir, { recursive: true, force: true })
+    }
+  })
+
+  it('disposing the plugin leaves no tool, no context and no timer', async () => {
+    await fiber.dispose()
+    expect(fiber.state).toBe(4) // DISPOSED
+    expect(root.tools.schemas()).toEqual([])
+    const asm = await root.systemPrompt.assemble({})
+    expect(asm.contexts.map((c: { name: string }) => c.name)).not.toContain(RECALL_CONTEXT)
+    expect(renderContextSnapshot(asm)).toBe('')
+    // The plugin did run timers (the search index's delayed save) and a folder watcher while it was active.
+    expect([...resources.kinds].sort()).toEqual(['FSEVENTWRAP', 'Timeout'])
+    // Destroy hooks of closed handles arrive on a later turn of the loop.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect([...resources.live.values()]).toEqual([])
+  })
+})
+
+describe('tool definitions', () => {
+  let dir: string
+  beforeAll(async () => {
+    dir = await tempDir('mem-host-defs-')
+  })
+  afterAll(async () => {
+    await fs.rm(dir, { recursive: true, force: true })
+  })
+
+  it('defineTool and the built-in compiler produce equal definitions', async () => {
+    const dsh = await loadDshTools()
+    expect(dsh).not.toBeNull()
+    expect(dsh?.HarnessError?.name).toBe('HarnessError')
+    const backend = createFileBackend(dir)
+    for (const tool of TOOLS) {
+      const viaDefineTool = dshTool(tool, backend, dsh)
+      const builtIn = dshTool(tool, backend, null)
+      expect(builtIn.name).toBe(viaDefineTool.name)
+      expect(builtIn.description).toBe(viaDefineTool.description)
+      expect(builtIn.parameters, tool.name).toStrictEqual(viaDefineTool.parameters)
+      expect(builtIn.output.schema, tool.name).toStrictEqual(viaDefineTool.output.schema)
+      // Same key order too: the model receives exactly the same JSON either way.
+      expect(JSON.stringify(builtIn.parameters)).toBe(JSON.stringify(viaDefineTool.parameters))
+      expect(JSON.stringify(builtIn.output.schema)).toBe(JSON.stringify(viaDefineTool.output.schema))
+      assertSupportedJsonSchema(builtIn.output.schema)
+      // The compiler agrees with dsh-tools' own for the same DSL (defineTool is not needed for it).
+      const probe = defineTool({ name: 'p', description: 'p', parameters: {}, output: { schema: toDsl(tool.output) as never, render: () => [] }, execute: async () => null as never })
+      expect(compileDsl(toDsl(tool.output))).toStrictEqual(probe.output.schema)
+      expect(compileParameters({})).toStrictEqual(probe.parameters)
+    }
+  })
+
+  it('puts the bounds the DSL cannot express into descriptions', () => {
+    const params = dshTool(findTool('write_memory')!, createFileBackend(dir), null).parameters
+    expect(params.properties?.summary?.description).toMatch(/\(1-2000 characters\)$/)
+    expect(params.properties?.confidence?.description).toMatch(/\(0 to 1\)$/)
+    expect(params.properties?.anchors?.description).toMatch(/\(at most 8 items\)$/)
+    expect(JSON.stringify(params)).not.toMatch(/minLength|maxLength|minimum|maximum|maxItems/)
+  })
+
+  it('without dsh-tools, errors still carry the code in the message and as `code`', async () => {
+    const def = dshTool(findTool('memory_confirm')!, createFileBackend(dir), null)
+    const err = await def.execute({ id: 'mem_missing' }, {}).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(Error)
+    expect((err as Error).message).toMatch(/^NOT_FOUND: /)
+    expect((err as { code?: string }).code).toBe('NOT_FOUND')
+  })
+})
+
+describe('without @deepseek-ai/dsh-tools', () => {
+  afterEach(() => {
+    vi.doUnmock('@deepseek-ai/dsh-tools')
+    vi.resetModules()
+  })
+
+  it('warns once and registers the built-in definitions, which the real registry accepts and runs', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    vi.resetModules()
+    vi.doMock('@deepseek-ai/dsh-tools', () => {
+      throw new Error("Cannot find package '@deepseek-ai/dsh-tools'")
+    })
+    const tools = await import('../src/host/tools.js')
+    expect(await tools.loadDshTools()).toBeNull()
+    const fresh = await import('../src/host/index.js')
+    const dir = await tempDir('mem-host-fallback-')
+    const root = await host()
+    const fiber = await root.plugin(fresh as never, { root: dir })
+    try {
+      expect(warn).toHaveBeenCalledTimes(1)
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/built-in compiler/)
+      expect(root.tools.schemas()).toHaveLength(TOOLS.length)
+      const written = await execute(root, 'write_memory', { summary: '降级路径也能写入' })
+      expect(written.isError).toBe(false)
+      expect(validateJsonSchemaValue(root.tools.get('write_memory')!.output.schema as never, written.value, 'value')).toEqual([])
+      // Without the host's HarnessError there is no info.code; the code still leads the message.
+      const missing = await execute(root, 'memory_confirm', { id: 'mem_missing' })
+      expect(missing.isError).toBe(true)
+      expect(missing.error?.message).toMatch(/^NOT_FOUND: /)
+      const invalid = await execute(root, 'write_memory', {})
+      expect(invalid.error?.message).toMatch(/^INVALID_INPUT: write_memory: summary/)
+    } finally {
+      await fiber.dispose()
+      warn.mockRestore()
+      await fs.rm(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('package boundaries', () => {
+  it('the library API (dsh-memory-agent/api) reaches no @deepseek-ai package and no host module', async () => {
+    const seen = new Set<string>()
+    const bare = new Set<string>()
+    const visit = async (file: string): Promise<void> => {
+      if (seen.has(file)) return
+      seen.add(file)
+      const text = await fs.readFile(file, 'utf8')
+      for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) {
+        const spec = m[1] as string
+        if (spec.startsWith('.')) await visit(path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts')))
+        else bare.add(spec)
+      }
+    }
+    await visit(path.join(SRC, 'api.ts'))
+    expect([...bare].filter((spec) => spec.startsWith('@deepseek-ai/'))).toEqual([])
+    expect([...seen].filter((file) => file.startsWith(path.join(SRC, 'host')))).toEqual([])
+    expect(seen.size).toBeGreaterThan(20)
+  })
+})
+
+describe('optional host services', () => {
+  let warn: ReturnType<typeof vi.spyOn>
+  afterEach(() => warn?.mockRestore())
+
+  it('auto-settle runs from the prompt heartbeat while ctx.sessions exists; session hooks audit', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    const dir = await tempDir('mem-host-settle-')
+    const root = await host()
+    const messages: HostMessage[] = [
+      { role: 'user', content: [{ type: 'text', text: '记住：我们的数据库部署在 PostgreSQL 16 上，别用 MySQL。' }], source: { kind: 'user', rpcId: 'rpc-1' } },
+      { role: 'user', content: [{ type: 'text', text: `${INJECTION_HEADING}\n> 旧记忆：我喜欢用 vim 写代码，记住这个偏好` }], source: { kind: 'runtime-context' } },
+    ]
+    const session = { id: 'session-live', deriveMessages: () => messages }
+    const fiber = await root.plugin(plugin as never, {
+      root: dir,
+      lifecycle: { enabled: true, audit: true, autoSettle: { enabled: true, minIntervalMs: 60_000, minMessages: 1, maxCandidates: 3 } },
+    })
+    try {
+      // No sessions service: the plugin loaded anyway and the heartbeat does nothing.
+      expect(fiber.state).toBe(2)
+      await root.systemPrompt.assemble({})
+      root.provide('sessions', { list: () => [session] })
+      await new Promise((resolve) => setTimeout(resolve, 0))
+      root.emit('session/created', session)
+      await root.systemPrompt.assemble({}) // the heartbeat starts an attempt
+      const backend = createFileBackend(dir)
+      let settled: { status: string; tags: string[] }[] = []
+      for (let i = 0; i < 100 && settled.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        settled = (await backend.readIndex()).filter((e) => e.tags.includes('auto-settle'))
+      }
+      expect(settled).toHaveLength(1)
+      expect(settled[0]?.status).toBe('suggested')
+      const events = (await backend.readLedger()).map((e) => e.event)
+      expect(events).toContain('lifecycle/auto-settle')
+      expect(events).toContain('lifecycle/attach')
+    } finally {
+      await fiber.dispose()
+      await fs.rm(dir, { recursive: true, force: true })
+    }
+    expect(warn).not.toHaveBeenCalled()
+  })
+})
