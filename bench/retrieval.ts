@@ -9,6 +9,7 @@
  * Tables go to stdout, progress to stderr, figures to bench/results/retrieval.json.
  */
 
+import { flags } from './args.js'
 import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -29,13 +30,7 @@ interface Args {
 function parseArgs(argv: string[]): Args {
   // The public data sets sit in shared/ beside the checkout (as on every machine and in CI).
   const args: Args = { only: null, limitConversations: null, dataDir: join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data') }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    const value = (): string => {
-      const v = argv[++i]
-      if (v === undefined) throw new Error(`${a} needs a value`)
-      return v
-    }
+  for (const { name: a, value } of flags(argv)) {
     if (a === '--only') {
       const v = value()
       if (v !== 'locomo' && v !== 'madial') throw new Error(`--only takes locomo or madial, not ${v}`)

@@ -23,6 +23,7 @@
  * ../lib/api.js.
  */
 
+import { flags } from './args.js'
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
@@ -56,13 +57,7 @@ function parseArgs(argv: string[]): Args {
     if (!Number.isInteger(n) || n < min) throw new Error(`${flag} takes an integer >= ${min}, not ${v}`)
     return n
   }
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    const value = (): string => {
-      const v = argv[++i]
-      if (v === undefined) throw new Error(`${a} needs a value`)
-      return v
-    }
+  for (const { name: a, value } of flags(argv)) {
     if (a === '--sizes') {
       args.sizes = [...new Set(value().split(',').map((s) => int('--sizes', s.trim().replace(/_/g, ''), 2)))].sort((x, y) => x - y)
     } else if (a === '--queries') args.queries = int(a, value(), 1)
