@@ -1,0 +1,196 @@
+/**
+ * The real host (issue 5, acceptance "The real host"): the packed package, added to DSH profiles
+ * of the real `@deepseek-ai/dsh` 0.1.0-rc.8 running on Node 22.
+ *
+ *   (a) no LLM: a driver plugin loaded with `--patch` lists the host's tool registry, executes
+ *       every tool through ctx.tools.execute (write_memory, then memory_search_hybrid finds it;
+ *       the others on the memories written), and assembles the system prompt, which must carry
+ *       our resident-injection context;
+ *   (b) one full agent turn against a scripted mock LLM (DEEPSEEK_BASE_URL): the model calls
+ *       write_memory, then memory_search_hybrid, whose tool result must contain the written text.
+ *
+ * Run with `npm run test:host` (it builds, installs the host with scripts/dsh-host-setup.sh, then
+ * runs vitest with vitest.host.config.ts). Set DSH_HOST_TEST_KEEP=1 to keep the sandbox.
+ */
+
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  DRIVER,
+  HOST_PROMPT_MODULE,
+  REPO,
+  assertHostInstalled,
+  createSandbox,
+  describeRun,
+  packPlugin,
+  profileManifest,
+  reports,
+  setBundles,
+  writePatch,
+  type Sandbox,
+} from './host-harness.js'
+import { contentText, startMockLlm } from './mock-llm.js'
+
+const PACKAGE = 'dsh-memory-agent'
+const HEADING = '## 长期记忆 (dsh-memory-agent)'
+
+let sandbox: Sandbox
+let tarball: string
+let toolNames: string[]
+let failed = false
+
+beforeAll(async () => {
+  assertHostInstalled()
+  const api = await import(path.join(REPO, 'lib/api.js'))
+  toolNames = api.TOOLS.map((t: { name: string }) => t.name)
+  expect(toolNames).toContain('write_memory')
+  expect(toolNames).toContain('memory_search_hybrid')
+  sandbox = createSandbox()
+  tarball = packPlugin(path.join(sandbox.dir, 'pack'))
+})
+
+afterAll(() => {
+  if (!sandbox) return
+  if (failed || process.env.DSH_HOST_TEST_KEEP) console.log(`real-host sandbox kept at ${sandbox.dir}`)
+  else sandbox.remove()
+})
+
+/** `dsh plugin --profile <profile> add <tarball>`: pnpm installs the packed package into the profile. */
+async function addPlugin(profile: string): Promise<void> {
+  const r = await sandbox.dsh(['plugin', '--profile', profile, 'add', tarball], { cwd: sandbox.workspace(`add-${profile}`), timeoutMs: 120_000 })
+  if (r.code !== 0) {
+    failed = true
+    throw new Error(describeRun(`dsh plugin --profile ${profile} add`, r))
+  }
+  const manifest = profileManifest(sandbox, profile)
+  expect(Object.keys(manifest.dependencies ?? {})).toContain(PACKAGE)
+  // A dependency with a `dsh.bundle` is appended to the profile's bundles by `plugin add`.
+  expect(manifest.dsh.profile.bundles).toEqual(['@deepseek-ai/dsh-base', PACKAGE])
+}
+
+describe('the real DSH host (rc.8, Node 22)', () => {
+  it('(a) no LLM: every tool registered and executed through the host registry, memory context in the prompt', async () => {
+    try {
+      await addPlugin('memdrive')
+      const summary = 'The staging database of project Kestrel is PostgreSQL 16 listening on port 6543'
+      const key = 'kestrel-staging-db'
+      // Every tool once, with valid input, in an order whose later calls use earlier ids ("$n.id").
+      const calls = [
+        /* 1 */ { name: 'write_memory', arguments: { summary, key, tags: ['database'] } },
+        /* 2 */ { name: 'memory_search_hybrid', arguments: { query: 'Kestrel staging database port' } },
+        /* 3 */ { name: 'memory_nav', arguments: {} },
+        /* 4 */ { name: 'memory_assemble', arguments: { task: 'connect to the Kestrel staging database' } },
+        /* 5 */ { name: 'write_memory', arguments: { summary: 'Kestrel deploys go out on Fridays', requireConfirmation: true } },
+        /* 6 */ { name: 'memory_confirm', arguments: { id: '$5.id' } },
+        /* 7 */ { name: 'write_memory', arguments: { summary: 'The Kestrel staging database moved to port 6544', key, expectConflict: true } },
+        /* 8 */ { name: 'memory_resolve', arguments: { id: '$1.id', action: 'keep' } },
+        /* 9 */ { name: 'memory_digest', arguments: { key } },
+        /* 10 */ { name: 'memory_sweep', arguments: {} },
+        /* 11 */ { name: 'write_memory', arguments: { summary: 'We debugged the Kestrel login page', raw: 'user: the login page 500s\nassistant: fixed the cookie path', session_id: 'host-test-session' } },
+        /* 12 */ { name: 'forget_memories_by_session', arguments: { session_id: 'host-test-session' } },
+      ]
+      const patch = writePatch(sandbox, 'driver.patch.yml', [
+        {
+          insert: [
+            {
+              id: 'test-driver',
+              name: DRIVER, // absolute: a relative name resolves against the profile dir
+              config: { waitFor: toolNames, promptModule: HOST_PROMPT_MODULE, calls },
+            },
+          ],
+        },
+      ])
+      const r = await sandbox.dsh(['--profile', 'memdrive', '--patch', patch], { cwd: sandbox.workspace('drive'), timeoutMs: 60_000 })
+      const why = describeRun('dsh --profile memdrive --patch driver', r)
+      expect(r.code, why).toBe(0)
+      const lines = reports(r.stdout)
+      expect(lines.find((l) => l.kind === 'error'), why).toBeUndefined()
+      expect(lines.at(-1)?.kind, why).toBe('done')
+
+      const registered: string[] = lines.find((l) => l.kind === 'tools').names
+      for (const tool of toolNames) expect(registered, `${tool} in ctx.tools.schemas()`).toContain(tool)
+      expect(new Set(registered).size).toBe(registered.length)
+
+      const results = lines.filter((l) => l.kind === 'call')
+      expect(results.map((l) => l.name)).toEqual(calls.map((c) => c.name))
+      for (const [i, l] of results.entries()) expect(l.result.isError, `call ${i + 1} ${l.name}: ${JSON.stringify(l.result)}`).toBe(false)
+      expect(new Set(results.map((l) => l.name)), 'every tool executed').toEqual(new Set(toolNames))
+
+      const [write, search] = results
+      const id: string = write.result.value.id
+      expect(id).toMatch(/\S/)
+      const hits: { id: string; summary: string }[] = search.result.value.hits
+      expect(hits.map((h) => h.id)).toContain(id)
+      expect(hits.find((h) => h.id === id)?.summary).toBe(summary)
+      expect(contentText(search.result.content)).toContain(summary)
+      expect(results[5].result.value.status, 'memory_confirm').toBe('active')
+      expect(results[6].result.value.variants, 'write with expectConflict').toContain(id)
+
+      const prompt = lines.find((l) => l.kind === 'prompt')
+      const ours = prompt.contexts.find((c: { text: string | null }) => c.text?.includes(HEADING))
+      expect(ours, JSON.stringify(prompt.contexts)).toBeDefined()
+      expect(prompt.snapshot).toContain(HEADING)
+      expect(prompt.snapshot).toContain('Kestrel')
+      expect(prompt.tools).toBeGreaterThanOrEqual(toolNames.length)
+    } catch (err) {
+      failed = true
+      throw err
+    }
+  })
+
+  it('(b) one agent turn against a scripted LLM: write_memory, then memory_search_hybrid finds it', async () => {
+    const summary = '项目 Kestrel 的预发布数据库是 PostgreSQL 16，端口 6543 (staging)'
+    const mock = await startMockLlm({
+      script: [
+        { name: 'write_memory', arguments: { summary, tags: ['database'] } },
+        { name: 'memory_search_hybrid', arguments: { query: 'Kestrel 数据库 端口' } },
+      ],
+      maxRequests: 10,
+      timeoutMs: 90_000,
+    })
+    try {
+      await addPlugin('memturn')
+      // The headless one-shot runner answers one task and exits.
+      setBundles(sandbox, 'memturn', ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-headless', PACKAGE])
+      const r = await sandbox.dsh(['--profile', 'memturn', 'remember where the Kestrel staging database lives, then check it'], {
+        cwd: sandbox.workspace('turn'),
+        env: { DEEPSEEK_API_KEY: 'sk-mock', DEEPSEEK_BASE_URL: mock.baseUrl },
+        timeoutMs: 60_000,
+      })
+      const log = mock.requests.map((q) => `#${q.id} ${q.url} -> ${q.answer}`).join('\n')
+      const why = `${describeRun('dsh --profile memturn <task>', r)}\n--- mock llm\n${log}`
+      expect(r.code, why).toBe(0)
+
+      const turns = mock.requests.filter((q) => q.answer !== 'title')
+      expect(turns.map((q) => q.answer), why).toEqual(['tools', 'tools', 'final'])
+      const offered: string[] = turns[0]!.body.tools.map((t: any) => t.function.name)
+      for (const tool of toolNames) expect(offered, `${tool} offered to the model`).toContain(tool)
+
+      // The conversation the host sent back with the final request: both tool results.
+      const messages: any[] = turns[2]!.body.messages
+      const toolMessages = messages.filter((m) => m.role === 'tool').map((m) => ({ id: m.tool_call_id, text: contentText(m.content) }))
+      expect(toolMessages.map((m) => m.id), why).toEqual(['call_1_1', 'call_2_1'])
+      const [wrote, found] = toolMessages
+      expect(wrote!.text, 'write_memory result').not.toMatch(/^Error:/)
+      expect(found!.text, 'memory_search_hybrid result').not.toMatch(/^Error:/)
+      // A hit, not the zero-hit guidance (which also quotes the latest memory): the rendered
+      // result starts with "<n> hit(s)" and lists the written memory by its id.
+      const id = /\bmem_[0-9a-z]+\b/.exec(wrote!.text)?.[0]
+      expect(id, `an id in the write_memory result: ${wrote!.text}`).toBeDefined()
+      expect(Number(/^(\d+) hit/.exec(found!.text)?.[1] ?? 0), found!.text).toBeGreaterThan(0)
+      expect(found!.text, 'the search result lists the written memory').toContain(id!)
+      expect(found!.text, 'the search result contains the written text').toContain(summary)
+      // The resident injection reached the model: a runtime-context message after the write.
+      const contexts = messages.filter((m) => m.role === 'user').map((m) => contentText(m.content))
+      expect(contexts.some((t) => t.includes(HEADING) && t.includes('Kestrel')), 'memory context sent to the model').toBe(true)
+      // The headless runner prints the final answer (the mock echoes the last tool result).
+      expect(r.stdout).toContain('MOCK FINAL:')
+      expect(r.stdout).toContain(summary)
+    } catch (err) {
+      failed = true
+      throw err
+    } finally {
+      await mock.close()
+    }
+  })
+})
