@@ -5,10 +5,11 @@
  * every host.
  */
 
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { isMemoryError } from '../errors.js'
+import { serveStdio } from '../mcp/stdio.js'
 import { createFileBackend } from '../store/file-backend.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { rebuildIndex } from '../store/rebuild.js'
@@ -22,9 +23,12 @@ Usage:
   memory-agent demo [--root DIR]     write a few memories (Chinese and English) into a store and list them
                                      (default: a new temporary folder)
   memory-agent rebuild [--root DIR]  recreate index.jsonl from the memory files
+  memory-agent mcp [--root DIR | --user]
+                                     serve every tool to an MCP client over stdio
   memory-agent --help                this text
 
 --root defaults to ./.agent/memory (rebuild) or a temporary folder (demo).
+mcp takes --root, else $MEMORY_AGENT_ROOT, else ./.agent/memory; --user picks ~/.agent/memory.
 `
 
 function option(args: string[], name: string): string | undefined {
@@ -96,6 +100,22 @@ async function demo(root: string): Promise<void> {
   console.log(`\nOpen the files in ${root} with any editor; ledger.jsonl records every step.`)
 }
 
+/** The store an MCP server serves: --root, --user, $MEMORY_AGENT_ROOT, then the working directory's. */
+function mcpRoot(args: string[]): string {
+  const root = option(args, '--root')
+  if (root !== undefined && args.includes('--user')) throw new Error('--root and --user exclude each other')
+  if (root !== undefined) return path.resolve(root)
+  if (args.includes('--user')) return path.join(homedir(), '.agent', 'memory')
+  const env = process.env['MEMORY_AGENT_ROOT']
+  if (env !== undefined && env !== '') return path.resolve(env)
+  return path.join(process.cwd(), '.agent', 'memory')
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown }
+  return typeof pkg.version === 'string' ? pkg.version : '0.0.0'
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -119,6 +139,10 @@ async function main(argv: string[]): Promise<number> {
       for (const w of r.warnings) console.log(`warning: ${w}`)
       return 0
     }
+    case 'mcp':
+      // stdout is the protocol from here on; everything else goes to stderr.
+      await serveStdio(mcpRoot(args), packageVersion())
+      return 0
     default:
       process.stderr.write(`memory-agent: unknown command ${JSON.stringify(command)}\n\n${USAGE}`)
       return 2

@@ -15,7 +15,7 @@ import type { MemoryBackend } from '../store/backend.js'
 import type { ObjectSchema, Schema } from '../tools/schema.js'
 import type { ToolDeclaration } from '../tools/tool.js'
 import type { DshToolDefinition, JsonSchemaNode, TextBlock } from './host-types.js'
-import { renderValue } from './render.js'
+import { renderValue } from '../tools/render.js'
 
 /** A node of the dsh-tools author DSL (`ValueSchemaSpec`, plus `required` on properties). */
 export interface DslNode {

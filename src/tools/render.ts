@@ -1,16 +1,16 @@
 /**
- * What the model reads of a tool result in the DSH host: the registry hands the model only the
- * rendered content, not the value, so each rendering keeps what the agent needs to act (ids,
- * statuses, guidance, the text it asked for) and drops the rest. Pure; values reach it only after
- * the registry validated them against the tool's output schema.
+ * What the model reads of a tool result, for every adapter: the DSH registry hands the model only
+ * the rendered content, and MCP clients show the text beside `structuredContent`, so each
+ * rendering keeps what the agent needs to act (ids, statuses, guidance, the text it asked for) and
+ * drops the rest. Pure; values reach it only after they satisfy the tool's output schema.
  */
 
-import type { memoryAssembleTool } from '../tools/memory-assemble.js'
-import type { memoryDigestTool } from '../tools/memory-digest.js'
-import type { memoryNavTool } from '../tools/memory-nav.js'
-import type { memorySearchHybridTool } from '../tools/memory-search-hybrid.js'
-import type { Infer } from '../tools/schema.js'
-import type { writeMemoryTool } from '../tools/write-memory.js'
+import type { memoryAssembleTool } from './memory-assemble.js'
+import type { memoryDigestTool } from './memory-digest.js'
+import type { memoryNavTool } from './memory-nav.js'
+import type { memorySearchHybridTool } from './memory-search-hybrid.js'
+import type { Infer } from './schema.js'
+import type { writeMemoryTool } from './write-memory.js'
 import { truncateUnits } from '../text.js'
 
 type Output<T extends { output: unknown }> = Infer<T['output']>

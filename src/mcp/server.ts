@@ -1,0 +1,61 @@
+/**
+ * The MCP adapter: every tool of `tools/index.ts` registered on an `McpServer` over one backend,
+ * with zod schemas derived from the declarations (`zod.ts`), the read-only / destructive /
+ * idempotent hints, and results as concise text plus `structuredContent`. A MemoryError becomes
+ * an `isError` result led by its code; nothing is thrown out of a handler. Reads no
+ * configuration and starts no transport: `cli/` does that.
+ */
+
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { isMemoryError } from '../errors.js'
+import type { MemoryBackend } from '../store/backend.js'
+import { TOOLS } from '../tools/index.js'
+import { renderValue } from '../tools/render.js'
+import type { ToolDeclaration } from '../tools/tool.js'
+import { permissiveInput, toZod } from './zod.js'
+
+export const SERVER_NAME = 'dsh-memory-agent'
+
+/** The one mapping of failures to MCP: an error result whose text starts with our code. */
+function errorResult(err: unknown): CallToolResult {
+  const text = isMemoryError(err) ? `${err.code}: ${err.message}` : `INTERNAL: ${err instanceof Error ? err.message : String(err)}`
+  return { isError: true, content: [{ type: 'text', text }] }
+}
+
+async function call(tool: ToolDeclaration, backend: MemoryBackend, args: unknown): Promise<CallToolResult> {
+  // The handler validates what the client sent (INVALID_INPUT naming the field), so it takes it as is.
+  const untyped = tool as unknown as { handler(backend: MemoryBackend, input: unknown): Promise<Record<string, unknown>> }
+  try {
+    const value = await untyped.handler(backend, args)
+    return { content: [{ type: 'text', text: renderValue(tool.name, value) }], structuredContent: value }
+  } catch (err) {
+    return errorResult(err)
+  }
+}
+
+/** An MCP server offering every tool over backend; connect it to a transport to serve. */
+export function createMcpServer(backend: MemoryBackend, version = '0.0.0'): McpServer {
+  const server = new McpServer({ name: SERVER_NAME, version })
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: permissiveInput(tool.input),
+        outputSchema: toZod(tool.output),
+        annotations: {
+          title: tool.title,
+          readOnlyHint: tool.annotations.readOnly,
+          destructiveHint: tool.annotations.destructive,
+          idempotentHint: tool.annotations.idempotent,
+          // The store is a local folder: no tool reaches beyond it.
+          openWorldHint: false,
+        },
+      },
+      (args: unknown) => call(tool, backend, args),
+    )
+  }
+  return server
+}

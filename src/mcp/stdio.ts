@@ -1,0 +1,39 @@
+/**
+ * Serving the MCP server over stdio until the client goes away: stdout carries the protocol and
+ * nothing else (diagnostics go to stderr), and the end of stdin, SIGTERM or SIGINT close the
+ * server and flush the search caches before the process ends. Called by the CLI, which chose the root.
+ */
+
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { flushCaches } from '../retrieve/retriever.js'
+import { createFileBackend } from '../store/file-backend.js'
+import { createMcpServer } from './server.js'
+
+/** How long the process may take to end by itself once closed, before it is ended. */
+const EXIT_GRACE_MS = 2000
+
+export async function serveStdio(root: string, version: string): Promise<void> {
+  const backend = createFileBackend(root)
+  const server = createMcpServer(backend, version)
+  let closing: Promise<void> | undefined
+  const close = (why: string): Promise<void> => {
+    closing ??= (async () => {
+      try {
+        await server.close()
+        await flushCaches(backend)
+      } catch (err) {
+        process.stderr.write(`memory-agent mcp: closing after ${why}: ${err instanceof Error ? err.message : String(err)}\n`)
+        process.exitCode = 1
+      }
+      // Whatever still holds the event loop (a stale timer, a half-closed pipe) must not keep a
+      // server without a client alive.
+      setTimeout(() => process.exit(), EXIT_GRACE_MS).unref()
+    })()
+    return closing
+  }
+  process.stdin.once('end', () => void close('end of input'))
+  process.once('SIGTERM', () => void close('SIGTERM'))
+  process.once('SIGINT', () => void close('SIGINT'))
+  await server.connect(new StdioServerTransport())
+  process.stderr.write(`memory-agent mcp: serving ${root} over stdio\n`)
+}

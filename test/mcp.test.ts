@@ -1,0 +1,185 @@
+/**
+ * The MCP server as a client sees it: the SDK's real `Client` over stdio against the BUILT CLI
+ * (`node lib/cli/main.js mcp --root <tmp>`; `npm test` builds first, run `npm run build` before
+ * running this file alone). Every tool is listed with its hints and called with valid input; its
+ * `structuredContent` satisfies the declared output schema (checked here with `outputViolation`,
+ * and by the client itself against the listed JSON Schema); bad input is an `isError` result
+ * naming the field; two servers on one root write concurrently without loss.
+ */
+
+import { promises as fs } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { TOOLS, findTool, outputViolation, type IndexEntry, type LedgerEvent } from '../src/api.js'
+
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'cli', 'main.js')
+
+const tmpDirs: string[] = []
+const clients: Client[] = []
+
+async function tempRoot(): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mcp-test-'))
+  tmpDirs.push(dir)
+  return path.join(dir, 'store')
+}
+
+async function connect(root: string): Promise<Client> {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' })
+  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root], env, stderr: 'pipe' }))
+  clients.push(client)
+  return client
+}
+
+interface ToolResult {
+  isError?: boolean
+  content: { type: string; text?: string }[]
+  structuredContent?: Record<string, unknown>
+}
+
+async function lines<T>(file: string): Promise<T[]> {
+  const text = await fs.readFile(file, 'utf8')
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as T)
+}
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()))
+  await Promise.all(tmpDirs.map((d) => fs.rm(d, { recursive: true, force: true })))
+})
+
+describe('MCP server over stdio (built CLI)', () => {
+  let client: Client
+  const called = new Set<string>()
+
+  /** Calls a tool that must succeed; its structured content must satisfy the declared output schema. */
+  async function ok(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const result = (await client.callTool({ name, arguments: args })) as ToolResult
+    const text = result.content[0]?.text ?? ''
+    expect(result.isError, `${name} failed: ${text}`).toBeFalsy()
+    expect(result.content[0]?.type).toBe('text')
+    expect(text.length).toBeGreaterThan(0)
+    const value = result.structuredContent
+    expect(value).toBeDefined()
+    const tool = findTool(name)
+    expect(tool).toBeDefined()
+    expect(outputViolation(tool!.output, value)).toBeNull()
+    called.add(name)
+    return value!
+  }
+
+  it('lists every tool with its title, schemas and hints', async () => {
+    client = await connect(await tempRoot())
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort())
+    for (const declared of TOOLS) {
+      const listed = tools.find((t) => t.name === declared.name)!
+      expect(listed.title).toBe(declared.title)
+      expect(listed.description).toBe(declared.description)
+      expect(listed.annotations).toMatchObject({
+        readOnlyHint: declared.annotations.readOnly,
+        destructiveHint: declared.annotations.destructive,
+        idempotentHint: declared.annotations.idempotent,
+      })
+      // The advertised input is the declared one: same fields, same required ones, closed.
+      expect(Object.keys(listed.inputSchema.properties ?? {}).sort()).toEqual(Object.keys(declared.input.properties).sort())
+      expect([...(listed.inputSchema.required ?? [])].sort()).toEqual([...(declared.input.required ?? [])].sort())
+      expect((listed.inputSchema as { additionalProperties?: unknown }).additionalProperties).toBe(false)
+      expect(listed.outputSchema?.type).toBe('object')
+      expect(Object.keys(listed.outputSchema?.properties ?? {}).sort()).toEqual(Object.keys(declared.output.properties).sort())
+    }
+  })
+
+  it('calls every tool with valid input, each result matching its output schema', async () => {
+    const first = await ok('write_memory', { summary: 'The API server listens on port 8080 behind nginx.', title: 'API port', tags: ['environment'] })
+    expect(first.status).toBe('active')
+
+    const episode = await ok('write_memory', {
+      summary: '排查了 Redis 缓存击穿：热点 key 过期瞬间大量请求打到数据库。',
+      raw: '用户：线上 Redis 缓存好像被击穿了。\n助手：热点 key 过期后并发回源，加互斥锁即可。',
+      session_id: 'session-1',
+      tags: ['redis'],
+    })
+    expect(episode.type).toBe('episode')
+    expect(episode.raw_ref).toEqual(expect.any(String))
+
+    const suggested = await ok('write_memory', { summary: 'Deployments go out on Tuesdays and Thursdays only.', title: 'Deploy days', requireConfirmation: true })
+    expect(suggested.status).toBe('suggested')
+
+    const conflict = await ok('write_memory', { summary: 'The API server listens on port 9090 now.', title: 'API port', expectConflict: true })
+    expect(conflict.status).toBe('conflict')
+    expect(conflict.variants).toContain(first.id)
+
+    const search = await ok('memory_search_hybrid', { query: 'Redis 缓存', top_k: 5 })
+    expect((search.hits as { id: string }[]).map((h) => h.id)).toContain(episode.id)
+
+    const page = await ok('memory_nav', {})
+    expect(page.total).toBeGreaterThanOrEqual(3)
+    await ok('memory_nav', { path: String(episode.id) })
+
+    const assembled = await ok('memory_assemble', { task: 'Which port does the API server use?', budget: 400 })
+    expect(assembled.used_tokens as number).toBeLessThanOrEqual(400)
+
+    const digest = await ok('memory_digest', { key: 'API port' })
+    expect(digest.slot).toEqual(expect.any(String))
+    await ok('memory_digest', {})
+
+    const confirmed = await ok('memory_confirm', { id: suggested.id })
+    expect(JSON.stringify(confirmed)).toContain('active')
+
+    await ok('memory_resolve', { id: conflict.id, action: 'keep' })
+    const after = await ok('memory_nav', { path: String(first.id) })
+    expect(JSON.stringify(after)).toContain('superseded')
+
+    await ok('memory_sweep', {})
+    const forgotten = await ok('forget_memories_by_session', { session_id: 'session-1' })
+    expect(JSON.stringify(forgotten)).toContain(String(episode.id))
+
+    expect([...called].sort()).toEqual(TOOLS.map((t) => t.name).sort())
+  })
+
+  it('answers invalid input with an isError result naming the field', async () => {
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ['write_memory', {}, /^INVALID_INPUT: .*summary.*required/],
+      ['write_memory', { summary: 42 }, /^INVALID_INPUT: .*summary: expected a string/],
+      ['write_memory', { summary: 'x', colour: 'red' }, /^INVALID_INPUT: .*colour: expected no such field/],
+      ['memory_search_hybrid', { query: 'x', top_k: 0 }, /^INVALID_INPUT: .*top_k: expected a number >= 1/],
+      ['memory_resolve', { id: 'mem_does_not_exist' }, /^NOT_FOUND: /],
+    ]
+    for (const [name, args, message] of cases) {
+      const result = (await client.callTool({ name, arguments: args })) as ToolResult
+      expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true)
+      expect(result.structuredContent).toBeUndefined()
+      expect(result.content[0]?.text).toMatch(message)
+    }
+  })
+
+  it('lets two servers on one root write concurrently without loss', async () => {
+    const root = await tempRoot()
+    const [a, b] = await Promise.all([connect(root), connect(root)])
+    const PER_CLIENT = 50
+    const writes = (c: Client, who: string) =>
+      Promise.all(
+        Array.from({ length: PER_CLIENT }, (_, i) =>
+          c.callTool({ name: 'write_memory', arguments: { summary: `Fact ${i} from ${who}: the ${who} service uses queue q-${who}-${i}.`, title: `${who} fact ${i}` } }),
+        ),
+      )
+    const results = (await Promise.all([writes(a, 'alpha'), writes(b, 'beta')])).flat() as ToolResult[]
+    const failed = results.filter((r) => r.isError === true).map((r) => r.content[0]?.text)
+    expect(failed).toEqual([])
+    const ids = new Set(results.map((r) => r.structuredContent?.id))
+    expect(ids.size).toBe(2 * PER_CLIENT)
+
+    const index = await lines<IndexEntry>(path.join(root, 'index.jsonl'))
+    expect(index).toHaveLength(2 * PER_CLIENT)
+    expect(new Set(index.map((e) => e.id))).toEqual(ids)
+    const ledger = await lines<LedgerEvent>(path.join(root, 'ledger.jsonl'))
+    expect(ledger.filter((e) => e.event === 'write')).toHaveLength(2 * PER_CLIENT)
+  })
+})
