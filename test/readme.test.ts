@@ -61,6 +61,23 @@ describe('README', () => {
     expect(existsSync(path.join(cwd, 'demo-memory', 'index.jsonl'))).toBe(true)
   })
 
+  it('runs every command of the CLI tour as written, on the default store of the working directory', () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'readme-tour-'))
+    const cli = path.join(repo, 'lib/cli/main.js')
+    const block = fencedBlocks('bash').find((b) => b.includes('lib/cli/main.js write')) ?? ''
+    const commands = commandsOf(block)
+    expect(commands.length).toBeGreaterThanOrEqual(8)
+    const env = { ...process.env }
+    delete env['MEMORY_AGENT_ROOT']
+    // The tour quotes its arguments, so a shell runs each line; only the script's path changes.
+    for (const command of commands) {
+      expect(command).toMatch(/^node lib\/cli\/main\.js /)
+      const out = execFileSync('bash', ['-c', command.replace(/^node lib\/cli\/main\.js/, `node '${cli}'`)], { cwd, env, encoding: 'utf8' })
+      expect(out.length).toBeGreaterThan(0)
+    }
+    expect(existsSync(path.join(cwd, '.agent', 'memory', 'index.jsonl'))).toBe(true)
+  })
+
   it('runs the library example against the built package', () => {
     const block = fencedBlocks('js').find((b) => b.includes("from 'dsh-memory-agent/api'"))
     expect(block).toBeDefined()

@@ -10,32 +10,49 @@ import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { isMemoryError } from '../errors.js'
 import { serveStdio } from '../mcp/stdio.js'
+import { memoryStats } from '../memory/stats.js'
+import type { MemoryBackend } from '../store/backend.js'
 import { createFileBackend } from '../store/file-backend.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { rebuildIndex } from '../store/rebuild.js'
 import { confirmHandler } from '../tools/memory-confirm.js'
 import { navHandler } from '../tools/memory-nav.js'
+import { renderValue } from '../tools/render.js'
 import { writeHandler } from '../tools/write-memory.js'
+import { COMMON_FLAGS, TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, usageError } from './tool-commands.js'
 
 const USAGE = `memory-agent: long-term memory for AI agents, kept as plain markdown files
 
 Usage:
-  memory-agent demo [--root DIR]     write a few memories (Chinese and English) into a store and list them
-                                     (default: a new temporary folder)
-  memory-agent rebuild [--root DIR]  recreate index.jsonl from the memory files
-  memory-agent mcp [--root DIR | --user]
-                                     serve every tool to an MCP client over stdio
-  memory-agent --help                this text
+  memory-agent write SUMMARY [flags]     write_memory: store a memory
+  memory-agent search QUERY [flags]      memory_search_hybrid: find memories by keywords
+  memory-agent nav [PATH] [flags]        memory_nav: list a folder, or read a memory or file
+  memory-agent assemble TASK [flags]     memory_assemble: the memories for a task, within a token budget
+  memory-agent confirm ID                memory_confirm: make a suggested memory active
+  memory-agent resolve ID [--action keep|drop]
+                                         memory_resolve: settle a conflict
+  memory-agent forget SESSION_ID [flags] forget_memories_by_session: forget what a session wrote
+  memory-agent sweep [flags]             memory_sweep: list long-unused and pending memories
+  memory-agent digest [KEY] [flags]      memory_digest: a slot's digest, or every slot
+  memory-agent stats                     count memories by status
+  memory-agent rebuild                   recreate index.jsonl from the memory files
+  memory-agent mcp                       serve every tool to an MCP client over stdio
+  memory-agent demo [--root DIR]         write a few memories (Chinese and English) into a store and list them
+                                         (default: a new temporary folder)
+  memory-agent COMMAND --help            a command's description and flags
+  memory-agent --help                    this text
 
---root defaults to ./.agent/memory (rebuild) or a temporary folder (demo).
-mcp takes --root, else $MEMORY_AGENT_ROOT, else ./.agent/memory; --user picks ~/.agent/memory.
+Every store command takes --root DIR, else $MEMORY_AGENT_ROOT, else ./.agent/memory of the working
+directory; --user picks ~/.agent/memory. --json prints the structured output instead of text.
+Exit codes: 0 ok, 2 usage or INVALID_INPUT, 3 NOT_FOUND, 4 INVALID_STATE, 5 PATH_OUTSIDE_ROOT,
+6 LOCK_TIMEOUT, 1 anything else.
 `
 
 function option(args: string[], name: string): string | undefined {
   const at = args.indexOf(name)
   if (at < 0) return undefined
   const value = args[at + 1]
-  if (value === undefined || value.startsWith('--')) throw new Error(`${name} needs a value`)
+  if (value === undefined || value.startsWith('--')) throw usageError(`${name} needs a value`)
   return value
 }
 
@@ -100,15 +117,53 @@ async function demo(root: string): Promise<void> {
   console.log(`\nOpen the files in ${root} with any editor; ledger.jsonl records every step.`)
 }
 
-/** The store an MCP server serves: --root, --user, $MEMORY_AGENT_ROOT, then the working directory's. */
-function mcpRoot(args: string[]): string {
+/** The store a command works on: --root, --user, $MEMORY_AGENT_ROOT, then the working directory's. */
+function storeRoot(args: string[]): string {
   const root = option(args, '--root')
-  if (root !== undefined && args.includes('--user')) throw new Error('--root and --user exclude each other')
+  if (root !== undefined && args.includes('--user')) throw usageError('--root and --user exclude each other')
   if (root !== undefined) return path.resolve(root)
   if (args.includes('--user')) return path.join(homedir(), '.agent', 'memory')
   const env = process.env['MEMORY_AGENT_ROOT']
   if (env !== undefined && env !== '') return path.resolve(env)
   return path.join(process.cwd(), '.agent', 'memory')
+}
+
+/** A tool command: flags from the tool's schema, its text rendering or --json, caches flushed after. */
+async function runTool(command: string, args: string[]): Promise<number> {
+  const parsed = parseToolCommand(command, args)
+  if (parsed.help) {
+    process.stdout.write(commandHelp(command))
+    return 0
+  }
+  const backend = createFileBackend(storeRoot(args))
+  try {
+    // The handler validates the input (INVALID_INPUT naming the field), so it takes it as parsed.
+    const untyped = parsed.tool as unknown as { handler(backend: MemoryBackend, input: unknown): Promise<unknown> }
+    const out = await untyped.handler(backend, parsed.input)
+    process.stdout.write(`${parsed.json ? JSON.stringify(out, null, 2) : renderValue(parsed.tool.name, out)}\n`)
+    return 0
+  } finally {
+    await flushCaches(backend)
+  }
+}
+
+const STATS_HELP = `memory-agent stats: count the store's memories by status
+
+Usage: memory-agent stats [--root DIR | --user] [--json]
+`
+
+async function stats(args: string[]): Promise<number> {
+  const unknown = args.find((a, i) => a.startsWith('--') && !(COMMON_FLAGS as readonly string[]).includes(a) && args[i - 1] !== '--root')
+  if (unknown !== undefined) throw usageError(`stats: unknown flag ${unknown} (known: ${COMMON_FLAGS.join(', ')})`)
+  const backend = createFileBackend(storeRoot(args))
+  try {
+    const s = await memoryStats(backend)
+    if (args.includes('--json')) process.stdout.write(`${JSON.stringify(s, null, 2)}\n`)
+    else process.stdout.write(`${Object.entries(s).map(([k, v]) => `${k.padEnd(15)} ${v}`).join('\n')}\n`)
+    return 0
+  } finally {
+    await flushCaches(backend)
+  }
 }
 
 function packageVersion(): string {
@@ -122,8 +177,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE)
     return command === undefined ? 2 : 0
   }
+  if (TOOL_COMMANDS[command] !== undefined) return runTool(command, args)
   if (args.includes('--help')) {
-    process.stdout.write(USAGE)
+    process.stdout.write(command === 'stats' ? STATS_HELP : USAGE)
     return 0
   }
   switch (command) {
@@ -133,7 +189,7 @@ async function main(argv: string[]): Promise<number> {
       return 0
     }
     case 'rebuild': {
-      const root = path.resolve(option(args, '--root') ?? path.join(process.cwd(), '.agent', 'memory'))
+      const root = storeRoot(args)
       const r = await rebuildIndex(root)
       console.log(`rebuilt ${root}: ${r.entries} entries from ${r.scanned} files (${r.skipped} skipped, ${r.badIndexLines} bad index lines dropped)`)
       for (const w of r.warnings) console.log(`warning: ${w}`)
@@ -141,8 +197,10 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'mcp':
       // stdout is the protocol from here on; everything else goes to stderr.
-      await serveStdio(mcpRoot(args), packageVersion())
+      await serveStdio(storeRoot(args), packageVersion())
       return 0
+    case 'stats':
+      return stats(args)
     default:
       process.stderr.write(`memory-agent: unknown command ${JSON.stringify(command)}\n\n${USAGE}`)
       return 2
@@ -156,6 +214,6 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     if (isMemoryError(err)) process.stderr.write(`memory-agent: ${err.code}: ${err.message}\n`)
     else process.stderr.write(`memory-agent: ${err instanceof Error ? err.message : String(err)}\n`)
-    process.exitCode = 1
+    process.exitCode = exitCode(isMemoryError(err) ? err.code : undefined)
   },
 )

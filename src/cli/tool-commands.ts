@@ -1,0 +1,232 @@
+/**
+ * CLI commands derived from the tool declarations: which command runs which tool, the flags each
+ * command takes (read from the tool's input schema, never written out a second time), their help
+ * text, and the parse from argv to a tool input. Pure: it reads no environment and touches no
+ * files; `main.ts` runs what it returns. Validation of values stays with the tool's handler.
+ */
+
+import { MemoryError, type ErrorCode } from '../errors.js'
+import { findTool } from '../tools/index.js'
+import type { Schema } from '../tools/schema.js'
+import type { ToolDeclaration } from '../tools/tool.js'
+
+/** A command, the tool it runs, and the input field its first positional argument fills. */
+interface ToolCommand {
+  readonly tool: string
+  readonly positional?: string
+}
+
+export const TOOL_COMMANDS: Readonly<Record<string, ToolCommand>> = {
+  write: { tool: 'write_memory', positional: 'summary' },
+  search: { tool: 'memory_search_hybrid', positional: 'query' },
+  nav: { tool: 'memory_nav', positional: 'path' },
+  assemble: { tool: 'memory_assemble', positional: 'task' },
+  confirm: { tool: 'memory_confirm', positional: 'id' },
+  resolve: { tool: 'memory_resolve', positional: 'id' },
+  forget: { tool: 'forget_memories_by_session', positional: 'session_id' },
+  sweep: { tool: 'memory_sweep' },
+  digest: { tool: 'memory_digest', positional: 'key' },
+}
+
+/** Flags every store command takes besides the ones derived from its schema. */
+export const COMMON_FLAGS = ['--root', '--user', '--json', '--help'] as const
+
+/** The process exit code of an error code, mapped once for the CLI. */
+export function exitCode(code: ErrorCode | undefined): number {
+  switch (code) {
+    case 'INVALID_INPUT':
+      return 2
+    case 'NOT_FOUND':
+      return 3
+    case 'INVALID_STATE':
+      return 4
+    case 'PATH_OUTSIDE_ROOT':
+      return 5
+    case 'LOCK_TIMEOUT':
+      return 6
+    default:
+      return 1
+  }
+}
+
+export function usageError(message: string): MemoryError {
+  return new MemoryError('INVALID_INPUT', message)
+}
+
+/** One schema field as a flag: `top_k` is `--top-k`, `requireConfirmation` is `--require-confirmation`. */
+interface FlagSpec {
+  readonly field: string
+  readonly flag: string
+  /** `--tag` for `tags`: the singular, accepted beside the plural when it names nothing else. */
+  readonly alias?: string
+  readonly schema: Schema
+}
+
+const kebab = (name: string) => name.replace(/_/g, '-').replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()
+const singular = (name: string) => (name.endsWith('ies') ? `${name.slice(0, -3)}y` : name.endsWith('s') ? name.slice(0, -1) : name)
+
+export function flagsOf(tool: ToolDeclaration): FlagSpec[] {
+  const names = new Set(Object.keys(tool.input.properties).map(kebab))
+  return Object.entries(tool.input.properties).map(([field, schema]) => {
+    const flag = kebab(field)
+    const one = singular(flag)
+    const alias = 'type' in schema && schema.type === 'array' && one !== flag && !names.has(one) ? `--${one}` : undefined
+    return { field, flag: `--${flag}`, schema, ...(alias !== undefined ? { alias } : {}) }
+  })
+}
+
+function kind(schema: Schema): string {
+  return 'type' in schema ? schema.type : 'json'
+}
+
+function parseJson(flag: string, text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw usageError(`${flag}: expected JSON, got ${JSON.stringify(text).slice(0, 60)}`)
+  }
+}
+
+/** A flag's text as the value its schema asks for; the tool's handler checks the rest. */
+function valueOf(spec: FlagSpec, schema: Schema, text: string): unknown {
+  switch (kind(schema)) {
+    case 'number':
+    case 'integer': {
+      const n = Number(text)
+      if (text.trim() === '' || !Number.isFinite(n)) throw usageError(`${spec.flag}: expected a number, got ${JSON.stringify(text)}`)
+      return n
+    }
+    case 'string':
+      return text
+    default:
+      return parseJson(spec.flag, text)
+  }
+}
+
+export interface ParsedCommand {
+  readonly tool: ToolDeclaration
+  readonly input: Record<string, unknown>
+  readonly json: boolean
+  readonly help: boolean
+}
+
+/** Global flags that take a value; their values are read by main.ts. */
+const VALUE_FLAGS = new Set(['--root'])
+
+/** argv after the command name -> the tool and its input. Throws INVALID_INPUT (exit 2) on misuse. */
+export function parseToolCommand(command: string, args: readonly string[]): ParsedCommand {
+  const entry = TOOL_COMMANDS[command]
+  const tool = entry === undefined ? undefined : findTool(entry.tool)
+  if (entry === undefined || tool === undefined) throw usageError(`unknown command ${JSON.stringify(command)}`)
+  const specs = flagsOf(tool)
+  const byFlag = new Map<string, FlagSpec>()
+  for (const s of specs) {
+    byFlag.set(s.flag, s)
+    if (s.alias !== undefined) byFlag.set(s.alias, s)
+  }
+  let base: Record<string, unknown> = {}
+  const fields: Record<string, unknown> = {}
+  let json = false
+  let help = false
+  const positionals: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? ''
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1
+    const name = eq > 0 ? arg.slice(0, eq) : arg
+    const inline = eq > 0 ? arg.slice(eq + 1) : undefined
+    const next = (): string => {
+      if (inline !== undefined) return inline
+      const value = args[++i]
+      if (value === undefined) throw usageError(`${name} needs a value`)
+      return value
+    }
+    if (!name.startsWith('--') || name === '--') {
+      positionals.push(arg)
+      continue
+    }
+    if (name === '--json') json = true
+    else if (name === '--help') help = true
+    else if (name === '--user') continue
+    else if (VALUE_FLAGS.has(name)) next()
+    else if (name === '--input') {
+      const value = parseJson('--input', next())
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw usageError('--input: expected a JSON object')
+      base = value as Record<string, unknown>
+    } else {
+      const negated = name.startsWith('--no-') ? byFlag.get(`--${name.slice(5)}`) : undefined
+      const spec = byFlag.get(name) ?? (negated !== undefined && kind(negated.schema) === 'boolean' ? negated : undefined)
+      if (spec === undefined) {
+        const known = [...specs.flatMap((s) => [s.flag, ...(s.alias !== undefined ? [s.alias] : [])]), '--input', ...COMMON_FLAGS]
+        throw usageError(`${command}: unknown flag ${name} (known: ${known.join(', ')})`)
+      }
+      if (kind(spec.schema) === 'boolean') {
+        fields[spec.field] = inline !== undefined ? valueOf(spec, spec.schema, inline) : spec !== negated
+      } else if ('type' in spec.schema && spec.schema.type === 'array') {
+        const value = valueOf(spec, spec.schema.items, next())
+        const list = (fields[spec.field] as unknown[] | undefined) ?? []
+        // An array of objects may also come whole, as one JSON array.
+        fields[spec.field] = kind(spec.schema.items) !== 'string' && Array.isArray(value) ? [...list, ...value] : [...list, value]
+      } else {
+        fields[spec.field] = valueOf(spec, spec.schema, next())
+      }
+    }
+  }
+  if (positionals.length > 0) {
+    if (entry.positional === undefined || positionals.length > 1)
+      throw usageError(`${command}: unexpected argument ${JSON.stringify(positionals[entry.positional === undefined ? 0 : 1])}`)
+    fields[entry.positional] = positionals[0]
+  }
+  return { tool, input: { ...base, ...fields }, json, help }
+}
+
+function typeLabel(schema: Schema): string {
+  if ('oneOf' in schema) return 'JSON'
+  switch (schema.type) {
+    case 'string':
+      return schema.enum !== undefined ? schema.enum.join('|') : 'TEXT'
+    case 'integer':
+      return 'INT'
+    case 'number':
+      return 'NUMBER'
+    case 'boolean':
+      return ''
+    case 'array':
+      return `${typeLabel(schema.items)} (repeatable)`
+    default:
+      return 'JSON'
+  }
+}
+
+/** A command's help: the tool's own description and its flags, from the schema. */
+export function commandHelp(command: string): string {
+  const entry = TOOL_COMMANDS[command]
+  const tool = entry === undefined ? undefined : findTool(entry.tool)
+  if (entry === undefined || tool === undefined) throw usageError(`unknown command ${JSON.stringify(command)}`)
+  const required = new Set(tool.input.required ?? [])
+  const positional = entry.positional !== undefined ? ` [${entry.positional.toUpperCase()}]` : ''
+  const rows = flagsOf(tool).map((s) => {
+    const bool = kind(s.schema) === 'boolean'
+    const name = bool ? `${s.flag}, --no-${s.flag.slice(2)}` : `${s.flag}${s.alias !== undefined ? `|${s.alias}` : ''} ${typeLabel(s.schema)}`
+    const notes = [
+      ...(s.field === entry.positional ? ['also the first argument'] : []),
+      ...(required.has(s.field) ? ['required'] : []),
+      ...('default' in s.schema && s.schema.default !== undefined ? [`default ${JSON.stringify(s.schema.default)}`] : []),
+    ]
+    return `  ${name}\n      ${s.schema.description ?? ''}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`
+  })
+  return [
+    `memory-agent ${command}: ${tool.title} (tool ${tool.name})`,
+    '',
+    tool.description,
+    '',
+    `Usage: memory-agent ${command}${positional} [--root DIR | --user] [--json] [--input JSON] [flags]`,
+    '',
+    'Flags:',
+    ...rows,
+    '  --input JSON',
+    '      The whole input object; flags given beside it override its fields.',
+    '  --root DIR, --user, --json',
+    '      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory); --json prints the structured output.',
+    '',
+  ].join('\n')
+}

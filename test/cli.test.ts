@@ -1,0 +1,184 @@
+/**
+ * The CLI as a person runs it: the BUILT `node lib/cli/main.js` (`npm test` builds first; run
+ * `npm run build` before running this file alone) spawned in a temporary working directory, so the
+ * default store `./.agent/memory` is used. Checks readable output, `--json` shapes against the
+ * declared output schemas, flags derived from the schemas, help per command and exit codes.
+ */
+
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { findTool, outputViolation } from '../src/api.js'
+import { TOOL_COMMANDS } from '../src/cli/tool-commands.js'
+
+const CLI = path.resolve(import.meta.dirname, '..', 'lib', 'cli', 'main.js')
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function cli(cwd: string, ...args: string[]): Run {
+  const env = { ...process.env }
+  delete env['MEMORY_AGENT_ROOT']
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+/** The --json output of a tool command, checked against the tool's declared output schema. */
+function json(cwd: string, command: string, ...args: string[]): Record<string, unknown> {
+  const r = cli(cwd, command, ...args, '--json')
+  expect(r.stderr).toBe('')
+  expect(r.code).toBe(0)
+  const value = JSON.parse(r.stdout) as Record<string, unknown>
+  const tool = findTool(TOOL_COMMANDS[command]?.tool ?? '')
+  expect(tool).toBeDefined()
+  expect(outputViolation(tool!.output, value)).toBeNull()
+  return value
+}
+
+const tempCwd = () => mkdtempSync(path.join(tmpdir(), 'cli-test-'))
+
+describe('memory-agent tool commands', () => {
+  it('write, search, nav, assemble, digest and stats on the default store of the working directory', () => {
+    const cwd = tempCwd()
+    const written = cli(cwd, 'write', 'The API server listens on port 8080 behind nginx.', '--title', 'API port', '--tag', 'environment', '--tags', 'net', '--session-id', 's1')
+    expect(written.code).toBe(0)
+    expect(written.stdout).toMatch(/^Stored mem_\w+ as topic, status active/)
+    expect(existsSync(path.join(cwd, '.agent', 'memory', 'index.jsonl'))).toBe(true)
+
+    const out = json(cwd, 'write', '用户偏好简洁的中文回答。', '--title', '回答风格', '--entity', 'user', '--confidence', '0.9', '--session-id', 's2')
+    expect(out).toMatchObject({ type: 'topic', status: 'active', title: '回答风格' })
+    expect(out['id']).toMatch(/^mem_/)
+
+    const search = cli(cwd, 'search', 'nginx port')
+    expect(search.code).toBe(0)
+    expect(search.stdout).toContain('API port')
+    expect(search.stdout).toContain('#environment #net')
+    const hits = json(cwd, 'search', 'port', '--top-k', '1', '--tag', 'environment')['hits'] as { title: string; tags: string[] }[]
+    expect(hits).toHaveLength(1)
+    expect(hits[0]?.tags).toEqual(['environment', 'net'])
+    expect(json(cwd, 'search', 'port', '--tag', 'nope')['hits']).toEqual([])
+
+    const nav = cli(cwd, 'nav', 'topics/', '--limit', '1')
+    expect(nav.code).toBe(0)
+    expect(nav.stdout).toMatch(/entries 1-1 of 2/)
+    expect(nav.stdout).toContain('More: memory_nav with offset 1')
+    expect(json(cwd, 'nav', '--sort', 'title')['total']).toBe(2)
+
+    const assemble = cli(cwd, 'assemble', 'which port does the API use', '--budget', '300')
+    expect(assemble.code).toBe(0)
+    expect(assemble.stdout).toMatch(/port 8080/)
+    expect(assemble.stdout).toMatch(/\/300 tokens/)
+
+    expect(json(cwd, 'digest', 'API port', '--refresh')['text']).toContain('8080')
+    expect(cli(cwd, 'digest').stdout).toMatch(/- API port: 1 entries/)
+
+    const stats = cli(cwd, 'stats')
+    expect(stats.code).toBe(0)
+    expect(stats.stdout).toMatch(/^total\s+2$/m)
+    const counts = JSON.parse(cli(cwd, 'stats', '--json').stdout) as Record<string, number>
+    expect(counts).toMatchObject({ total: 2, searchable: 2, suggested: 0 })
+  })
+
+  it('confirm, resolve, forget and sweep; booleans as --flag and --no-flag, --input JSON', () => {
+    const cwd = tempCwd()
+    const root = path.join(cwd, 'store')
+    const suggested = json(cwd, 'write', 'Deployments go out on Tuesdays only.', '--root', root, '--require-confirmation', '--session-id', 's1')
+    expect(suggested['status']).toBe('suggested')
+    const plain = json(cwd, 'write', 'Deployments may also go out on Thursdays.', '--root', root, '--no-require-confirmation', '--session-id', 's1')
+    expect(plain['status']).toBe('active')
+    expect(json(cwd, 'confirm', String(suggested['id']), '--root', root)['status']).toBe('active')
+
+    // --input gives the whole object; a flag beside it overrides a field.
+    const input = JSON.stringify({ summary: 'The cache is Redis 7.', key: 'cache', tags: ['infra'], session_id: 's2' })
+    const first = json(cwd, 'write', '--root', root, '--input', input)
+    expect(first['status']).toBe('active')
+    const second = json(cwd, 'write', '--root', root, '--input', input, '--summary', 'The cache is Memcached.', '--expect-conflict')
+    expect(second['status']).toBe('conflict')
+    const resolved = json(cwd, 'resolve', String(second['id']), '--root', root, '--action', 'keep')
+    expect(resolved).toMatchObject({ id: second['id'], status: 'active' })
+
+    const sweep = json(cwd, 'sweep', '--root', root, '--days', '30', '--limit', '5')
+    expect(sweep['thresholds']).toMatchObject({ longUnusedDays: 30 })
+
+    const forget = json(cwd, 'forget', 's2', '--root', root, '--scope', 'include_shared_unlink')
+    expect(forget).toMatchObject({ session_id: 's2', scope: 'include_shared_unlink', mode: 'soft' })
+    expect(cli(cwd, 'stats', '--root', root).code).toBe(0)
+  })
+
+  it('objects as JSON flags, and arrays of objects by repeating the flag', () => {
+    const cwd = tempCwd()
+    const out = json(cwd, 'write', 'Uses the staging database.', '--anchor', '{"kind":"env","name":"HOME"}', '--anchors', '[{"kind":"self-version","value":"0.1.0"}]')
+    const search = json(cwd, 'search', 'staging', '--time-range', '{"from":"2000-01-01T00:00:00Z"}')
+    expect((search['hits'] as { id: string }[]).map((h) => h.id)).toEqual([out['id']])
+    const bad = cli(cwd, 'search', 'staging', '--time-range', '{from')
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/^memory-agent: INVALID_INPUT: --time-range: expected JSON/)
+  })
+
+  it('MEMORY_AGENT_ROOT picks the store when --root is not given', () => {
+    const cwd = tempCwd()
+    const env = { ...process.env, MEMORY_AGENT_ROOT: 'elsewhere' }
+    const r = spawnSync(process.execPath, [CLI, 'write', 'Stored elsewhere.'], { cwd, encoding: 'utf8', env })
+    expect(r.status).toBe(0)
+    expect(existsSync(path.join(cwd, 'elsewhere', 'index.jsonl'))).toBe(true)
+    expect(existsSync(path.join(cwd, '.agent'))).toBe(false)
+  })
+})
+
+describe('memory-agent help and exit codes', () => {
+  it('--help of every command prints the tool description and flags from the schema', () => {
+    const cwd = tempCwd()
+    for (const [command, { tool: name }] of Object.entries(TOOL_COMMANDS)) {
+      const tool = findTool(name)!
+      const r = cli(cwd, command, '--help')
+      expect(r.code).toBe(0)
+      expect(r.stdout).toContain(tool.description)
+      for (const field of Object.keys(tool.input.properties)) {
+        const flag = `--${field.replace(/_/g, '-').replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase()}`
+        expect(r.stdout).toContain(flag)
+      }
+    }
+    expect(cli(cwd, 'search', '--help').stdout).toMatch(/--top-k INT\n.*\(default 10\)/)
+    expect(cli(cwd, 'nav', '--help').stdout).toContain('--sort recent|oldest|title|id')
+    expect(cli(cwd, 'digest', '--help').stdout).toContain('--refresh, --no-refresh')
+    expect(cli(cwd, 'stats', '--help').stdout).toContain('memory-agent stats')
+    expect(existsSync(path.join(cwd, '.agent'))).toBe(false)
+  })
+
+  it('an unknown flag exits 2 naming it and listing the known ones', () => {
+    const r = cli(tempCwd(), 'write', 'x', '--sumary', 'y')
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(/^memory-agent: INVALID_INPUT: write: unknown flag --sumary \(known: --summary, /)
+    expect(r.stderr).toContain('--tag')
+    expect(cli(tempCwd(), 'stats', '--bogus').code).toBe(2)
+  })
+
+  it('bad input exits 2, a missing id 3, a wrong state 4, a path outside the root 5', () => {
+    const cwd = tempCwd()
+    const missing = cli(cwd, 'confirm', 'mem_doesnotexist')
+    expect(missing.code).toBe(3)
+    expect(missing.stderr).toMatch(/^memory-agent: NOT_FOUND: /)
+
+    const invalid = cli(cwd, 'search', 'x', '--top-k', '0')
+    expect(invalid.code).toBe(2)
+    expect(invalid.stderr).toMatch(/^memory-agent: INVALID_INPUT: memory_search_hybrid: top_k: /)
+    expect(cli(cwd, 'nav', '--limit', 'ten').code).toBe(2)
+    expect(cli(cwd, 'write').stderr).toMatch(/summary: expected .*\(required\)/)
+    expect(cli(cwd, 'confirm', 'a', 'b').code).toBe(2)
+
+    const active = json(cwd, 'write', 'Already active.')
+    const state = cli(cwd, 'resolve', String(active['id']), '--action', 'drop')
+    expect(state.code).toBe(4)
+    expect(state.stderr).toMatch(/^memory-agent: INVALID_STATE: /)
+
+    const outside = cli(cwd, 'nav', '../../etc/passwd')
+    expect(outside.code).toBe(5)
+    expect(outside.stderr).toMatch(/^memory-agent: PATH_OUTSIDE_ROOT: /)
+  })
+})
