@@ -8,7 +8,7 @@
  */
 
 import type { MemoryBackend } from '../store/backend.js'
-import { DEFAULT_CONFIG, mergeConfig, type RuntimeConfig } from './config.js'
+import { CONFIG_FIELDS, acceptField, type RuntimeConfig } from './config.js'
 
 const CONFIG_FILE = 'config.json'
 
@@ -16,12 +16,10 @@ const CONFIG_FILE = 'config.json'
 export function configPatch(patch: unknown): Partial<RuntimeConfig> {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return {}
   const record = patch as Record<string, unknown>
-  const clamped = mergeConfig(DEFAULT_CONFIG, record)
   const out: Partial<Record<keyof RuntimeConfig, number | boolean>> = {}
-  for (const key of Object.keys(DEFAULT_CONFIG) as (keyof RuntimeConfig)[]) {
-    // mergeConfig takes a value exactly when its type is the default's (a finite number or a boolean).
-    const value = record[key]
-    if (typeof value === typeof DEFAULT_CONFIG[key] && (typeof value !== 'number' || Number.isFinite(value))) out[key] = clamped[key]
+  for (const key of CONFIG_FIELDS) {
+    const value = acceptField(key, record[key])
+    if (value !== undefined) out[key] = value
   }
   return out as Partial<RuntimeConfig>
 }

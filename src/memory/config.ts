@@ -34,20 +34,29 @@ const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
   injectBudgetChars: [200, 8000],
 }
 
+/**
+ * The value a configuration source gives for one field, as taken: a finite number clamped to the
+ * field's range, or a boolean; undefined when the value has the wrong type. The one rule every
+ * source (config.json, the panel, the host's configuration) goes through. Pure.
+ */
+export function acceptField<K extends keyof RuntimeConfig>(key: K, value: unknown): RuntimeConfig[K] | undefined {
+  const range = RANGES[key]
+  if (range !== undefined) {
+    return typeof value === 'number' && Number.isFinite(value) ? (Math.min(range[1], Math.max(range[0], Math.round(value))) as RuntimeConfig[K]) : undefined
+  }
+  return typeof value === 'boolean' ? (value as RuntimeConfig[K]) : undefined
+}
+
+export const CONFIG_FIELDS = Object.keys(DEFAULT_CONFIG) as (keyof RuntimeConfig)[]
+
 /** Merges a partial configuration over base, ignoring unknown fields and clamping numbers. Pure. */
 export function mergeConfig(base: RuntimeConfig, patch: unknown): RuntimeConfig {
   const out: RuntimeConfig = { ...base }
   if (typeof patch !== 'object' || patch === null) return out
   const record = patch as Record<string, unknown>
-  for (const key of Object.keys(DEFAULT_CONFIG) as (keyof RuntimeConfig)[]) {
-    const value = record[key]
-    const range = RANGES[key]
-    if (range !== undefined) {
-      if (typeof value === 'number' && Number.isFinite(value))
-        (out as unknown as Record<string, number>)[key] = Math.min(range[1], Math.max(range[0], Math.round(value)))
-    } else if (typeof value === 'boolean') {
-      ;(out as unknown as Record<string, boolean>)[key] = value
-    }
+  for (const key of CONFIG_FIELDS) {
+    const value = acceptField(key, record[key])
+    if (value !== undefined) (out as unknown as Record<string, number | boolean>)[key] = value
   }
   return out
 }
