@@ -15,9 +15,12 @@ import { fileURLToPath } from 'node:url'
 import { Context } from '@deepseek-ai/cordis'
 import { SystemPrompt, renderContextSnapshot } from '@deepseek-ai/dsh-system-prompt'
 import { ToolRuntime, assertSupportedJsonSchema, defineTool, validateJsonSchemaValue } from '@deepseek-ai/dsh-tools'
+import { WebServer } from '@deepseek-ai/dsh-host-webserver'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import * as plugin from '../src/host/index.js'
 import { compileDsl, compileParameters, dshTool, loadDshTools, toDsl } from '../src/host/tools.js'
+import { API_BODY_LIMIT, API_PATH, PANEL_HEADER, TOKEN_HEADER } from '../src/host/api.js'
+import { PANEL_KEY_FILE } from '../src/host/panel-key.js'
 import { INJECTION_HEADING } from '../src/memory/inject.js'
 import { createFileBackend } from '../src/store/file-backend.js'
 import { TOOLS, findTool } from '../src/tools/index.js'
@@ -35,11 +38,25 @@ const RECALL_CONTEXT = 'memory-agent:recall'
 const signal = new AbortController().signal
 let calls = 0
 
-async function host(): Promise<Context> {
+async function host(options: { web?: boolean } = {}): Promise<Context> {
   const root = new Context()
   await root.plugin(SystemPrompt, {})
   await root.plugin(ToolRuntime, {})
+  // The host's own web server (what `dsh web` runs), on a free loopback port.
+  if (options.web) webFibers.set(root, await root.plugin(WebServer as never, { host: '127.0.0.1', port: 0 }))
   return root
+}
+
+const webFibers = new WeakMap<Context, { dispose(): Promise<unknown> }>()
+
+/** POST to the panel API of the in-process web server, as the panel would (key and header optional). */
+async function postApi(root: Context, body: string, key: string | null): Promise<{ status: number; json: any }> {
+  const port = (root as unknown as { webServer: { port: number } }).webServer.port
+  const headers: Record<string, string> = { 'content-type': 'application/json', [PANEL_HEADER]: 'panel' }
+  if (key !== null) headers[TOKEN_HEADER] = key
+  const res = await fetch(`http://127.0.0.1:${port}${API_PATH}`, { method: 'POST', headers, body })
+  const text = await res.text()
+  return { status: res.status, json: text === '' ? null : JSON.parse(text) }
 }
 
 function execute(root: Context, name: string, args: unknown): Promise<ExecResult> {
@@ -69,7 +86,8 @@ function trackResources() {
       const stack = new Error().stack ?? ''
       Error.stackTraceLimit = limit
       const frame = stack.split('\n').find((line) => line.includes(SRC))
-      if (frame === undefined) return
+      // Node's HTTP server caches the Date header for a second with a timer of its own.
+      if (frame === undefined || stack.includes('utcDate')) return
       kinds.add(type)
       live.set(id, `${type} ${frame.trim()}`)
     },
@@ -87,6 +105,7 @@ describe('the DSH plugin in process', () => {
   let fiber: Awaited<ReturnType<Context['plugin']>>
   const covered = new Set<string>()
   let resources: ReturnType<typeof trackResources>
+  let info: ReturnType<typeof vi.spyOn>
 
   /** Executes a call that must succeed and checks the value against the registered output schema and ours. */
   async function ok(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -114,11 +133,14 @@ describe('the DSH plugin in process', () => {
   beforeAll(async () => {
     resources = trackResources()
     dir = await tempDir('mem-host-')
-    root = await host()
+    root = await host({ web: true })
+    info = vi.spyOn(console, 'info').mockImplementation(() => undefined)
     fiber = await root.plugin(plugin as never, { root: path.join(dir, 'store') })
   })
   afterAll(async () => {
     resources.stop()
+    info.mockRestore()
+    await webFibers.get(root)?.dispose()
     await fs.rm(dir, { recursive: true, force: true })
   })
 
@@ -261,13 +283,35 @@ describe('the DSH plugin in process', () => {
     }
   })
 
-  it('disposing the plugin leaves no tool, no context and no timer', async () => {
+  it('serves the panel API on the host web server, only with the store key that the printed link carries', async () => {
+    const key = (await fs.readFile(path.join(dir, 'store', PANEL_KEY_FILE), 'utf8')).trim()
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect((await fs.stat(path.join(dir, 'store', PANEL_KEY_FILE))).mode & 0o777).toBe(0o600)
+    const printed = info.mock.calls.map((c) => String(c[0])).find((line) => line.includes('memory-agent-key='))
+    expect(printed).toContain(`#memory-agent-key=${key}`)
+
+    const status = await postApi(root, JSON.stringify({ op: 'status' }), key)
+    expect(status.status).toBe(200)
+    expect(status.json.ok).toBe(true)
+    expect(status.json.result.root).toBe(path.join(dir, 'store'))
+    expect((await postApi(root, JSON.stringify({ op: 'status' }), null)).status).toBe(403)
+    expect((await postApi(root, JSON.stringify({ op: 'status' }), `${key.slice(1)}x`)).status).toBe(403)
+    expect((await postApi(root, JSON.stringify({ op: 'search', query: 'x'.repeat(API_BODY_LIMIT) }), key)).status).toBe(413)
+    expect((await postApi(root, JSON.stringify({ op: 'shell' }), key)).status).toBe(400)
+  })
+
+  it('disposing the plugin leaves no tool, no context, no route and no timer', async () => {
+    const key = (await fs.readFile(path.join(dir, 'store', PANEL_KEY_FILE), 'utf8')).trim()
     await fiber.dispose()
+    // No route: the host's web server has no fallback here, so it answers 404.
+    expect((await postApi(root, JSON.stringify({ op: 'status' }), key)).status).toBe(404)
     expect(fiber.state).toBe(4) // DISPOSED
     expect(root.tools.schemas()).toEqual([])
     const asm = await root.systemPrompt.assemble({})
     expect(asm.contexts.map((c: { name: string }) => c.name)).not.toContain(RECALL_CONTEXT)
     expect(renderContextSnapshot(asm)).toBe('')
+    // Keep-alive sockets of the requests above belong to the host's server, not the plugin: close it.
+    await webFibers.get(root)?.dispose()
     // The plugin did run timers (the search index's delayed save) and a folder watcher while it was active.
     expect([...resources.kinds].sort()).toEqual(['FSEVENTWRAP', 'Timeout'])
     // Destroy hooks of closed handles arrive on a later turn of the loop.

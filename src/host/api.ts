@@ -20,10 +20,10 @@
  * set either without a CORS preflight, which gets 405); any local process can send both, and a
  * page reached through DNS rebinding has an Origin that matches its Host. So every request must
  * also carry `x-dsh-memory-agent-token` equal to `deps.secret`, compared in constant time. The
- * host glue makes the secret once per process (random bytes, never written to the store or a
- * log) and hands it only to the panel: the DSH panel artifact receives it from the host when it
- * mounts, and the standalone page gets it in its URL (as a `#token=` fragment, which the browser
- * never sends to a server). Whatever carries it must not itself be an open loopback route, or the
+ * glue passes the store's panel key (panel-key.ts: random, kept owner-only in `.cache/`), which
+ * reaches the browser only out of band: in the `#memory-agent-key=` fragment of the link the DSH
+ * plugin and `memory-agent serve` print (a fragment is never sent to a server), or pasted from
+ * `memory-agent panel-key`. Whatever carries it must not itself be an open loopback route, or the
  * gap reopens. An empty secret lets nothing through.
  *
  * Errors map once, here: MemoryError INVALID_INPUT 400, NOT_FOUND 404, INVALID_STATE 409,

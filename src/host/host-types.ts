@@ -4,6 +4,7 @@
  * host type, and no `any`, crosses into the plugin's modules. Types only: nothing here runs.
  */
 
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { HostMessage } from '../lifecycle/auto-settle.js'
 
 /** A block of model-facing tool content; the plugin only ever produces text. */
@@ -78,4 +79,19 @@ export interface FiberContext {
 export interface HostContext extends FiberContext {
   readonly tools: ToolRegistry
   readonly systemPrompt: PromptRegistry
+}
+
+/** A route of `ctx.webServer` (`@deepseek-ai/dsh-host-webserver`): the handler owns the response. */
+export interface WebRoute {
+  kind: 'exact' | 'prefix'
+  path: string
+  handler(req: IncomingMessage, res: ServerResponse): Promise<void>
+}
+
+/** `ctx.webServer`: `register` is a plain call (not an effect of the caller) and returns its disposer. */
+export interface WebServer {
+  register(route: WebRoute): () => void
+  /** The listening port and bind host, known once the service is up. */
+  readonly port: number | undefined
+  readonly host: string
 }

@@ -4,7 +4,8 @@
  * is the one place that reads the environment and the working directory, for the store root and
  * the anchor probes), registers every tool of TOOLS with the host's tool registry, registers the
  * synchronous resident-injection context `memory-agent:recall` (which also beats the auto-settle
- * heartbeat) and, while the host offers `sessions`, the session hooks. Everything is undone with
+ * heartbeat), while the host offers `sessions` the session hooks, and while it offers `webServer`
+ * the settings panel's API route `POST /memory-agent/api`. Everything is undone with
  * the fiber: registrations are effects of it, and one more effect lets background work finish and
  * flushes the caches. All state is on disk: the host runs `apply` again whenever an injected
  * service restarts, and nothing but caches is lost.
@@ -16,7 +17,10 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { AutoSettleHeartbeat } from './heartbeat.js'
-import type { HostContext, HostSession, SessionStore } from './host-types.js'
+import type { HostContext, HostSession, SessionStore, WebServer } from './host-types.js'
+import { API_PATH } from './api.js'
+import { apiRouteHandler, storeApiDeps } from './http.js'
+import { panelKey, panelLink } from './panel-key.js'
 import { PluginConfig, runtimeBase } from './config.js'
 import { dshTool, loadDshTools } from './tools.js'
 import { setConfigBase } from '../memory/config.js'
@@ -44,6 +48,10 @@ const RECALL_ORDER = 800
 
 function isSessionStore(value: unknown): value is SessionStore {
   return typeof value === 'object' && value !== null && typeof (value as { list?: unknown }).list === 'function'
+}
+
+function isWebServer(value: unknown): value is WebServer {
+  return typeof value === 'object' && value !== null && typeof (value as { register?: unknown }).register === 'function'
 }
 
 function isSession(value: unknown): value is HostSession {
@@ -97,6 +105,20 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
       }
       sctx.on('session/created', audit('lifecycle/attach'))
       sctx.on('session/disposed', audit('lifecycle/detach'))
+    }
+  })
+
+  // The panel API, while the host serves the web UI. The panel key reaches the browser only in
+  // the fragment of the link printed here (or pasted from `memory-agent panel-key`).
+  ctx.inject(['webServer'], (wctx) => {
+    const server = wctx.webServer
+    if (!isWebServer(server)) return
+    const key = panelKey(backend.root)
+    const handler = apiRouteHandler(storeApiDeps(backend, key))
+    wctx.effect(() => server.register({ kind: 'exact', path: API_PATH, handler }), 'memory-agent: panel API route')
+    if (server.port !== undefined) {
+      const host = server.host === '0.0.0.0' ? '127.0.0.1' : server.host
+      console.info(`dsh-memory-agent: memory panel (Settings → Memory) unlocks with ${panelLink(`http://${host}:${server.port}/`, key)}`)
     }
   })
 
