@@ -61,6 +61,8 @@ export interface Sandbox {
   env(extra?: Record<string, string>): Record<string, string>
   /** `dsh <args>` on Node 22 with the sandbox environment, killed after timeoutMs. */
   dsh(args: string[], options: { cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<RunResult>
+  /** `dsh <args>` left running (a server): wait for its output, then stop it. */
+  start(args: string[], options: { cwd: string; env?: Record<string, string> }): Running
   remove(): void
 }
 
@@ -111,6 +113,9 @@ export function createSandbox(): Sandbox {
     dsh(args, options) {
       return run(NODE22, [DSH_BIN, ...args], { cwd: options.cwd, env: env(options.env), timeoutMs: options.timeoutMs ?? 60_000 })
     },
+    start(args, options) {
+      return start(NODE22, [DSH_BIN, ...args], { cwd: options.cwd, env: env(options.env) })
+    },
     remove() {
       rmSync(dir, { recursive: true, force: true })
     },
@@ -140,6 +145,63 @@ export function run(command: string, args: string[], options: { cwd: string; env
       resolve({ code, signal, stdout, stderr, ms: Date.now() - started, timedOut })
     })
   })
+}
+
+export interface Running {
+  /** Resolves with the first match of pattern in stdout + stderr; rejects on exit or after timeoutMs. */
+  waitFor(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>
+  /** SIGTERM, then SIGKILL after graceMs; resolves with everything the process printed. */
+  stop(graceMs?: number): Promise<RunResult>
+}
+
+/** Spawns a long-running process (a server) whose output can be waited on. */
+export function start(command: string, args: string[], options: { cwd: string; env: Record<string, string> }): Running {
+  const started = Date.now()
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null
+  const listeners = new Set<() => void>()
+  const changed = () => listeners.forEach((fn) => fn())
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => ((stdout += chunk), changed()))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), changed()))
+  const closed = new Promise<void>((resolve) =>
+    child.on('close', (code, signal) => {
+      exit = { code, signal }
+      changed()
+      resolve()
+    }),
+  )
+  const result = (timedOut: boolean): RunResult => ({ code: exit?.code ?? null, signal: exit?.signal ?? null, stdout, stderr, ms: Date.now() - started, timedOut })
+  return {
+    waitFor(pattern, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = (stdout + stderr).match(pattern)
+          if (match === null && exit === null) return
+          listeners.delete(check)
+          clearTimeout(timer)
+          if (match !== null) resolve(match)
+          else reject(new Error(describeRun(`exited before printing ${pattern}`, result(false))))
+        }
+        const timer = setTimeout(() => {
+          listeners.delete(check)
+          reject(new Error(describeRun(`no ${pattern} within ${timeoutMs} ms`, result(true))))
+        }, timeoutMs)
+        listeners.add(check)
+        check()
+      })
+    },
+    async stop(graceMs = 10_000) {
+      if (exit === null) {
+        child.kill('SIGTERM')
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+        await closed
+        clearTimeout(timer)
+      }
+      return result(false)
+    },
+  }
 }
 
 /** A run's output for an assertion message. */

@@ -7,12 +7,17 @@
  *       the others on the memories written), and assembles the system prompt, which must carry
  *       our resident-injection context;
  *   (b) one full agent turn against a scripted mock LLM (DEEPSEEK_BASE_URL): the model calls
- *       write_memory, then memory_search_hybrid, whose tool result must contain the written text.
+ *       write_memory, then memory_search_hybrid, whose tool result must contain the written text;
+ *   (c) `dsh web` (the web profile, our package added to it): the panel API on the host's own web
+ *       server answers the panel with the key from the link the plugin prints, and refuses what
+ *       it must (403 without or with a wrong key, with forged Origin and panel header; 413 over
+ *       64 KB; 405 for GET).
  *
  * Run with `npm run test:host` (it builds, installs the host with scripts/dsh-host-setup.sh, then
  * runs vitest with vitest.host.config.ts). Set DSH_HOST_TEST_KEEP=1 to keep the sandbox.
  */
 
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -65,7 +70,8 @@ async function addPlugin(profile: string): Promise<void> {
   const manifest = profileManifest(sandbox, profile)
   expect(Object.keys(manifest.dependencies ?? {})).toContain(PACKAGE)
   // A dependency with a `dsh.bundle` is appended to the profile's bundles by `plugin add`.
-  expect(manifest.dsh.profile.bundles).toEqual(['@deepseek-ai/dsh-base', PACKAGE])
+  expect(manifest.dsh.profile.bundles[0]).toBe('@deepseek-ai/dsh-base')
+  expect(manifest.dsh.profile.bundles.at(-1)).toBe(PACKAGE)
 }
 
 describe('the real DSH host (rc.8, Node 22)', () => {
@@ -191,6 +197,50 @@ describe('the real DSH host (rc.8, Node 22)', () => {
       throw err
     } finally {
       await mock.close()
+    }
+  })
+
+  it('(c) dsh web: the panel API on the host web server, 403 without the key, 413 over 64 KB', async () => {
+    await addPlugin('web')
+    const ws = sandbox.workspace('web')
+    const server = sandbox.start(['web', '--no-open', '--host', '127.0.0.1', '--port', '0'], { cwd: ws })
+    try {
+      const [, base] = await server.waitFor(/dsh web: (http:\/\/127\.0\.0\.1:\d+)/, 60_000)
+      const [, link, key] = await server.waitFor(/unlocks with (http:\S+#memory-agent-key=([A-Za-z0-9_-]+))/, 10_000)
+      expect(new URL(link!).origin).toBe(base)
+      // The key is the store's, under the session workspace (the cwd), owner-only.
+      expect(readFileSync(path.join(ws, '.agent/memory/.cache/panel-key'), 'utf8').trim()).toBe(key)
+
+      const api = `${base}/memory-agent/api`
+      const post = async (body: string, headers: Record<string, string>) => {
+        const res = await fetch(api, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
+        return { status: res.status, json: await res.json().catch(() => null) }
+      }
+      const panel = { 'x-dsh-memory-agent': 'panel', 'x-dsh-memory-agent-token': key! }
+      const status = await post(JSON.stringify({ op: 'status' }), panel)
+      expect(status.status, JSON.stringify(status.json)).toBe(200)
+      expect(status.json.result.root).toBe(path.join(ws, '.agent/memory'))
+
+      const created = await post(JSON.stringify({ op: 'create', summary: 'dsh web serves the memory panel API' }), panel)
+      expect(created.status, JSON.stringify(created.json)).toBe(200)
+      const found = await post(JSON.stringify({ op: 'search', query: 'memory panel API' }), panel)
+      expect(found.json.result.hits.map((h: { id: string }) => h.id)).toContain(created.json.result.id)
+
+      // A local process that forges Origin and the panel header but has no key.
+      const forged = { origin: base!, 'x-dsh-memory-agent': 'panel' }
+      expect((await post(JSON.stringify({ op: 'status' }), forged)).status).toBe(403)
+      expect((await post(JSON.stringify({ op: 'status' }), { ...forged, 'x-dsh-memory-agent-token': 'x'.repeat(43) })).status).toBe(403)
+      expect((await post(JSON.stringify({ op: 'export' }), {})).status).toBe(403)
+      expect((await post(JSON.stringify({ op: 'search', query: 'x'.repeat(70 * 1024) }), panel)).status).toBe(413)
+      expect((await fetch(api)).status).toBe(405)
+      // The rest of the host is still there: the web UI.
+      expect((await fetch(`${base}/`)).status).toBe(200)
+    } catch (err) {
+      failed = true
+      throw err
+    } finally {
+      const r = await server.stop()
+      if (failed) console.log(describeRun('dsh web', r))
     }
   })
 })
