@@ -7,6 +7,8 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest'
 
 const repo = path.resolve(import.meta.dirname, '..')
@@ -119,4 +121,35 @@ describe('README: benchmark commands', () => {
     expect(out).toMatch(/query p95 zh, ms/)
     expect(out).toMatch(/FTS5/)
   }, 180_000)
+
+  it('every MCP client snippet starts a server that lists every tool', async () => {
+    const { TOOLS } = (await import(path.join(repo, 'lib/api.js'))) as { TOOLS: { name: string }[] }
+    const npx = ['npx', '-y', '-p', 'dsh-memory-agent', 'memory-agent']
+    const launches: string[][] = []
+    for (const block of fencedBlocks('json')) {
+      const config = JSON.parse(block) as { mcpServers?: Record<string, { command: string; args: string[] }>; mcp?: Record<string, { command: string[] }> }
+      for (const server of Object.values(config.mcpServers ?? {})) launches.push([server.command, ...server.args])
+      for (const server of Object.values(config.mcp ?? {})) launches.push(server.command)
+    }
+    const claude = fencedBlocks('text').find((b) => b.startsWith('claude mcp add'))
+    expect(claude).toBeDefined()
+    launches.push(commandsOf(claude ?? '')[0]!.split(' -- ')[1]!.split(' '))
+    expect(launches.length).toBeGreaterThanOrEqual(3)
+    for (const launch of launches) {
+      // Each snippet runs the published bin through npx; the test runs the same command on the local build.
+      expect(launch.slice(0, npx.length)).toEqual(npx)
+      const args = launch.slice(npx.length)
+      expect(args[0]).toBe('mcp')
+      const cwd = mkdtempSync(path.join(tmpdir(), 'readme-mcp-'))
+      const client = new Client({ name: 'readme-test', version: '1.0.0' })
+      const env = { PATH: process.env.PATH ?? '', HOME: cwd }
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(repo, 'lib/cli/main.js'), ...args], cwd, env, stderr: 'ignore' }))
+      try {
+        const listed = await client.listTools()
+        expect(listed.tools.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort())
+      } finally {
+        await client.close()
+      }
+    }
+  }, 60_000)
 })
