@@ -441,7 +441,8 @@ describe('optional host services', () => {
       { role: 'user', content: [{ type: 'text', text: '记住：我们的数据库部署在 PostgreSQL 16 上，别用 MySQL。' }], source: { kind: 'user', rpcId: 'rpc-1' } },
       { role: 'user', content: [{ type: 'text', text: `${INJECTION_HEADING}\n> 旧记忆：我喜欢用 vim 写代码，记住这个偏好` }], source: { kind: 'runtime-context' } },
     ]
-    const session = { id: 'session-live', deriveMessages: () => messages }
+    let derived = 0
+    const session = { id: 'session-live', deriveMessages: () => (derived++, messages) }
     const fiber = await root.plugin(plugin as never, {
       root: dir,
       lifecycle: { enabled: true, audit: true, autoSettle: { enabled: true, minIntervalMs: 60_000, minMessages: 1, maxCandidates: 3 } },
@@ -465,6 +466,10 @@ describe('optional host services', () => {
       const events = (await backend.readLedger()).map((e) => e.event)
       expect(events).toContain('lifecycle/auto-settle')
       expect(events).toContain('lifecycle/attach')
+      // Within minIntervalMs of the attempt, later turns do not even derive the session's messages.
+      const before = derived
+      for (let i = 0; i < 5; i++) await root.systemPrompt.assemble({})
+      expect(derived).toBe(before)
     } finally {
       await fiber.dispose()
       await fs.rm(dir, { recursive: true, force: true })

@@ -1,7 +1,7 @@
 /**
  * The auto-settle heartbeat: the resident-injection provider calls `tick` on every prompt
- * assembly. A tick is synchronous and cheap (is the switch on, which sessions have enough
- * user-typed messages and were not looked at for minIntervalMs) and starts the real work, the
+ * assembly. A tick is synchronous and cheap (is the switch on, which sessions were not looked
+ * at for minIntervalMs, and of those, which have enough user-typed messages) and starts the real work, the
  * writer's `settleCandidates`, in the background without waiting for it. It subscribes to no
  * session event, never throws to the host (failures are console warnings) and never mutates a
  * host message. The switch is read from the runtime config on every tick, so the panel's
@@ -42,9 +42,12 @@ export class AutoSettleHeartbeat {
       if (!loadConfigSync(this.backend).autoSettleEnabled) return
       const due: DueSession[] = []
       for (const session of sessions.list()) {
+        const lastRunAt = this.lastRunAt.get(session.id) ?? null
+        // The interval first: deriving a long session's messages is the costly part of a tick.
+        if (!shouldRun({ now, lastRunAt, userMessageCount: Number.POSITIVE_INFINITY, options: this.options })) continue
         const messages = session.deriveMessages()
         const userMessageCount = messages.filter(isUserTyped).length
-        if (!shouldRun({ now, lastRunAt: this.lastRunAt.get(session.id) ?? null, userMessageCount, options: this.options })) continue
+        if (!shouldRun({ now, lastRunAt, userMessageCount, options: this.options })) continue
         this.lastRunAt.set(session.id, now)
         due.push({ sessionId: session.id, messages })
       }
