@@ -56,6 +56,14 @@ if hits=$(grep -rnF --include='*.js' 'process.cwd()' lib/tools); then
   fail "lib/tools/ calls process.cwd() (the store root comes from the backend)"
 fi
 ok "lib/tools/ has no ctx, node:fs or process.cwd()"
+# The keyword scorer ranks by tokens (BM25 terms, exact tag/entity tokens), never by substrings.
+SCORER=lib/retrieve/search.js
+[ -f "$SCORER" ] || fail "$SCORER (the keyword scorer) is missing"
+if hits=$(grep -nE '\.(includes|indexOf|startsWith)\(' "$SCORER"); then
+  printf '%s\n' "$hits" >&2
+  fail "$SCORER matches substrings (.includes/.indexOf/.startsWith): score whole tokens"
+fi
+ok "$SCORER has no substring matching"
 
 node -e '
   const pkg = require("./package.json")
