@@ -5,8 +5,8 @@
 #   bash verify.sh 06     # fixture step runs only the cases whose name contains "06"
 #
 # Steps: 1 environment, 2 clean build, 3 package contract, 4 fixture cases (test/cases.json),
-# 5 UI half, 6 wiring smoke. Step 5 and the client part of 3 are skipped until the settings
-# panel lands (issue 5); each skip is printed, never silent.
+# 5 UI half, 6 wiring smoke. Step 5 drives the settings panel in Debian's Chromium
+# (scripts/chromium-setup.sh installs it with apt-get when /usr/bin/chromium is missing).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -80,7 +80,7 @@ printf '%s' "$pack_json" | node -e '
   const text = require("fs").readFileSync(0, "utf8")
   const files = JSON.parse(text)[0].files.map((f) => f.path)
   const problems = []
-  for (const need of ["lib/host/index.js", "lib/api.js", "lib/cli/main.js", "lib/tools/index.js", "package.json"])
+  for (const need of ["lib/host/index.js", "lib/api.js", "lib/cli/main.js", "lib/tools/index.js", "client/client.js", "client/panel.js", "package.json"])
     if (!files.includes(need)) problems.push(`missing ${need}`)
   if (!files.some((f) => f.startsWith("lib/"))) problems.push("no lib/ files")
   for (const f of files) if (/^(src|test)\//.test(f)) problems.push(`ships ${f}`)
@@ -116,16 +116,37 @@ node -e '
   if (problems.length > 0) { console.error(problems.join("\n")); process.exit(1) }
 ' || fail "DSH bundle contract"
 ok "dsh.bundle.patch -> cordis.patch.yml (top-level array, insert lists $(node -p 'require("./package.json").name')); entry is the plugin"
-echo "  DSH checks (client ModuleLoader artifact):"
-skip "the settings panel lands with issue 5"
+# The DSH client half: package.json declares a web client whose exports["./client"] is a
+# ModuleLoader artifact registered under the package name, requiring nothing but React (the only
+# module the web shell seeds for it).
+node -e '
+  const fs = require("fs")
+  const pkg = require("./package.json")
+  const problems = []
+  const client = pkg.dsh && pkg.dsh.client
+  if (!client || client.platform !== "web") problems.push("dsh.client.platform is not \"web\"")
+  const file = pkg.exports["./client"]
+  if (file !== "./client/client.js") problems.push(`exports["./client"] is ${JSON.stringify(file)}, not "./client/client.js"`)
+  else if (!fs.existsSync(file)) problems.push(`${file} is missing (npm run build makes it)`)
+  else {
+    const code = fs.readFileSync(file, "utf8")
+    if (!/^window\.__ModuleLoader__\.load\(\{$/m.test(code)) problems.push(`${file} does not call window.__ModuleLoader__.load({ ... })`)
+    if (!code.includes(`id: ${JSON.stringify(pkg.name)},`)) problems.push(`${file} is not registered under the package name ${pkg.name}`)
+    const requires = [...code.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]).filter((r) => r !== "react")
+    if (requires.length > 0) problems.push(`${file} requires ${requires.join(", ")}; the shell seeds only react for it`)
+    if (!/exports\.apply = apply;/.test(code) || !/exports\.inject = inject;/.test(code)) problems.push(`${file} does not export inject and apply`)
+  }
+  if (problems.length > 0) { console.error(problems.join("\n")); process.exit(1) }
+' || fail "DSH client artifact"
+ok "dsh.client (web) -> client/client.js: ModuleLoader artifact $(node -p 'require("./package.json").name'), requires only react, exports inject and apply"
 
 # ---------------------------------------------------------------------------------------------
 step 4 "fixture cases (test/cases.json)${CASE_FILTER_ARG:+, filter \"$CASE_FILTER_ARG\"}"
 CASE_FILTER="$CASE_FILTER_ARG" npx vitest run test/fixtures.test.ts || fail "fixture cases"
 
 # ---------------------------------------------------------------------------------------------
-step 5 "UI half (settings panel, host routes)"
-skip "the settings panel lands with issue 5"
+step 5 "UI half (settings panel in headless Chromium, panel API)"
+npx vitest run test/api.test.ts test/panel/ || fail "UI half"
 
 # ---------------------------------------------------------------------------------------------
 step 6 "wiring smoke (cordis Context + SystemPrompt + ToolRuntime + the plugin, in process)"

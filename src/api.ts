@@ -5,7 +5,7 @@
 
 export { createFileBackend, type FileBackendOptions } from './store/file-backend.js'
 export type { MemoryBackend, FileStat, AnchorProbes, SyncReads } from './store/backend.js'
-export { rebuildIndex, type RebuildResult } from './store/rebuild.js'
+export { rebuildIndex, type RebuildResult, type RebuildOptions } from './store/rebuild.js'
 export { navHandler, memoryNavTool } from './tools/memory-nav.js'
 export { searchHandler, memorySearchHybridTool } from './tools/memory-search-hybrid.js'
 export { assembleHandler, memoryAssembleTool } from './tools/memory-assemble.js'
@@ -15,6 +15,17 @@ export { resolveHandler, memoryResolveTool } from './tools/memory-resolve.js'
 export { forgetHandler, forgetMemoriesBySessionTool } from './tools/forget-memories-by-session.js'
 export { sweepHandler, memorySweepTool } from './tools/memory-sweep.js'
 export { digestHandler, memoryDigestTool } from './tools/memory-digest.js'
+export { verifyHandler, memoryVerifyTool } from './tools/memory-verify.js'
+export { historyHandler, memoryHistoryTool } from './tools/memory-history.js'
+export { lineageHandler, memoryLineageTool } from './tools/memory-lineage.js'
+export { forgetValueHandler, memoryForgetTool } from './tools/memory-forget.js'
+export { purgeHandler, memoryPurgeTool } from './tools/memory-purge.js'
+export { duplicatesHandler, memoryDuplicatesTool } from './tools/memory-duplicates.js'
+export { mergeHandler, memoryMergeTool } from './tools/memory-merge.js'
+export { undemoteHandler, memoryUndemoteTool } from './tools/memory-undemote.js'
+export { sanitizeText, guardValue, INJECTION_KINDS, type InjectionKind, type InjectionWarning } from './memory/injection-guard.js'
+export { identifiersOf } from './retrieve/identifiers.js'
+export { asOfView, retrievalAsOf, viewAsOf, parseAsOf, StatusReplay } from './memory/as-of.js'
 export { TOOLS, findTool } from './tools/index.js'
 export type { ToolDeclaration, ToolAnnotations } from './tools/tool.js'
 export { outputViolation, type Schema, type Infer } from './tools/schema.js'
@@ -66,6 +77,20 @@ export {
 export { softDelete, restore, type StatusMove } from './memory/soft-delete.js'
 export { purgeDeleted, type PurgeOptions, type PurgeResult } from './memory/purge.js'
 export { exportBundle, DEFAULT_BUNDLE_BYTES, type Bundle, type BundleFile, type ExportOptions } from './memory/export.js'
+export {
+  importMemories,
+  importBundle,
+  detectImportFormat,
+  parseMcpJsonl,
+  IMPORT_FORMATS,
+  type ImportFormat,
+  type ImportItem,
+  type ImportOptions,
+  type ImportResult,
+} from './memory/import.js'
 export { memoryStats, type MemoryStats } from './memory/stats.js'
 export { listSessions, type SessionSummary } from './memory/sessions.js'
 export { saveConfigPatch, configPatch, type ConfigWrite } from './memory/config-file.js'
+export { syncStore, type SyncOptions, type SyncResult, type SyncProgress, type SyncStep } from './sync/sync.js'
+export { describeSync } from './sync/describe.js'
+export type { SyncConflict, KeptFile } from './sync/conflicts.js'

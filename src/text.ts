@@ -24,7 +24,8 @@ export function normalizeSlot(text: string): string {
   return text.normalize('NFKC').toLowerCase().replace(/[\s\p{P}\p{S}]+/gu, '')
 }
 
-function bigramSet(text: string): Set<string> {
+/** The character 2-grams of a text, punctuation and spacing ignored: what bigramJaccard compares. */
+export function bigramSet(text: string): Set<string> {
   const chars = Array.from(normalizeSlot(text))
   const grams = new Set<string>()
   if (chars.length === 1) grams.add(chars[0] as string)

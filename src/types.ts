@@ -72,6 +72,32 @@ export interface IndexEntry {
   content_hash: string
   /** sha1 of the file's bytes as last written or read: tells a changed file from an unchanged one. */
   checksum: string
+  // Claim fields (src/memory/claim-fields.ts): present only when the file states them, so an
+  // index line of an ordinary memory stays as short as before.
+  /** Premises under which the memory holds: `key=value; key=value` (src/retrieve/premises.ts). */
+  scope?: string
+  /** How to re-check the memory and what the last check gave. */
+  evidence?: Evidence
+  /** For a retraction: the id of the memory it withdraws. */
+  retracts?: string
+  /** The retraction that withdrew this memory. */
+  retracted_by?: string
+  /** For a guard: the situation to watch for and what to do then. */
+  guard?: Guard
+}
+
+/** Evidence behind a memory: a command to re-run it, the output expected, the last result and when. */
+export interface Evidence {
+  cmd: string | null
+  expect: string | null
+  result: 'pass' | 'fail' | null
+  verified_at: string | null
+}
+
+/** A guard: when a task or query matches `trigger`, `action` is put in front of the agent. */
+export interface Guard {
+  trigger: string
+  action: string
 }
 
 /** A ledger event before it is stamped: `event` names what happened, the rest says to what. */

@@ -242,8 +242,8 @@ describe('panel API gates', () => {
   it('serves exactly the whitelisted ops', () => {
     expect([...API_OPS].sort()).toEqual(
       [
-        'status', 'config.set', 'rebuild', 'confirm', 'resolve', 'softDelete', 'restore', 'purgeDeleted', 'search', 'detail', 'create',
-        'forgetSession', 'listSessions', 'export', 'injectPreview', 'queryLog',
+        'status', 'config.set', 'rebuild', 'confirm', 'resolve', 'softDelete', 'restore', 'purgeDeleted', 'search', 'detail', 'list', 'create',
+        'forgetSession', 'listSessions', 'export', 'injectPreview', 'queryLog', 'sync',
       ].sort(),
     )
   })
@@ -476,6 +476,28 @@ describe('panel API ops', () => {
     // Ids only: a path, the README or config.json are not memories.
     await expectError(s, 'detail', { id: 'README.md' }, 404, 'NOT_FOUND')
     await expectError(s, 'detail', { id: ep.path }, 404, 'NOT_FOUND')
+  })
+
+  it('list: memories newest first without raw text, by status, with tags and search hits', async () => {
+    const s = store()
+    const ep = await writeHandler(s.backend, { summary: 'Episode about Postgres.', raw: 'raw text', session_id: 's1', tags: ['db'], time: '2026-01-01T00:00:00Z' })
+    const pending = await writeHandler(s.backend, { summary: 'Pending note.', requireConfirmation: true, time: '2026-01-02T00:00:00Z' })
+    const gone = await writeHandler(s.backend, { summary: 'Deleted note.', time: '2026-01-03T00:00:00Z' })
+    await ok(s, 'softDelete', { id: gone.id })
+    await ok(s, 'search', { query: 'postgres' })
+    await signalsSettled(s.backend)
+    type Listed = { entries: Array<{ id: string; status: string; tags: string[]; hits: number; last_used_at: string | null }>; total: number; has_more: boolean }
+    const all = await ok<Listed>(s, 'list')
+    expect(all.entries.map((e) => e.id)).toEqual([pending.id, ep.id])
+    expect(all.entries[1]).toMatchObject({ tags: ['db'], hits: 1, last_used_at: expect.any(String) as unknown })
+    expect(all.entries[0]).toMatchObject({ status: 'suggested', hits: 0, last_used_at: null })
+    expect((await ok<Listed>(s, 'list', { status: 'deleted_pending' })).entries.map((e) => e.id)).toEqual([gone.id])
+    const page = await ok<Listed>(s, 'list', { limit: 1, offset: 1 })
+    expect(page).toMatchObject({ total: 2, has_more: false })
+    expect(page.entries.map((e) => e.id)).toEqual([ep.id])
+    expect((await ok<{ usage: { hits: number } }>(s, 'detail', { id: ep.id })).usage.hits).toBe(1)
+    await expectError(s, 'list', { status: 'gone' }, 400, 'INVALID_INPUT')
+    await expectError(s, 'list', { limit: 1000 }, 400, 'INVALID_INPUT')
   })
 
   it('listSessions and forgetSession', async () => {

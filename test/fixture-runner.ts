@@ -23,7 +23,9 @@
  *
  * Ops: the handlers `write`, `confirm`, `resolve`, `forget`, `nav`, `search`
  * (memory_search_hybrid), `assemble` (memory_assemble), `digest` (memory_digest), `sweep`
- * (memory_sweep), each output checked against its tool's
+ * (memory_sweep), `verify` (memory_verify), `duplicates` (memory_duplicates), `merge`
+ * (memory_merge), `undemote` (memory_undemote), `history` (memory_history), `lineage`
+ * (memory_lineage), `forgetMemory` (memory_forget), `purge` (memory_purge), each output checked against its tool's
  * declared output schema (tools looked up by name in TOOLS); `inject` (`injectionText(backend,
  * input)` of src/api.ts, after the signals settle; the runner checks that it returns synchronously,
  * not a Promise, that text.length <= budgetChars and that the text holds no `{{`); `writeConfig`
@@ -31,7 +33,8 @@
  * of outputs, each checked); `tokenize` ({ text, options? } -> the tokenizer's terms); `settle`
  * (waits for in-flight search signals); `usage` and `queryLog` (usage.jsonl / query-log.jsonl
  * parsed line by line, after the signals settle); `slowDisk` (fault injection: later whole-file
- * rewrites are delayed); and the store ops `rebuild`, `index` (filters: id, type or a list of
+ * rewrites are delayed); `grep` ({ text } -> the files under the root, .cache/ included, that
+ * hold it); and the store ops `rebuild`, `index` (filters: id, type or a list of
  * types, status, pathPrefix; sort; fields),
  * `indexStats`, `ledger`, `exists`, `readFile`, `writeFile`, `appendFile`, `removeFile`.
  * Case names are `NN-words` or `NNN-words`; the number is unique.
@@ -290,6 +293,14 @@ export const HANDLER_OPS: Readonly<Record<string, FixtureTool>> = {
   assemble: toolNamed('memory_assemble'),
   digest: toolNamed('memory_digest'),
   sweep: toolNamed('memory_sweep'),
+  verify: toolNamed('memory_verify'),
+  duplicates: toolNamed('memory_duplicates'),
+  merge: toolNamed('memory_merge'),
+  undemote: toolNamed('memory_undemote'),
+  history: toolNamed('memory_history'),
+  lineage: toolNamed('memory_lineage'),
+  forgetMemory: toolNamed('memory_forget'),
+  purge: toolNamed('memory_purge'),
 }
 
 /** Ops whose result is an array of outputs of one tool: each output is checked against its schema. */
@@ -369,15 +380,23 @@ export const OPS: Readonly<Record<string, OpFn>> = {
   assemble: handlerOp('assemble'),
   digest: handlerOp('digest'),
   sweep: handlerOp('sweep'),
+  verify: handlerOp('verify'),
+  duplicates: handlerOp('duplicates'),
+  merge: handlerOp('merge'),
+  undemote: handlerOp('undemote'),
+  history: handlerOp('history'),
+  lineage: handlerOp('lineage'),
+  forgetMemory: handlerOp('forgetMemory'),
+  purge: handlerOp('purge'),
 
   /**
-   * Resident injection: `injectionText(backend, { enabled?, budgetChars? })`, called after the
+   * Resident injection: `injectionText(backend, { enabled?, budgetChars?, cue? })`, called after the
    * signals settle (so usage.jsonl holds every hit). The call itself must be synchronous: a
    * Promise (or any thenable) is a contract breach and fails the case, as do a text longer than
    * its budgetChars and a `{{` in the text. Result: the InjectionResult.
    */
   async inject(ctx, input) {
-    const rec = objectInput('inject', input, ['enabled', 'budgetChars'])
+    const rec = objectInput('inject', input, ['enabled', 'budgetChars', 'cue'])
     await settleAll(ctx)
     const out: unknown = injectionText(ctx.backend, rec as InjectionOptions)
     if (out instanceof Promise || (isPlainObject(out) && typeof (out as { then?: unknown }).then === 'function')) {
@@ -534,6 +553,27 @@ export const OPS: Readonly<Record<string, OpFn>> = {
     const rec = objectInput('ledger', input, ['event'])
     const events = await ctx.backend.readLedger()
     return rec.event === undefined ? events : events.filter((e) => e.event === rec.event)
+  },
+
+  /**
+   * Every file under the store root (dot folders such as .cache/ included) whose text contains
+   * `text`, case aside, after the signals settle and the caches are flushed: `{ text }` -> sorted paths.
+   */
+  async grep(ctx, input) {
+    const rec = objectInput('grep', input, ['text'], ['text'])
+    const needle = stringField('grep', rec, 'text').toLowerCase()
+    await settleAll(ctx)
+    for (const b of ctx.backends) await flushCaches(b)
+    const hits: string[] = []
+    const walk = async (dir: string): Promise<void> => {
+      for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+        const abs = path.join(dir, entry.name)
+        if (entry.isDirectory()) await walk(abs)
+        else if (entry.isFile() && (await fs.readFile(abs, 'utf8')).toLowerCase().includes(needle)) hits.push(path.relative(ctx.root, abs).split(path.sep).join('/'))
+      }
+    }
+    await walk(ctx.root)
+    return hits.sort()
   },
 
   async exists(ctx, input) {

@@ -215,8 +215,32 @@ describe('the DSH plugin in process', () => {
     const file = await ok('memory_nav', { path: episode.id })
     expect((file.file as { text: string }).text).toContain('CI 的 Node 版本')
     await ok('memory_sweep', { days: 1, limit: 5 })
+    // verify: the value the conflict was resolved to supports; the one it replaced is contradicted
+    expect((await ok('memory_verify', { claim: '项目其实还在用 pnpm 管理依赖' })).verdict).toBe('supported')
+    expect((await ok('memory_verify', { claim: '项目从 pnpm 换成了 bun 管理依赖' })).verdict).toBe('contradicted')
+    const stale = await ok('memory_verify', { claim: 'The moon is made of cheese', scope: 'env=prod' })
+    expect(stale.verdict).toBe('unknown')
     const assembled = await ok('memory_assemble', { task: '项目用什么管理依赖', budget: 300 })
     expect(assembled.used_tokens as number).toBeLessThanOrEqual(300)
+
+    // history, lineage, as-of, forget and purge
+    const history = await ok('memory_history', { id: topic.id })
+    expect((history.versions as { id: string }[]).map((v) => v.id)).toEqual(expect.arrayContaining([topic.id, newer.id]))
+    expect((await ok('memory_lineage', { id: newer.id })).chain).toEqual(expect.any(Array))
+    expect((await ok('memory_nav', { asOf: '2000-01-01T00:00:00Z' })).total).toBe(0)
+    const doomed = await ok('write_memory', { summary: '临时门禁密码是 4711', title: '门禁密码' })
+    const forgot = await ok('memory_forget', { query: '门禁密码' })
+    expect((forgot.forgotten as { id: string }[]).map((f) => f.id)).toEqual([doomed.id])
+    expect((await ok('memory_purge', { id: doomed.id })).already_purged).toBe(false)
+
+    // duplicates, merge (preview, then applied), undemote
+    const one = await ok('write_memory', { summary: '备份每晚 02:00 UTC 跑到 S3。', title: '备份' })
+    const two = await ok('write_memory', { summary: '备份每晚 02:00 UTC 跑到 S3', title: '备份时间' })
+    expect(JSON.stringify((await ok('memory_duplicates', {})).groups)).toContain(String(two.id))
+    expect((await ok('memory_merge', { ids: [one.id, two.id] })).dryRun).toBe(true)
+    const merged = await ok('memory_merge', { ids: [one.id, two.id], dryRun: false })
+    const folded = (merged.folded as { id: string }[]).map((f) => f.id)
+    expect((await ok('memory_undemote', { ids: folded })).restored).toHaveLength(1)
 
     // forget: soft, then hard
     await ok('forget_memories_by_session', { session_id: 'session-a' })

@@ -138,8 +138,30 @@ describe('MCP server over stdio (built CLI)', () => {
     expect(JSON.stringify(after)).toContain('superseded')
 
     await ok('memory_sweep', {})
+    // The conflict was resolved for 9090: the 8080 version is contradicted by it.
+    expect((await ok('memory_verify', { claim: 'The API server listens on port 9090 now.' })).verdict).toBe('supported')
+    expect((await ok('memory_verify', { claim: 'The API server listens on port 8080' })).verdict).toBe('contradicted')
     const forgotten = await ok('forget_memories_by_session', { session_id: 'session-1' })
     expect(JSON.stringify(forgotten)).toContain(String(episode.id))
+
+    // history, lineage, as-of, forget, purge
+    const history = await ok('memory_history', { id: first.id })
+    expect((history.versions as { id: string }[]).map((v) => v.id)).toContain(conflict.id)
+    expect((await ok('memory_lineage', { id: first.id })).id).toBe(first.id)
+    expect((await ok('memory_search_hybrid', { query: 'API server port', asOf: '2000-01-01T00:00:00Z' })).hits).toEqual([])
+    expect((await ok('memory_forget', { id: suggested.id, dryRun: true })).dry_run).toBe(true)
+    await ok('memory_forget', { id: suggested.id })
+    expect((await ok('memory_purge', { id: suggested.id })).purged).toEqual([suggested.id])
+
+    // duplicates, merge (preview, then applied), undemote
+    const one = await ok('write_memory', { summary: 'Backups run nightly at 02:00 UTC.', title: 'Backups' })
+    const two = await ok('write_memory', { summary: 'Backups run nightly at 02:00 UTC', title: 'Backup schedule' })
+    const groups = (await ok('memory_duplicates', {})).groups as { members: { id: string }[] }[]
+    expect(groups.map((g) => g.members.map((m) => m.id).sort())).toContainEqual([one.id, two.id].sort())
+    expect((await ok('memory_merge', { ids: [one.id, two.id] })).dryRun).toBe(true)
+    const merged = await ok('memory_merge', { ids: [one.id, two.id], dryRun: false })
+    const folded = (merged.folded as { id: string }[]).map((f) => f.id)
+    expect((await ok('memory_undemote', { ids: folded })).restored).toEqual([{ id: folded[0], from: (merged.survivor as { id: string }).id }])
 
     expect([...called].sort()).toEqual(TOOLS.map((t) => t.name).sort())
   })

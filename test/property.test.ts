@@ -62,10 +62,12 @@ interface Seed {
   paths: string[]
   sessions: string[]
   keys: string[]
+  /** Active memories that restate one another (memory_merge folds them). */
+  restatements: string[]
 }
 
 async function seedStore(backend: MemoryBackend): Promise<Seed> {
-  const seed: Seed = { ids: [], rawIds: [], paths: [], sessions: ['s-alpha', 's-beta', 's-gamma'], keys: ['db', 'editor', 'lang'] }
+  const seed: Seed = { ids: [], rawIds: [], paths: [], sessions: ['s-alpha', 's-beta', 's-gamma'], keys: ['db', 'editor', 'lang'], restatements: [] }
   const add = (out: { id: string; path: string; raw_ref: string | null }) => {
     seed.ids.push(out.id)
     seed.paths.push(out.path)
@@ -88,6 +90,13 @@ async function seedStore(backend: MemoryBackend): Promise<Seed> {
   add(await writeHandler(backend, { summary: 'The preferred editor is Helix.', key: 'editor', requireConfirmation: true, session_id: 's-gamma' }))
   add(await writeHandler(backend, { summary: 'The backend language is Go.', key: 'lang', session_id: 's-gamma' }))
   add(await writeHandler(backend, { summary: '后端语言改成 Rust 了。', key: 'lang', expectConflict: true, session_id: 's-beta' }))
+  // Three restatements under different titles (so the write path keeps all three), from no
+  // session, so that the forget runs leave them for memory_merge and memory_undemote.
+  for (const [i, summary] of ['Backups run nightly at 02:00 UTC.', 'Backups run nightly at 02:00 UTC', 'backups run nightly at 02:00 UTC!'].entries()) {
+    const out = await writeHandler(backend, { summary, title: `Backups ${i}`, source: 'user' })
+    add(out)
+    seed.restatements.push(out.id)
+  }
   return seed
 }
 
@@ -195,6 +204,12 @@ function stringHints(toolName: string, field: string, seed: Seed): fc.Arbitrary<
       return fc.constantFrom(...seed.sessions, 'never-seen-session', ' s-alpha ', '会话-1')
     case 'key':
       return fc.constantFrom(...seed.keys, 'DB', ' lang ', '新键')
+    case 'ids':
+    case 'into':
+      return fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...seed.restatements) }, { weight: 1, arbitrary: fc.constantFrom(...ids) })
+    case 'asOf':
+      // Mostly times that parse, so that as-of reads run, not only validation.
+      return fc.constantFrom('2026-01-02T10:00:00Z', '2000-01-01', '9999-12-31T23:59:59Z', new Date().toISOString(), '1970-01-01T00:00:00.000Z')
     case 'time':
     case 'from':
     case 'to':
@@ -260,7 +275,8 @@ function validFor(schema: Schema, toolName: string, field: string, seed: Seed): 
       const max = schema.maxLength ?? 2000
       const hint = stringHints(toolName, field, seed)
       const base = text(min, max)
-      const arb = hint ? fc.oneof({ weight: 3, arbitrary: hint }, { weight: 1, arbitrary: base }) : base
+      // asOf must parse as a time: free text there only ever tests validation, which wrongFor covers.
+      const arb = hint ? (field === 'asOf' ? hint : fc.oneof({ weight: 3, arbitrary: hint }, { weight: 1, arbitrary: base })) : base
       return field === 'path' ? fc.oneof(arb, fc.constant('a'.repeat(300)), fc.constant(`topics/${'长'.repeat(120)}.md`)) : arb
     }
     case 'integer':
@@ -373,9 +389,17 @@ function coherentWriteArb(seed: Seed): fc.Arbitrary<Record<string, unknown>> {
   return fc.oneof(topic, episode)
 }
 
+/** memory_merge inputs naming restatements only (some folded by earlier runs), so that merges and previews really run; memory_undemote gets them too. */
+function coherentMergeArb(seed: Seed): fc.Arbitrary<Record<string, unknown>> {
+  const some = fc.subarray(seed.restatements, { minLength: 2 })
+  return fc.record({ ids: some, into: fc.constantFrom(...seed.restatements), dryRun: fc.boolean() }, { requiredKeys: ['ids'] })
+}
+
 function inputArb(tool: ToolDeclaration, seed: Seed): fc.Arbitrary<unknown> {
   return fc.oneof(
     { weight: tool.name === 'write_memory' ? 6 : 0, arbitrary: coherentWriteArb(seed) },
+    { weight: tool.name === 'memory_merge' ? 6 : 0, arbitrary: coherentMergeArb(seed) },
+    { weight: tool.name === 'memory_undemote' ? 4 : 0, arbitrary: fc.record({ ids: fc.subarray(seed.restatements, { minLength: 1 }) }) },
     { weight: 4, arbitrary: objectArb(tool.input, tool.name, seed, true) },
     { weight: 4, arbitrary: objectArb(tool.input, tool.name, seed, false) },
     { weight: 1, arbitrary: fc.anything() },

@@ -3,8 +3,8 @@
  * its CLI commands work as written, and its library example runs against the built package.
  */
 
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { cpSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -80,6 +80,24 @@ describe('README', () => {
     expect(existsSync(path.join(cwd, '.agent', 'memory', 'index.jsonl'))).toBe(true)
   })
 
+  it('runs every export and import command as written, with the test fixtures as the notes and the graph', () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'readme-transfer-'))
+    cpSync(path.join(repo, 'test/fixtures/import/notes'), path.join(cwd, 'notes'), { recursive: true })
+    cpSync(path.join(repo, 'test/fixtures/import/mcp/memory.jsonl'), path.join(cwd, 'memory.jsonl'))
+    const block = fencedBlocks('bash').find((b) => b.includes('lib/cli/main.js export')) ?? ''
+    const commands = commandsOf(block)
+    expect(commands.length).toBeGreaterThanOrEqual(5)
+    const env = { ...process.env }
+    delete env['MEMORY_AGENT_ROOT']
+    for (const command of commands) {
+      // export --out speaks on stderr only, so both streams count as output.
+      const out = execFileSync('bash', ['-c', `${command.replace(/^node lib\/cli\/main\.js/, `node '${path.join(repo, 'lib/cli/main.js')}'`)} 2>&1`], { cwd, env, encoding: 'utf8' })
+      expect(out.length).toBeGreaterThan(0)
+    }
+    expect(existsSync(path.join(cwd, 'backup.json'))).toBe(true)
+    expect(readFileSync(path.join(cwd, 'restored', 'ledger.jsonl'), 'utf8')).toMatch(/"event":"import","format":"bundle"/)
+  })
+
   it('runs the library example against the built package', () => {
     const block = fencedBlocks('js').find((b) => b.includes("from 'dsh-memory-agent/api'"))
     expect(block).toBeDefined()
@@ -90,6 +108,37 @@ describe('README', () => {
     const out = execFileSync(process.execPath, [file], { encoding: 'utf8' })
     expect(out).toContain('active 1')
     expect(out).toContain('entries: 1')
+  })
+})
+
+describe('README: settings panel commands', () => {
+  it('serve prints a link with the key that opens the page, stops on SIGTERM; panel-key prints that key', async () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'readme-panel-'))
+    const cli = path.join(repo, 'lib/cli/main.js')
+    const block = fencedBlocks('bash').find((b) => b.includes('lib/cli/main.js serve')) ?? ''
+    const [serveLine, keyLine, ...rest] = commandsOf(block)
+    expect(rest).toEqual([])
+    expect(serveLine).toMatch(/^node lib\/cli\/main\.js serve /)
+    expect(keyLine).toMatch(/^node lib\/cli\/main\.js panel-key /)
+    const args = (line: string) => line.replace(/^node lib\/cli\/main\.js\s*/, '').split(/\s+/)
+    const proc = spawn(process.execPath, [cli, ...args(serveLine ?? '')], { cwd, stdio: ['ignore', 'pipe', 'inherit'] })
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve))
+    const link = await new Promise<string>((resolve, reject) => {
+      let out = ''
+      proc.stdout.on('data', (d: Buffer) => {
+        out += d.toString()
+        const m = /^memory-agent panel: (http:\/\/127\.0\.0\.1:\d+\/#memory-agent-key=[\w-]+)$/m.exec(out)
+        if (m?.[1] !== undefined) resolve(m[1])
+      })
+      void exited.then((code) => reject(new Error(`serve exited with ${code}`)))
+    })
+    const page = await fetch(link)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('/panel.js')
+    proc.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    const key = execFileSync(process.execPath, [cli, ...args(keyLine ?? '')], { cwd, encoding: 'utf8' }).trim()
+    expect(link.endsWith(`#memory-agent-key=${key}`)).toBe(true)
   })
 })
 

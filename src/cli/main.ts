@@ -19,7 +19,11 @@ import { confirmHandler } from '../tools/memory-confirm.js'
 import { navHandler } from '../tools/memory-nav.js'
 import { renderValue } from '../tools/render.js'
 import { writeHandler } from '../tools/write-memory.js'
+import { PANEL_COMMAND_HELP, printPanelKey, serve } from './serve.js'
 import { COMMON_FLAGS, TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, usageError } from './tool-commands.js'
+import { syncCommand } from './sync-command.js'
+import { progressBar } from './progress.js'
+import { exportCommand, importCommand } from './transfer.js'
 
 const USAGE = `memory-agent: long-term memory for AI agents, kept as plain markdown files
 
@@ -34,9 +38,24 @@ Usage:
   memory-agent forget SESSION_ID [flags] forget_memories_by_session: forget what a session wrote
   memory-agent sweep [flags]             memory_sweep: list long-unused and pending memories
   memory-agent digest [KEY] [flags]      memory_digest: a slot's digest, or every slot
+  memory-agent history ID                memory_history: every version of a memory, with when it was current
+  memory-agent lineage ID                memory_lineage: sources, sessions, supersede chain, ledger events
+  memory-agent forget-memory [ID] [--query WORDS] [--dry-run]
+                                         memory_forget: forget a memory and whatever repeats its value
+  memory-agent purge ID                  memory_purge: remove a forgotten memory from disk for good
+  memory-agent duplicates [flags]        memory_duplicates: groups of memories that restate one another
+  memory-agent merge --id ID --id ID [--into ID] [--no-dry-run]
+                                         memory_merge: fold restatements into one (a preview by default)
+  memory-agent undemote --id ID          memory_undemote: bring back memories a merge folded
   memory-agent stats                     count memories by status
   memory-agent rebuild                   recreate index.jsonl from the memory files
+  memory-agent sync [--remote URL]       share the store through git: commit, pull, settle, re-index, push
+  memory-agent export [--out FILE]       the whole store as one JSON bundle (stdout by default)
+  memory-agent import PATH [flags]       memories from a bundle, markdown notes, MCP memory JSONL
+                                         or Claude's /memories folder (--format, --dry-run)
   memory-agent mcp                       serve every tool to an MCP client over stdio
+  memory-agent serve [--port N]          the settings panel in a browser (prints its link with the key)
+  memory-agent panel-key                 print the store's panel key, to paste into a panel
   memory-agent demo [--root DIR]         write a few memories (Chinese and English) into a store and list them
                                          (default: a new temporary folder)
   memory-agent COMMAND --help            a command's description and flags
@@ -178,8 +197,11 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0
   }
   if (TOOL_COMMANDS[command] !== undefined) return runTool(command, args)
+  if (command === 'sync') return syncCommand(args, storeRoot)
+  if (command === 'export') return exportCommand(args, storeRoot)
+  if (command === 'import') return importCommand(args, storeRoot)
   if (args.includes('--help')) {
-    process.stdout.write(command === 'stats' ? STATS_HELP : USAGE)
+    process.stdout.write(command === 'stats' ? STATS_HELP : (PANEL_COMMAND_HELP[command] ?? USAGE))
     return 0
   }
   switch (command) {
@@ -190,7 +212,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'rebuild': {
       const root = storeRoot(args)
-      const r = await rebuildIndex(root)
+      const progress = progressBar(process.stderr, 'rebuilding')
+      const r = await rebuildIndex(root, { onProgress: progress.update }).finally(progress.finish)
       console.log(`rebuilt ${root}: ${r.entries} entries from ${r.scanned} files (${r.skipped} skipped, ${r.badIndexLines} bad index lines dropped)`)
       for (const w of r.warnings) console.log(`warning: ${w}`)
       return 0
@@ -201,6 +224,10 @@ async function main(argv: string[]): Promise<number> {
       return 0
     case 'stats':
       return stats(args)
+    case 'serve':
+      return serve(storeRoot(args), args)
+    case 'panel-key':
+      return printPanelKey(storeRoot(args), args)
     default:
       process.stderr.write(`memory-agent: unknown command ${JSON.stringify(command)}\n\n${USAGE}`)
       return 2

@@ -26,6 +26,14 @@ export const TOOL_COMMANDS: Readonly<Record<string, ToolCommand>> = {
   forget: { tool: 'forget_memories_by_session', positional: 'session_id' },
   sweep: { tool: 'memory_sweep' },
   digest: { tool: 'memory_digest', positional: 'key' },
+  history: { tool: 'memory_history', positional: 'id' },
+  lineage: { tool: 'memory_lineage', positional: 'id' },
+  'forget-memory': { tool: 'memory_forget', positional: 'id' },
+  purge: { tool: 'memory_purge', positional: 'id' },
+  verify: { tool: 'memory_verify', positional: 'claim' },
+  duplicates: { tool: 'memory_duplicates' },
+  merge: { tool: 'memory_merge' },
+  undemote: { tool: 'memory_undemote' },
 }
 
 /** Flags every store command takes besides the ones derived from its schema. */

@@ -38,27 +38,29 @@ import type { RuntimeConfig } from '../memory/config.js'
 import { saveConfigPatch } from '../memory/config-file.js'
 import { DEFAULT_BUNDLE_BYTES, exportBundle } from '../memory/export.js'
 import { INJECT_MAX_BUDGET, INJECT_MIN_BUDGET, injectionText } from '../memory/inject.js'
+import { guardValue } from '../memory/injection-guard.js'
 import { purgeDeleted } from '../memory/purge.js'
+import { listMemories } from '../memory/listing.js'
 import { listSessions } from '../memory/sessions.js'
-import { readQueryLog } from '../memory/signals.js'
+import { readQueryLog, readUsage } from '../memory/signals.js'
 import { restore, softDelete } from '../memory/soft-delete.js'
 import { memoryStats } from '../memory/stats.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { rebuildIndex } from '../store/rebuild.js'
+import { syncStore } from '../sync/sync.js'
 import { forgetMemoriesBySessionTool } from '../tools/forget-memories-by-session.js'
 import { memoryConfirmTool } from '../tools/memory-confirm.js'
 import { memoryNavTool } from '../tools/memory-nav.js'
 import { memoryResolveTool } from '../tools/memory-resolve.js'
 import { memorySearchHybridTool } from '../tools/memory-search-hybrid.js'
 import { parseInput, type Infer, type ObjectSchema } from '../tools/schema.js'
-import { idField } from '../tools/shapes.js'
+import { idField, statusField } from '../tools/shapes.js'
 import { writeMemoryTool } from '../tools/write-memory.js'
+import { PANEL_HEADER, TOKEN_HEADER } from './panel-protocol.js'
 
-export const API_PATH = '/memory-agent/api'
+export { API_PATH, PANEL_HEADER, TOKEN_HEADER } from './panel-protocol.js'
 /** Largest request body, in bytes. */
 export const API_BODY_LIMIT = 64 * 1024
-export const PANEL_HEADER = 'x-dsh-memory-agent'
-export const TOKEN_HEADER = 'x-dsh-memory-agent-token'
 
 export interface ApiRequest {
   method: string
@@ -156,7 +158,18 @@ function viaTool(tool: CheckingTool, fixed: Args = {}): OpHandler {
 const NO_ARGS = { type: 'object', properties: {}, additionalProperties: false } as const
 const ID_ARGS = { type: 'object', properties: { id: idField }, required: ['id'], additionalProperties: false } as const
 
-/** One memory in full for the panel's detail view: entry, file text, raw text, the other sides of a conflict. */
+/** A panel result with memory text sanitised as for a model, and `injectionWarnings` when anything was. */
+function guarded<T extends object>(value: T): T & { injectionWarnings?: ReturnType<typeof guardValue>['warnings'] } {
+  const { value: clean, warnings } = guardValue(value)
+  return warnings.length > 0 ? { ...clean, injectionWarnings: warnings } : clean
+}
+
+/**
+ * One memory in full for the panel's detail view: entry, file text, raw text, the other sides of
+ * a conflict. Entry and variants are sanitised like every listing; the file and raw text are the
+ * stored bytes, for the person who keeps the store to see (and fix) what the guard flagged, and
+ * `injectionWarnings` names those fields so the panel can say so.
+ */
 async function detail(backend: MemoryBackend, id: string) {
   const nav = await memoryNavTool.handler(backend, { path: id, limit: 1 })
   const view = await backend.indexView()
@@ -168,7 +181,17 @@ async function detail(backend: MemoryBackend, id: string) {
     return other === undefined ? [] : [{ id: other.id, title: other.title, summary: other.summary, status: other.status, time: other.time }]
   })
   const raw = entry.raw_ref !== null ? await backend.readFile(entry.raw_ref) : null
-  return { entry, text: nav.file.text, raw, variants }
+  const text = (await backend.readFile(entry.path)) ?? nav.file.text
+  const used = (await readUsage(backend)).get(id)
+  const shown = guardValue({ entry, variants })
+  const warnings = [...shown.warnings, ...guardValue({ text, raw }).warnings]
+  return {
+    ...shown.value,
+    text,
+    raw,
+    usage: { hits: used?.hits ?? 0, last_used_at: used?.lastHitAt ?? null },
+    ...(warnings.length > 0 ? { injectionWarnings: warnings } : {}),
+  }
 }
 
 const OPS: Readonly<Record<string, OpHandler>> = {
@@ -190,6 +213,20 @@ const OPS: Readonly<Record<string, OpHandler>> = {
   // The panel's searches are usage like the model's: the handler records them.
   search: viaTool(memorySearchHybridTool),
   detail: withArgs(ID_ARGS, (args, deps) => detail(deps.backend, args.id)),
+  // The rows the panel lists: search finds only active and conflict memories, yet pending,
+  // soft-deleted and orphaned ones need a row to be confirmed, restored or looked at.
+  list: withArgs(
+    {
+      type: 'object',
+      properties: {
+        status: statusField,
+        limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+        offset: { type: 'integer', minimum: 0, default: 0 },
+      },
+      additionalProperties: false,
+    } as const,
+    async (args, deps) => guarded(await listMemories(deps.backend, args)),
+  ),
   // Written by a person at the panel: straight in, past the confirmation gate.
   create: viaTool(writeMemoryTool, { source: 'user', requireConfirmation: false }),
   forgetSession: viaTool(forgetMemoriesBySessionTool),
@@ -208,6 +245,9 @@ const OPS: Readonly<Record<string, OpHandler>> = {
     (args, deps) => injectionText(deps.backend, args),
   ),
   queryLog: withArgs(NO_ARGS, async (_args, deps) => ({ queries: (await readQueryLog(deps.backend)).reverse() })),
+  // The panel's sync button: the remote is set once (memory-agent sync --remote URL, or git), and
+  // git must never wait for a password nobody can type here.
+  sync: withArgs(NO_ARGS, (_args, deps) => syncStore(deps.backend, { interactive: false })),
 }
 
 /** The ops the API serves. */

@@ -15,17 +15,15 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { PANEL_KEY_PARAM, PANEL_KEY_PATTERN } from './panel-protocol.js'
 
 export const PANEL_KEY_FILE = path.join('.cache', 'panel-key')
-/** The fragment parameter of a panel link that carries the key (`#memory-agent-key=…`). */
-export const PANEL_KEY_PARAM = 'memory-agent-key'
-
-const KEY_PATTERN = /^[A-Za-z0-9_-]{32,}$/
+export { PANEL_KEY_PARAM } from './panel-protocol.js'
 
 function readKey(file: string): string | null {
   try {
     const text = readFileSync(file, 'utf8').trim()
-    return KEY_PATTERN.test(text) ? text : null
+    return PANEL_KEY_PATTERN.test(text) ? text : null
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw err

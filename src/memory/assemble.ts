@@ -5,6 +5,7 @@
  * fit, the summary alone; if that does not fit, the summary cut to the space left. Below 60
  * characters of space it stops. What did not fit is counted and said, never silently dropped.
  * A hit whose slot has a fresh digest is told by that digest, once for the whole slot.
+ * Text that tries to instruct the reader is sanitised before anything is measured.
  */
 
 import type { MemoryBackend } from '../store/backend.js'
@@ -13,6 +14,8 @@ import { collapseWhitespace, truncate, truncateUnits } from '../text.js'
 import { charsForBudget, estimateTokens, type IndexEntry } from '../types.js'
 import type { IndexLookup } from '../store/index-view.js'
 import { findSlot, isStale, readDigest } from './digest.js'
+import { markers } from './evidence.js'
+import { sanitized } from './injection-guard.js'
 
 export const EXCERPT_CHARS = 600
 export const MIN_BLOCK_CHARS = 60
@@ -41,15 +44,16 @@ async function excerptOf(backend: MemoryBackend, entry: IndexEntry): Promise<str
   const text = await backend.readFile(path).catch(() => null)
   if (text === null) return ''
   const body = parseFile(text).body
-  if (entry.raw_ref !== null) return truncate(collapseWhitespace(body), EXCERPT_CHARS)
+  // Sanitised before it is cut and measured, so a marker never breaks the budget.
+  if (entry.raw_ref !== null) return truncate(collapseWhitespace(sanitized(body)), EXCERPT_CHARS)
   const paragraphs = body.split(/\n\s*\n/).map((p) => p.trim()).filter((p) => p !== '')
   // Drop the heading and the summary paragraph; what is left are details a person added.
   const rest = paragraphs.filter((p) => !/^#{1,6}\s/.test(p) && collapseWhitespace(p) !== entry.summary)
-  return truncate(collapseWhitespace(rest.join(' ')), EXCERPT_CHARS)
+  return truncate(collapseWhitespace(sanitized(rest.join('\n'))), EXCERPT_CHARS)
 }
 
-function block(entry: IndexEntry, summary: string, excerpt: string): string {
-  const lines = [`### ${entry.title}`, summary]
+function block(entry: IndexEntry, summary: string, excerpt: string, marks = ''): string {
+  const lines = [`### ${sanitized(entry.title)}${marks}`, summary]
   if (excerpt !== '') lines.push(`原文片段: ${excerpt}`)
   lines.push(`来源: ${entry.path}`)
   return lines.join('\n')
@@ -65,10 +69,14 @@ async function digestBlock(backend: MemoryBackend, view: IndexLookup, entry: Ind
   if (state === null) return null
   const digest = await readDigest(backend, state.slot)
   if (digest === null || isStale(digest, state)) return null
-  return { slot: state.slot, path: digest.path, text: `### ${state.key}（当前认知）\n${digest.text.replace(/^# .*\n+/, '')}\n来源: ${digest.path}` }
+  return { slot: state.slot, path: digest.path, text: sanitized(`### ${state.key}（当前认知）\n${digest.text.replace(/^# .*\n+/, '')}\n来源: ${digest.path}`) }
 }
 
-export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[], budget: number, view: IndexLookup): Promise<AssembleResult> {
+/**
+ * `guardLines` ([GUARD] lines of guards the task matched, guards.ts) go first while they fit;
+ * they are not hits, so they are not counted in `included` or `sources`.
+ */
+export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[], budget: number, view: IndexLookup, guardLines: readonly string[] = []): Promise<AssembleResult> {
   // The same memory twice would spend the budget twice on the same text.
   const ranked = [...new Map(hits.map((e) => [e.id, e])).values()]
   const limit = charsForBudget(budget)
@@ -80,6 +88,12 @@ export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[]
   /** Slots already told by their digest: their other memories add nothing. */
   const slotsUsed = new Set<string>()
   const room = () => limit - reserve - used - (parts.length > 0 ? 2 : 0)
+  const nowMs = Date.parse(backend.now())
+  for (const line of guardLines.map(sanitized)) {
+    if (line.length > room()) break
+    parts.push(line)
+    used += line.length + (parts.length > 1 ? 2 : 0)
+  }
 
   for (let i = 0; i < ranked.length; i++) {
     const entry = ranked[i] as IndexEntry
@@ -100,16 +114,18 @@ export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[]
       }
     }
     const excerpt = await excerptOf(backend, entry)
-    let text = block(entry, entry.summary, excerpt)
-    if (text.length > space) text = block(entry, entry.summary, '')
+    const summary = sanitized(entry.summary)
+    const marks = markers(entry, nowMs, view).map((m) => ` ${m}`).join('')
+    let text = block(entry, summary, excerpt, marks)
+    if (text.length > space) text = block(entry, summary, '', marks)
     if (text.length > space) {
-      const frame = block(entry, '', '').length
+      const frame = block(entry, '', '', marks).length
       const fit = space - frame
       if (fit < 10) {
         omitted++
         continue
       }
-      text = block(entry, truncateUnits(entry.summary, fit), '')
+      text = block(entry, truncateUnits(summary, fit), '', marks)
     }
     if (text.length > space) {
       omitted++

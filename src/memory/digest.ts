@@ -12,6 +12,8 @@ import { ensureFresh } from '../store/freshness.js'
 import { parseFile, renderFile } from '../store/frontmatter.js'
 import { slotOf, type IndexLookup } from '../store/index-view.js'
 import { sha1, truncateUnits } from '../text.js'
+import { sanitized } from './injection-guard.js'
+import { premisesConflict } from '../retrieve/premises.js'
 import { charsForBudget, type IndexEntry } from '../types.js'
 
 /** A digest's text stays within this many tokens. */
@@ -89,7 +91,13 @@ function sourceOf(e: IndexEntry): string {
 export function digestText(state: SlotState): string {
   const limit = charsForBudget(DIGEST_MAX_TOKENS)
   const lead = ordered(state.current).pop() ?? state.newest
-  const lines = [`# ${state.key}`, '', lead.summary]
+  const lines = [`# ${state.key}`, '', lead.scope !== undefined ? `${lead.summary} [scope: ${lead.scope}]` : lead.summary]
+  // Premises keep versions apart (premises.ts): what the slot holds under other conditions is current too.
+  const elsewhere = state.current.filter((e) => e.id !== lead.id && e.status === 'active' && premisesConflict(e.scope, lead.scope))
+  if (elsewhere.length > 0) {
+    lines.push('', '其他前提下的当前说法：')
+    for (const e of elsewhere.slice(-MAX_CONFLICTS_SHOWN).reverse()) lines.push(`- [scope: ${e.scope}] ${e.time.slice(0, 10)}：${truncateUnits(e.summary, 200)}`)
+  }
   const others = state.conflicts.filter((e) => e.id !== lead.id)
   if (lead.status === 'conflict' || others.length > 0) {
     lines.push('', '⚠ 未裁决冲突（用 memory_resolve 收尾）：')
@@ -97,7 +105,8 @@ export function digestText(state: SlotState): string {
     if (others.length > MAX_CONFLICTS_SHOWN) lines.push(`- 另有 ${others.length - MAX_CONFLICTS_SHOWN} 种说法未列出`)
   }
   if (state.history > 0) lines.push('', `另有 ${state.history} 个历史版本留档（superseded，可顺 supersedes 链追溯）。`)
-  const text = lines.join('\n')
+  // Sanitised before the limit is applied: a digest is rendered for a model wherever it goes.
+  const text = sanitized(lines.join('\n'))
   return text.length <= limit ? text : truncateUnits(text, limit)
 }
 

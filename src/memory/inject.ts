@@ -6,8 +6,9 @@
  * Order: memories that searches hit first (more hits, then the latest hit), then slots with a
  * digest, then the rest by recency. Each line is at most 40 characters of title and 80 of
  * summary. The text is framed as quoted data, every `{{` is neutralised (the DSH host substitutes
- * `{{name}}` in context text and fails the whole turn on an unknown name), and memories with a
- * stale anchor are left out (`staleSkipped`); search still finds them.
+ * `{{name}}` in context text and fails the whole turn on an unknown name), text that tries to
+ * instruct the reader is sanitised (injection-guard.ts), and memories with a stale anchor are left
+ * out (`staleSkipped`); search still finds them.
  */
 
 import type { MemoryBackend } from '../store/backend.js'
@@ -16,8 +17,11 @@ import { isSearchable } from '../retrieve/search-index.js'
 import { truncateUnits } from '../text.js'
 import type { IndexEntry } from '../types.js'
 import { staleAnchor } from './anchors.js'
+import { sanitizeText, sanitized, type InjectionWarning } from './injection-guard.js'
 import { loadConfigSync } from './config.js'
 import { digestPath } from './digest.js'
+import { markers } from './evidence.js'
+import { guardLine, matchingGuards } from './guards.js'
 import { readUsageSync } from './signals.js'
 
 /** The first line of injected text; auto-settle uses it to recognise its own echo. */
@@ -33,6 +37,8 @@ export interface InjectionOptions {
   enabled?: boolean
   /** Overrides config.json's injectBudgetChars; clamped to 200-8000. */
   budgetChars?: number
+  /** The turn's text (the task, the user's message): guards whose trigger it matches lead with a [GUARD] line. */
+  cue?: string
 }
 
 export interface InjectionResult {
@@ -41,6 +47,8 @@ export interface InjectionResult {
   omitted: number
   staleSkipped: number
   budgetChars: number
+  /** Included memories whose title or summary had text that tries to instruct the reader replaced (absent when none). */
+  injectionWarnings?: InjectionWarning[]
 }
 
 /** `{{` can never reach the host's template engine: a zero-width space goes between the braces. */
@@ -52,9 +60,11 @@ function omissionLine(n: number): string {
   return `（另有 ${n} 条未列出，可用 memory_search_hybrid 检索）`
 }
 
-function line(entry: IndexEntry): string {
-  const clean = (s: string, n: number) => neutralizeTemplates(truncateUnits(s.replace(/\s+/g, ' ').trim(), n))
-  return `> ${clean(entry.title, INJECT_TITLE_CHARS)}：${clean(entry.summary, INJECT_SUMMARY_CHARS)}`
+function line(entry: IndexEntry, nowMs: number): string {
+  // Sanitised before it is cut, so a marker never pushes a line past its length.
+  const clean = (s: string, n: number) => neutralizeTemplates(truncateUnits(sanitized(s).replace(/\s+/g, ' ').trim(), n))
+  const marks = markers(entry, nowMs).map((m) => ` ${clean(m, INJECT_TITLE_CHARS)}`).join('')
+  return `> ${clean(entry.title, INJECT_TITLE_CHARS)}${marks}：${clean(entry.summary, INJECT_SUMMARY_CHARS)}`
 }
 
 const EMPTY = (budgetChars: number, staleSkipped = 0): InjectionResult => ({ text: '', included: 0, omitted: 0, staleSkipped, budgetChars })
@@ -95,20 +105,35 @@ export function injectionText(backend: MemoryBackend, options: InjectionOptions 
 
     const head = `${INJECTION_HEADING}\n${FRAME}`
     const lines: string[] = []
+    const guarded: InjectionWarning[] = []
     let length = head.length
     // Room for the omission line is kept back whenever something may be left out.
     const reserve = (remaining: number) => (remaining > 0 ? 1 + omissionLine(remaining).length : 0)
+    const nowMs = Date.parse(backend.now())
+    // Guards the turn matches lead, while they fit; they are not counted as included memories.
+    const guardLines: string[] = []
+    for (const g of options.cue !== undefined ? matchingGuards(sync.indexView(), options.cue) : []) {
+      const text = neutralizeTemplates(sanitized(guardLine(g)))
+      if (length + 1 + text.length + reserve(candidates.length) > budgetChars) break
+      guardLines.push(text)
+      length += 1 + text.length
+    }
     for (let i = 0; i < candidates.length; i++) {
-      const next = line(candidates[i] as IndexEntry)
+      const next = line(candidates[i] as IndexEntry, nowMs)
       if (length + 1 + next.length + reserve(candidates.length - i - 1) > budgetChars) break
       lines.push(next)
       length += 1 + next.length
+      const entry = candidates[i] as IndexEntry
+      for (const field of ['title', 'summary'] as const) {
+        const { kinds } = sanitizeText(entry[field])
+        if (kinds.length > 0) guarded.push({ id: entry.id, field, kinds })
+      }
     }
     // A heading with no memory under it is noise; what did not fit is still counted.
-    if (lines.length === 0) return { ...EMPTY(budgetChars, staleSkipped), omitted: candidates.length }
+    if (lines.length === 0 && guardLines.length === 0) return { ...EMPTY(budgetChars, staleSkipped), omitted: candidates.length }
     const omitted = candidates.length - lines.length
-    const text = [head, ...lines, ...(omitted > 0 ? [omissionLine(omitted)] : [])].join('\n')
-    return { text, included: lines.length, omitted, staleSkipped, budgetChars }
+    const text = [head, ...guardLines, ...lines, ...(omitted > 0 ? [omissionLine(omitted)] : [])].join('\n')
+    return { text, included: lines.length, omitted, staleSkipped, budgetChars, ...(guarded.length > 0 ? { injectionWarnings: guarded } : {}) }
   } catch (err) {
     console.warn(`dsh-memory-agent: resident injection skipped: ${err instanceof Error ? err.message : String(err)}`)
     return EMPTY(budgetChars)

@@ -8,7 +8,7 @@ import { MemoryError } from '../errors.js'
 import type { IndexEntry } from '../types.js'
 import type { Txn } from './txn.js'
 
-export function requireEntry(txn: Txn, id: string, action: string): IndexEntry {
+export function requireEntry(txn: Pick<Txn, 'index'>, id: string, action: string): IndexEntry {
   const entry = txn.index.get(id)
   if (entry === undefined)
     throw new MemoryError('NOT_FOUND', `no memory with id ${JSON.stringify(id)}; list ids with memory_nav`, 'id')

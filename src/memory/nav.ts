@@ -5,6 +5,7 @@
  */
 
 import { MemoryError } from '../errors.js'
+import { asOfView, parseAsOf } from './as-of.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { ensureFresh } from '../store/freshness.js'
 import { entryFromFile, isMemoryPath } from '../store/frontmatter.js'
@@ -19,6 +20,8 @@ export interface NavRequest {
   offset: number
   sort: NavSort
   status?: MemoryStatus
+  /** ISO-8601 time: browse the store as it was then (as-of.ts). */
+  asOf?: string
 }
 
 export interface NavEntry {
@@ -85,7 +88,8 @@ function page(all: IndexEntry[], req: NavRequest, base: Omit<NavResult, 'entries
 
 export async function navigate(backend: MemoryBackend, req: NavRequest): Promise<NavResult> {
   await ensureFresh(backend)
-  const index = await backend.readIndex()
+  const asOf = req.asOf !== undefined ? parseAsOf(req.asOf) : null
+  const index = asOf !== null ? [...(await asOfView(backend, asOf)).values()] : await backend.readIndex()
   const skipped = backend.lastIndexSkipped > 0 ? { skipped_index_lines: backend.lastIndexSkipped } : {}
   const raw = (req.path ?? '').trim()
   // Only whole './' prefixes go: '../x' must reach the backend as it is, and be refused there.
@@ -112,6 +116,10 @@ export async function navigate(backend: MemoryBackend, req: NavRequest): Promise
   // One memory, by id or by file path: the only way to its full text.
   const byId = index.find((e) => e.id === path)
   const filePath = byId?.path ?? path
+  // As of a time, only what existed then can be opened (and what is forgotten never).
+  if (asOf !== null && !index.some((e) => e.path === filePath) && isMemoryPath(filePath)) {
+    throw new MemoryError('NOT_FOUND', `${JSON.stringify(path)} did not exist as of ${new Date(asOf).toISOString()}, or is forgotten`, 'path')
+  }
   const text = await backend.readFile(filePath)
   if (text === null) {
     throw new MemoryError('NOT_FOUND', `nothing at ${JSON.stringify(path)}: not an id, a memory file or a folder (folders: episodes/, raw/, topics/)`, 'path')

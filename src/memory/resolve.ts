@@ -31,6 +31,25 @@ function otherVariants(txn: Txn, entry: IndexEntry): IndexEntry[] {
   return [...out.values()]
 }
 
+/**
+ * Takes `leaving` out of its conflict: each other side drops it from its variants, and a side
+ * left with no other variant becomes active (with `patch`). Returns the ids made active. Shared
+ * by resolve's drop and by forgetting one side of a conflict.
+ */
+export async function releaseVariants(txn: Txn, leaving: IndexEntry, others: IndexEntry[] = otherVariants(txn, leaving), patch: Record<string, unknown> = {}): Promise<string[]> {
+  const activated: string[] = []
+  for (const other of others) {
+    const remaining = otherVariants(txn, other).filter((v) => v.id !== leaving.id).map((v) => v.id)
+    if (remaining.length === 0) {
+      await setStatus(txn, other, 'active', { variants: null, ...patch })
+      activated.push(other.id)
+    } else {
+      await txn.update(other, { variants: remaining })
+    }
+  }
+  return activated
+}
+
 export function resolveConflict(backend: MemoryBackend, id: string, action: 'keep' | 'drop'): Promise<ResolveResult> {
   return transact(backend, async (txn) => {
     const entry = requireEntry(txn, id, 'resolve')
@@ -52,15 +71,7 @@ export function resolveConflict(backend: MemoryBackend, id: string, action: 'kee
       const successor = others.length === 1 ? (others[0] as IndexEntry) : null
       await setStatus(txn, entry, 'superseded', { superseded_by: successor?.id ?? null, variants: null })
       superseded.push(id)
-      for (const other of others) {
-        const remaining = otherVariants(txn, other).filter((v) => v.id !== id).map((v) => v.id)
-        if (remaining.length === 0) {
-          await setStatus(txn, other, 'active', { variants: null, supersedes: id })
-          activated.push(other.id)
-        } else {
-          await txn.update(other, { variants: remaining })
-        }
-      }
+      activated.push(...(await releaseVariants(txn, entry, others, { supersedes: id })))
     }
     txn.log({ event: 'resolve', id, action, superseded, activated })
     const after = txn.index.get(id)

@@ -6,6 +6,7 @@
  */
 
 import { slotOf } from '../store/index-view.js'
+import { premisesConflict } from '../retrieve/premises.js'
 import type { IndexEntry, MemoryStatus } from '../types.js'
 import type { Txn } from './txn.js'
 
@@ -14,15 +15,26 @@ const CURRENT: ReadonlySet<MemoryStatus> = new Set(['active', 'conflict'])
 /** Statuses a new write is compared with for duplicates. */
 export const LIVE: ReadonlySet<MemoryStatus> = new Set(['active', 'conflict', 'suggested'])
 
-/** Other entries of the same type in the same slot, with one of the given statuses, oldest first. */
+/**
+ * Other entries of the same type in the same slot, with one of the given statuses, oldest first.
+ * Entries whose premises conflict with the entry's are statements about other conditions, and
+ * retractions are never versions of anything: neither is a slot mate.
+ */
 export function slotMates(
   txn: Txn,
-  entry: Pick<IndexEntry, 'id' | 'type' | 'key' | 'title'>,
+  entry: Pick<IndexEntry, 'id' | 'type' | 'key' | 'title' | 'scope'>,
   statuses: ReadonlySet<MemoryStatus> = CURRENT,
 ): IndexEntry[] {
   return txn.index
     .inSlot(slotOf(entry))
-    .filter((other) => other.id !== entry.id && other.type === entry.type && statuses.has(other.status))
+    .filter(
+      (other) =>
+        other.id !== entry.id &&
+        other.type === entry.type &&
+        statuses.has(other.status) &&
+        other.retracts === undefined &&
+        !premisesConflict(other.scope, entry.scope),
+    )
     .sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))
 }
 

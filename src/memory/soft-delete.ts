@@ -38,6 +38,21 @@ function gone(entry: IndexEntry): MemoryError {
   return new MemoryError('NOT_FOUND', `the file of ${entry.id} (${entry.path}) is gone; run rebuild`, 'id')
 }
 
+/**
+ * Marks a memory and its raw text deleted_pending, each remembering its status as `deleted_from`.
+ * Returns the ids rewritten; empty when the memory's file is gone. Shared with memory_forget.
+ */
+export async function markDeleted(txn: Txn, entry: IndexEntry): Promise<string[]> {
+  if ((await txn.update(entry, { status: 'deleted_pending', deleted_from: entry.status })) === null) return []
+  const ids = [entry.id]
+  const raw = rawSibling(txn, entry)
+  if (raw !== undefined && raw.status !== 'deleted_pending') {
+    await txn.update(raw, { status: 'deleted_pending', deleted_from: raw.status })
+    ids.push(raw.id)
+  }
+  return ids
+}
+
 export function softDelete(backend: MemoryBackend, id: string): Promise<StatusMove> {
   return transact(backend, async (txn) => {
     const entry = requireEntry(txn, id, 'delete')
@@ -45,13 +60,8 @@ export function softDelete(backend: MemoryBackend, id: string): Promise<StatusMo
     // Deleting one side would leave the other in a conflict with nobody.
     if (entry.status === 'conflict')
       throw new MemoryError('INVALID_STATE', `${id} is in conflict; settle it with memory_resolve (keep or drop) instead of deleting it`, 'id')
-    if ((await txn.update(entry, { status: 'deleted_pending', deleted_from: entry.status })) === null) throw gone(entry)
-    const ids = [id]
-    const raw = rawSibling(txn, entry)
-    if (raw !== undefined && raw.status !== 'deleted_pending') {
-      await txn.update(raw, { status: 'deleted_pending', deleted_from: raw.status })
-      ids.push(raw.id)
-    }
+    const ids = await markDeleted(txn, entry)
+    if (ids.length === 0) throw gone(entry)
     txn.log({ event: 'soft-delete', id, from: entry.status, to: 'deleted_pending', ids, source: 'user' })
     return { id, from: entry.status, status: 'deleted_pending', changed: true, ids }
   })

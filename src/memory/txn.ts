@@ -29,10 +29,16 @@ export interface Txn {
   /** Writes a new memory file and indexes it. */
   create(relPath: string, data: FrontMatterPatch, body: string): Promise<IndexEntry>
   /**
+   * Writes a new memory file exactly as given (an import) and indexes it; `mtimeMs` stands for
+   * the file's time when its front-matter names none (default: this transaction's time).
+   */
+  put(relPath: string, text: string, mtimeMs?: number): Promise<IndexEntry>
+  /**
    * Rewrites a memory's front-matter, keeping its body and any field this program does not
    * know (a person may have edited the file). Null when the file is gone; its entry is dropped.
+   * `body`, when given, rewrites the body from the one on disk (a merge carrying details over).
    */
-  update(entry: IndexEntry, patch: FrontMatterPatch): Promise<IndexEntry | null>
+  update(entry: IndexEntry, patch: FrontMatterPatch, body?: (current: string) => string): Promise<IndexEntry | null>
   /** Deletes a memory file and drops its entry. */
   remove(entry: IndexEntry): Promise<boolean>
   /** Queues a ledger event; events are appended after the index is written. */
@@ -52,9 +58,9 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
       if (!originals.has(relPath)) originals.set(relPath, await backend.readFile(relPath))
       return originals.get(relPath) ?? null
     }
-    const writeAndIndex = async (relPath: string, text: string): Promise<IndexEntry> => {
+    const writeAndIndex = async (relPath: string, text: string, mtimeMs = Date.parse(now)): Promise<IndexEntry> => {
       await backend.writeFileAtomic(relPath, text)
-      const entry = entryFromFile(relPath, text, Date.parse(now))
+      const entry = entryFromFile(relPath, text, mtimeMs)
       overlay.put(entry)
       return entry
     }
@@ -67,7 +73,11 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
         if ((await remember(relPath)) !== null) throw new MemoryError('INVALID_STATE', `${relPath} already exists`)
         return writeAndIndex(relPath, renderFile(data, body))
       },
-      async update(entry, patch) {
+      async put(relPath, text, mtimeMs) {
+        if ((await remember(relPath)) !== null) throw new MemoryError('INVALID_STATE', `${relPath} already exists`)
+        return writeAndIndex(relPath, text, mtimeMs)
+      },
+      async update(entry, patch, body) {
         const current = originals.has(entry.path) ? await backend.readFile(entry.path) : await remember(entry.path)
         if (current === null) {
           overlay.drop(entry.id)
@@ -77,7 +87,7 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
         // Fields the file did not state (a hand-edited file) are pinned to what the index derived,
         // so rewriting the file never changes them (a time from the file's mtime, for one).
         const data = parsed.hasFrontMatter ? { id: entry.id, type: entry.type, time: entry.time, ...parsed.data } : baseFrontMatter(entry)
-        return writeAndIndex(entry.path, renderFile({ ...data, ...patch }, parsed.body))
+        return writeAndIndex(entry.path, renderFile({ ...data, ...patch }, body === undefined ? parsed.body : body(parsed.body)))
       },
       async remove(entry) {
         await remember(entry.path)
@@ -105,8 +115,11 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
   })
 }
 
-/** The live view with this transaction's changes laid over it; the view itself is not touched. */
-class Overlay implements IndexLookup {
+/**
+ * The live view with this transaction's changes laid over it; the view itself is not touched.
+ * Also what a dry run lays its would-be entries over.
+ */
+export class Overlay implements IndexLookup {
   /** id -> changed entry, or null when removed. */
   private readonly changed = new Map<string, IndexEntry | null>()
   constructor(private readonly base: IndexView) {}

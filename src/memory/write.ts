@@ -7,16 +7,28 @@
 import { randomBytes } from 'node:crypto'
 import { invalidInput } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
-import { cleanAnchors, contentHash, memoryBody } from '../store/frontmatter.js'
-import { bigramJaccard, collapseWhitespace, slugify, truncate } from '../text.js'
+import { cleanAnchors, contentHash, detailsOf, memoryBody, parseFile } from '../store/frontmatter.js'
+import { bigramJaccard, collapseWhitespace, normalizeForHash, slugify, truncate } from '../text.js'
 import type { AnchorKind, IndexEntry, MemoryStatus, Source, SourceKind } from '../types.js'
-import { loadConfig } from './config.js'
+import { loadConfig, type RuntimeConfig } from './config.js'
 import { redactSecrets, type RedactionKind } from './redact.js'
-import { slotOf } from '../store/index-view.js'
+import { slotOf, type IndexLookup } from '../store/index-view.js'
 import { LIVE, rawSibling, slotMates, supersedeSlot } from './slots.js'
 import { transact, type Txn } from './txn.js'
+import {
+  differentScopeWarning,
+  enrichRepeat,
+  keptApartInSlot,
+  markRetracted,
+  prepareClaim,
+  retractionTarget,
+  scopesKeepApart,
+  stampedFrontMatter,
+  type ClaimRequest,
+  type PreparedClaim,
+} from './claims-write.js'
 
-export interface WriteRequest {
+export interface WriteRequest extends ClaimRequest {
   summary: string
   raw?: string
   title?: string
@@ -45,6 +57,12 @@ export interface WriteResult {
   superseded: string[]
   variants: string[]
   redactions: RedactionKind[]
+  /** What a caller should know: premises that kept this memory apart (`different-scope: ...`). */
+  warnings?: string[]
+  /** The premises stored with the memory. */
+  scope?: string
+  /** When its evidence was last checked (a passing result without a time is stamped now). */
+  verified_at?: string
 }
 
 /** Near duplicates: same slot and character 2-gram Jaccard at least this. */
@@ -97,8 +115,64 @@ async function acknowledgeDuplicate(txn: Txn, existing: IndexEntry, source: Sour
   }
 }
 
-export async function writeMemory(backend: MemoryBackend, req: WriteRequest): Promise<WriteResult> {
-  const config = await loadConfig(backend)
+/**
+ * What a library caller (an import) may add to a write; never part of the tool's input.
+ */
+export interface WriteOptions {
+  /** Markdown kept below the summary paragraph, redacted like the rest. A write with details repeats only a memory with the same details. */
+  details?: string
+  /** False: the title is not a slot key, so only an explicit key makes versions. Default true. */
+  titleIsSlot?: boolean
+  /** Front-matter fields this program does not know, kept in the file; a field of its own is never taken from here. */
+  frontMatter?: Record<string, unknown>
+  /** False: only an exact repeat is a duplicate; a near one (an edited version) is written. Default true. */
+  nearDuplicates?: boolean
+}
+
+/** Front-matter fields this program writes or derives; everything else in a file is a person's own. */
+export const OWN_FRONT_MATTER = new Set([
+  'id', 'type', 'title', 'time', 'status', 'session_id', 'sources', 'confidence', 'tags', 'entities', 'key',
+  'supersedes', 'superseded_by', 'variants', 'raw_ref', 'episode', 'anchors',
+  // memory_merge's record (memory/merge.ts)
+  'merged_into', 'merged_from', 'merged_at',
+])
+
+/** A write request checked and normalised, secrets redacted: what the write path compares and stores. */
+export interface PreparedWrite {
+  summary: string
+  raw: string | undefined
+  type: 'episode' | 'topic'
+  sessionId: string | null
+  title: string
+  /** The explicit key, or the explicit title when it serves as the key; null: no versions. */
+  slotKey: string | null
+  slot: string
+  tags: string[]
+  entities: string[]
+  source: Source
+  gated: boolean
+  /** Epoch ms of an explicit time, or null for now. */
+  time: number | null
+  details: string
+  frontMatter: Record<string, unknown>
+  /** Whether a near repeat counts as a duplicate. */
+  near: boolean
+  redactions: RedactionKind[]
+  /** Premises, evidence, retraction and guard, checked and redacted. */
+  claim: PreparedClaim
+}
+
+function redactDeep(value: unknown, redact: (s: string) => string): unknown {
+  if (typeof value === 'string') return redact(value)
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact))
+  if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redact)]))
+  }
+  return value
+}
+
+/** Checks, normalises and redacts a write request. Pure; throws INVALID_INPUT naming the field. */
+export function prepareWrite(config: RuntimeConfig, req: WriteRequest, options: WriteOptions = {}): PreparedWrite {
   const redactions: RedactionKind[] = []
   const redact = (text: string): string => {
     if (!config.redactSecrets) return text
@@ -121,26 +195,83 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest): Pr
   const time = req.time === undefined ? null : Date.parse(req.time)
   if (time !== null && Number.isNaN(time)) throw invalidInput('time', 'an ISO-8601 date-time such as 2026-01-02T10:00:00Z')
   const title = explicitTitle ?? defaultTitle(summary)
-  const tags = cleanList(req.tags, redact)
-  const entities = cleanList(req.entities, redact)
-  const source: Source = { session_id: sessionId, kind: req.source ?? (sessionId !== null ? 'session' : 'user') }
-  const gated = req.requireConfirmation ?? config.requireConfirmation
   // Versioning needs intent: an explicit key, or an explicit title that then serves as the key.
-  const slotKey = key ?? explicitTitle
+  const slotKey = key ?? (options.titleIsSlot === false ? null : explicitTitle)
+  const frontMatter: Record<string, unknown> = {}
+  for (const [field, value] of Object.entries(options.frontMatter ?? {})) {
+    if (!OWN_FRONT_MATTER.has(field) && value !== undefined) frontMatter[field] = redactDeep(value, redact)
+  }
+  const claim = prepareClaim(req, redact)
+  return {
+    summary,
+    raw,
+    type,
+    sessionId,
+    title,
+    slotKey,
+    slot: slotOf({ key: slotKey, title }),
+    tags: cleanList([...(req.tags ?? []), ...claim.tags], redact),
+    entities: cleanList(req.entities, redact),
+    source: { session_id: sessionId, kind: req.source ?? (sessionId !== null ? 'session' : 'user') },
+    gated: req.requireConfirmation ?? config.requireConfirmation,
+    time,
+    details: options.details === undefined || options.details.trim() === '' ? '' : redact(options.details),
+    frontMatter,
+    near: options.nearDuplicates !== false,
+    redactions,
+    claim,
+  }
+}
+
+export interface Repeat {
+  entry: IndexEntry
+  kind: 'exact' | 'near'
+  similarity: number
+}
+
+/**
+ * The live memory a write repeats, if any: exact (same type and normalised summary) or near
+ * (same slot and type, character 2-gram Jaccard >= 0.9; unless the write asks for exact repeats
+ * only). A write with details repeats only a memory whose details are the same (case and
+ * spacing aside). Reads only memory files.
+ */
+export async function findRepeat(
+  index: IndexLookup,
+  readFile: (relPath: string) => Promise<string | null>,
+  w: Pick<PreparedWrite, 'type' | 'summary' | 'slot' | 'details' | 'near'>,
+): Promise<Repeat | null> {
+  const details = normalizeForHash(w.details)
+  const sameDetails = async (e: IndexEntry): Promise<boolean> => {
+    if (details === '') return true
+    const text = await readFile(e.path)
+    return text !== null && normalizeForHash(detailsOf(parseFile(text).body)) === details
+  }
+  for (const e of index.withHash(contentHash(w.type, w.summary))) {
+    if (e.type === w.type && LIVE.has(e.status) && (await sameDetails(e))) return { entry: e, kind: 'exact', similarity: 1 }
+  }
+  if (!w.near) return null
+  let best: { entry: IndexEntry; similarity: number } | null = null
+  for (const e of index.inSlot(w.slot)) {
+    if (e.type !== w.type || !LIVE.has(e.status)) continue
+    const similarity = bigramJaccard(w.summary, e.summary)
+    if (similarity >= NEAR_DUPLICATE_THRESHOLD && (best === null || similarity > best.similarity) && (await sameDetails(e))) best = { entry: e, similarity }
+  }
+  return best === null ? null : { entry: best.entry, kind: 'near', similarity: Math.round(best.similarity * 1000) / 1000 }
+}
+
+export async function writeMemory(backend: MemoryBackend, req: WriteRequest, options: WriteOptions = {}): Promise<WriteResult> {
+  const w = prepareWrite(await loadConfig(backend), req, options)
+  const { summary, raw, type, sessionId, title, slotKey, slot, tags, entities, source, gated, time, redactions, claim } = w
+  // A retraction is never a version of anything, and nothing supersedes it.
+  const versioned = slotKey !== null && claim.retracts === null
 
   return transact(backend, async (txn) => {
-    const hash = contentHash(type, summary)
-    for (const e of txn.index.withHash(hash)) {
-      if (e.type === type && LIVE.has(e.status)) return acknowledgeDuplicate(txn, e, source, 'exact', 1, redactions)
-    }
-    const slot = slotOf({ key: slotKey, title })
-    let best: { entry: IndexEntry; similarity: number } | null = null
-    for (const e of txn.index.inSlot(slot)) {
-      if (e.type !== type || !LIVE.has(e.status)) continue
-      const similarity = bigramJaccard(summary, e.summary)
-      if (similarity >= NEAR_DUPLICATE_THRESHOLD && (best === null || similarity > best.similarity)) best = { entry: e, similarity }
-    }
-    if (best !== null) return acknowledgeDuplicate(txn, best.entry, source, 'near', Math.round(best.similarity * 1000) / 1000, redactions)
+    const warnings: string[] = []
+    const repeat = await findRepeat(txn.index, (p) => txn.backend.readFile(p), w)
+    // The same words under other premises are another statement, not a repeat.
+    if (repeat !== null && scopesKeepApart(repeat.entry, claim)) warnings.push(differentScopeWarning(repeat.entry, claim.scope, 'repeat'))
+    else if (repeat !== null) return acknowledgeDuplicate(txn, await enrichRepeat(txn, repeat.entry, claim), source, repeat.kind, repeat.similarity, redactions)
+    const target = retractionTarget(txn, claim)
 
     const id = newMemoryId()
     const at = time !== null ? new Date(time).toISOString() : txn.now
@@ -154,7 +285,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest): Pr
       )
     }
     const path = type === 'episode' ? `episodes/${at.slice(0, 10)}-${id}.md` : `topics/${slugify(title)}-${id}.md`
-    const rivals = slotKey !== null && !gated ? slotMates(txn, { id, type, key: slotKey, title }) : []
+    const rivals = versioned && !gated ? slotMates(txn, { id, type, key: slotKey, title, scope: claim.scope ?? undefined }) : []
     const conflict = req.expectConflict === true && rivals.length > 0
     const status: MemoryStatus = gated ? 'suggested' : conflict ? 'conflict' : 'active'
     let entry = await txn.create(
@@ -174,8 +305,10 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest): Pr
         variants: conflict ? rivals.map((r) => r.id) : [],
         raw_ref: rawRef,
         anchors: cleanAnchors(req.anchors),
+        ...w.frontMatter,
+        ...stampedFrontMatter(claim, txn.now),
       },
-      memoryBody(title, summary),
+      memoryBody(title, summary, w.details),
     )
     let superseded: string[] = []
     if (conflict) {
@@ -183,9 +316,11 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest): Pr
         await txn.update(rival, { status: 'conflict', variants: [...new Set([...rival.variants, id])] })
       }
       txn.log({ event: 'conflict', id, ids: rivals.map((r) => r.id), slot })
-    } else if (status === 'active' && slotKey !== null) {
+    } else if (status === 'active' && versioned) {
       ;({ winner: entry, superseded } = await supersedeSlot(txn, entry))
     }
+    if (versioned && !gated) for (const kept of keptApartInSlot(txn, entry)) warnings.push(differentScopeWarning(kept, claim.scope, 'version'))
+    if (target !== null) await markRetracted(txn, target, id)
     txn.log({
       event: 'write',
       id,
@@ -207,6 +342,9 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest): Pr
       superseded,
       variants: entry.variants,
       redactions,
+      ...(warnings.length > 0 ? { warnings } : {}),
+      ...(entry.scope !== undefined ? { scope: entry.scope } : {}),
+      ...(entry.evidence?.verified_at != null ? { verified_at: entry.evidence.verified_at } : {}),
     }
   })
 }

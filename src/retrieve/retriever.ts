@@ -74,6 +74,7 @@ async function saveIndex(backend: MemoryBackend, c: Cached): Promise<void> {
   if (c.unsaved === 0) return
   const unsaved = c.unsaved
   const signature = await indexSignature(backend)
+  await c.index.compact()
   await backend.writeFileAtomic(SEARCH_INDEX_FILE, c.index.toJSON())
   await backend.writeFileAtomic(SEARCH_INDEX_META, JSON.stringify({ index: signature }))
   c.unsaved -= unsaved
@@ -143,6 +144,25 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
   }
   scheduleSave(backend, c)
   return { entries: view, index: c.index, aliases: c.aliases }
+}
+
+/**
+ * Builds the search index of this store again from the index, in this process and on disk,
+ * dropping the saved copy first: after a purge no term of a removed memory survives in either.
+ */
+export async function rebuildSearchCache(backend: MemoryBackend): Promise<void> {
+  const c = caches.get(backend)
+  if (c?.saveTimer != null) clearTimeout(c.saveTimer)
+  caches.delete(backend)
+  await backend.removeFile(SEARCH_INDEX_FILE)
+  await backend.removeFile(SEARCH_INDEX_META)
+  await retrievalState(backend)
+  const fresh = caches.get(backend)
+  if (fresh === undefined) return
+  if (fresh.saveTimer !== null) clearTimeout(fresh.saveTimer)
+  fresh.saveTimer = null
+  fresh.unsaved = Math.max(fresh.unsaved, 1)
+  await saveIndex(backend, fresh)
 }
 
 /**

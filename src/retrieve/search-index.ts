@@ -11,10 +11,11 @@ import { createHash } from 'node:crypto'
 import MiniSearch from 'minisearch'
 import type { IndexEntry } from '../types.js'
 import { SEARCHABLE_STATUSES } from '../types.js'
+import { identifiersOf } from './identifiers.js'
 import { TOKENIZER_VERSION, tokenize } from './tokenizer.js'
 
-/** Bump when the document shape or field set changes. */
-export const SEARCH_INDEX_FORMAT = 2
+/** Bump when the document shape or field set changes (3: the identifiers field). */
+export const SEARCH_INDEX_FORMAT = 3
 
 /** BM25 parameters and field weights, documented once. */
 export const RANKING = Object.freeze({
@@ -40,16 +41,20 @@ interface IndexedDoc {
   content: string
   keywords: string
   context: string
+  /** The identifiers of the summary layer (identifiers.ts), space-separated: matched exactly, never ranked by BM25. */
+  identifiers: string
 }
 
-const FIELDS = ['content', 'keywords', 'context'] as const
+/** The fields BM25 ranks; `identifiers` is only looked up (`literal`). */
+const RANKED_FIELDS = ['content', 'keywords', 'context'] as const
+const FIELDS = [...RANKED_FIELDS, 'identifiers'] as const
 
 function minisearchOptions() {
   return {
     idField: 'id',
     fields: [...FIELDS],
     storeFields: [] as string[],
-    tokenize: (text: string) => tokenize(text),
+    tokenize: (text: string, field?: string) => (field === 'identifiers' ? text.split(' ').filter((t) => t !== '') : tokenize(text)),
     processTerm: (term: string) => term,
     searchOptions: {
       boost: { ...RANKING.fieldWeights },
@@ -70,7 +75,8 @@ export function isSearchable(entry: IndexEntry): boolean {
 export function documentOf(entry: IndexEntry, context: string): IndexedDoc {
   const title = entry.title.replace(/…$/, '')
   const content = entry.summary.includes(title) ? entry.summary : `${entry.title}\n${entry.summary}`
-  return { id: entry.id, content, keywords: [...entry.tags, ...entry.entities].join('\n'), context }
+  const keywords = [...entry.tags, ...entry.entities].join('\n')
+  return { id: entry.id, content, keywords, context, identifiers: identifiersOf(`${entry.title}\n${entry.summary}\n${keywords}`).join(' ') }
 }
 
 /** An entry with the text of its neighbours, as the index holds it. */
@@ -126,6 +132,14 @@ export class SearchIndex {
     }
   }
 
+  /**
+   * Drops what discarded documents left in the term index (minisearch keeps it until a vacuum), in
+   * one pass. Called before every save, so a saved index never holds a term of a memory that left.
+   */
+  async compact(): Promise<void> {
+    if (this.engine.dirtCount > 0) await this.engine.vacuum({ batchSize: Number.MAX_SAFE_INTEGER, batchWait: 0 })
+  }
+
   toJSON(): string {
     return JSON.stringify({
       format: SEARCH_INDEX_FORMAT,
@@ -179,10 +193,27 @@ export class SearchIndex {
   rank(terms: readonly string[], weights: ReadonlyMap<string, number>, accept: ((id: string) => boolean) | null): RankedDoc[] {
     if (terms.length === 0) return []
     const results = this.engine.search(terms.join(' '), {
+      fields: [...RANKED_FIELDS],
       tokenize: () => [...terms],
       boostTerm: (term) => weights.get(term) ?? 1,
       ...(accept !== null ? { filter: (r: { id: unknown }) => accept(String(r.id)) } : {}),
     })
     return results.map((r) => ({ id: String(r.id), score: r.score, matched: r.queryTerms }))
+  }
+
+  /**
+   * Documents holding any of these identifiers (identifiers.ts output), exactly, as whole
+   * tokens: id -> the identifiers it shares. Restricted to ids the filter accepts, as `rank`.
+   */
+  literal(identifiers: readonly string[], accept: ((id: string) => boolean) | null): Map<string, string[]> {
+    const out = new Map<string, string[]>()
+    if (identifiers.length === 0) return out
+    const results = this.engine.search(identifiers.join(' '), {
+      fields: ['identifiers'],
+      tokenize: () => [...identifiers],
+      ...(accept !== null ? { filter: (r: { id: unknown }) => accept(String(r.id)) } : {}),
+    })
+    for (const r of results) out.set(String(r.id), r.queryTerms)
+    return out
   }
 }

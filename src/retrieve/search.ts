@@ -3,13 +3,18 @@
  * closed time range, entities AND) first, then BM25 over the query terms plus alias terms at low
  * weight, the keyword-match boost, the strong-term rule, ties by id, top_k, and guidance for the
  * agent (zero hits: what the store holds and how to browse; alias hits: that they were inferred).
- * It reads no files and writes nothing; signals are the caller's business.
+ * Identifiers the query shares with a memory (identifiers.ts) are matched exactly and rank first
+ * (`literalMatch`); the answer says why it holds what it holds (`reason`, `nearMisses`,
+ * search-outcome.ts). It reads no files and writes nothing; signals are the caller's business.
  */
 
 import type { IndexEntry } from '../types.js'
 import type { AliasTable } from './aliases.js'
+import { identifiersOf } from './identifiers.js'
 import { RANKING, isSearchable, type SearchIndex } from './search-index.js'
+import { nearMisses, reasonGuidance, type NearMiss, type SearchReason } from './search-outcome.js'
 import { isStrongTerm, tokenize } from './tokenizer.js'
+import { premisesConflict } from './premises.js'
 
 export interface SearchRequest {
   query: string
@@ -17,6 +22,8 @@ export interface SearchRequest {
   entities?: string[]
   time_range?: { from?: string; to?: string }
   top_k: number
+  /** Premises (canonical, premises.ts): memories whose premises conflict with them are left out. */
+  scope?: string
 }
 
 export interface SearchHit {
@@ -30,6 +37,8 @@ export interface SearchHit {
   tags: string[]
   score: number
   reason: 'match' | 'alias'
+  /** How many identifiers (D-387, a sha, a version) the query shares with it; such hits come first. */
+  literalMatch?: number
 }
 
 export interface SearchResult {
@@ -41,6 +50,10 @@ export interface SearchResult {
   eligible: number
   /** On zero hits: the most common tags, for a retry. */
   common_tags?: string[]
+  /** Why the answer holds what it holds. */
+  reason: SearchReason
+  /** On below-threshold: the closest memories, which are not matches. Empty otherwise. */
+  nearMisses: NearMiss[]
 }
 
 /** The view of the index a search needs. */
@@ -75,6 +88,7 @@ function filterOf(req: SearchRequest): (e: IndexEntry) => boolean {
       if (from !== null && at < from) return false
       if (to !== null && at > to) return false
     }
+    if (req.scope !== undefined && premisesConflict(e.scope, req.scope)) return false
     return true
   }
 }
@@ -92,7 +106,7 @@ function namesKeyword(entry: IndexEntry, queryTokens: ReadonlySet<string>): bool
   return keywords.some((tokens) => tokens.every((t) => queryTokens.has(t)))
 }
 
-function toHit(e: IndexEntry, score: number, reason: SearchHit['reason']): SearchHit {
+function toHit(e: IndexEntry, score: number, reason: SearchHit['reason'], literalMatch = 0): SearchHit {
   return {
     id: e.id,
     path: e.path,
@@ -104,6 +118,7 @@ function toHit(e: IndexEntry, score: number, reason: SearchHit['reason']): Searc
     tags: e.tags,
     score: Math.round(score * 10_000) / 10_000,
     reason,
+    ...(literalMatch > 0 ? { literalMatch } : {}),
   }
 }
 
@@ -140,7 +155,7 @@ function zeroHitGuidance(source: EntrySource, req: SearchRequest): { guidance: s
 export function runSearch(source: EntrySource, index: SearchIndex, aliases: AliasTable | null, req: SearchRequest): SearchResult {
   const accept = filterOf(req)
   const queryTokens = tokenize(req.query)
-  const filtered = (req.tags?.length ?? 0) > 0 || (req.entities?.length ?? 0) > 0 || req.time_range !== undefined
+  const filtered = (req.tags?.length ?? 0) > 0 || (req.entities?.length ?? 0) > 0 || req.time_range !== undefined || req.scope !== undefined
   // Without filters every searchable memory is eligible, and the index holds exactly those.
   let eligible = filtered ? 0 : index.size
   if (filtered) for (const e of source.values()) if (accept(e)) eligible++
@@ -152,8 +167,8 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
       .sort((a, b) => b.time.localeCompare(a.time) || a.id.localeCompare(b.id))
       .slice(0, req.top_k)
       .map((e) => toHit(e, 0, 'match'))
-    if (browse.length === 0) return { hits: [], alias_hits: 0, eligible, ...zeroHitGuidance(source, req) }
-    return { hits: browse, alias_hits: 0, eligible, guidance: `No search words given: the newest ${memories(browse.length)} that pass the filters.` }
+    if (browse.length === 0) return { hits: [], alias_hits: 0, eligible, reason: 'empty-cue', nearMisses: [], ...zeroHitGuidance(source, req) }
+    return { hits: browse, alias_hits: 0, eligible, reason: 'empty-cue', nearMisses: [], guidance: `No search words given: the newest ${memories(browse.length)} that pass the filters.` }
   }
 
   const querySet = new Set(queryTokens)
@@ -172,10 +187,14 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   for (const t of aliasTerms) weights.set(t, RANKING.aliasWeight)
   const strongInQuery = [...querySet, ...aliasTerms].some(isStrongTerm)
   // The index holds only searchable memories: a per-result check is needed only with filters.
-  const ranked = index.rank([...weights.keys()], weights, filtered ? (id) => {
+  const acceptId = filtered ? (id: string) => {
     const e = source.get(id)
     return e !== undefined && accept(e)
-  } : null)
+  } : null
+  const ranked = index.rank([...weights.keys()], weights, acceptId)
+  // Shared identifiers: exact whole-token matches, which rank before every other hit.
+  const sharedIds = index.literal(identifiersOf(req.query), acceptId)
+  const literalScore = new Map<string, number>()
 
   // Results come best raw score first, and a boost multiplies by at most keywordMatchBoost: once
   // top_k hits are in hand, a result whose boosted score could not reach the k-th is only counted.
@@ -185,6 +204,10 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   let threshold = -Infinity
   let matchedCount = 0
   for (const r of ranked) {
+    if (sharedIds.has(r.id)) {
+      literalScore.set(r.id, r.score)
+      continue
+    }
     // Strong-term rule: with a strong term in the query, single-character matches only add score.
     if (strongInQuery && !r.matched.some(isStrongTerm)) continue
     matchedCount++
@@ -203,12 +226,28 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
     }
   }
   scored.sort(byScore)
-  const top = scored.slice(0, req.top_k).map((h) => toHit(h.entry, h.score, h.reason))
+  const literalHits: SearchHit[] = []
+  for (const [id, shared] of sharedIds) {
+    const entry = source.get(id)
+    if (entry === undefined) continue
+    const score = literalScore.get(id) ?? 0
+    literalHits.push(toHit(entry, namesKeyword(entry, querySet) ? score * RANKING.keywordMatchBoost : score, 'match', shared.length))
+  }
+  literalHits.sort((a, b) => (b.literalMatch ?? 0) - (a.literalMatch ?? 0) || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  matchedCount += literalHits.length
+  const top = [...literalHits, ...scored.map((h) => toHit(h.entry, h.score, h.reason))].slice(0, req.top_k)
   const aliasHits = top.filter((h) => h.reason === 'alias').length
 
-  if (top.length === 0) return { hits: [], alias_hits: 0, eligible, ...zeroHitGuidance(source, req) }
+  if (top.length === 0) {
+    const misses = eligible > 0 ? nearMisses(index, (id) => source.get(id), queryTokens, acceptId) : []
+    const reason: SearchReason = misses.length > 0 ? 'below-threshold' : 'no-candidates'
+    const zero = zeroHitGuidance(source, req)
+    const why = reasonGuidance(reason, eligible, misses)
+    return { hits: [], alias_hits: 0, eligible, reason, nearMisses: misses, ...zero, guidance: why === '' ? zero.guidance : `${why} ${zero.guidance}` }
+  }
   const more = matchedCount > top.length ? ` ${matchedCount - top.length} more matched; raise top_k to see them.` : ''
   const inferred =
     aliasHits > 0 ? ` ${aliasHits} of them were inferred through synonyms (reason "alias"), not matched literally; if they are off, rephrase.` : ''
-  return { hits: top, alias_hits: aliasHits, eligible, guidance: `${memories(top.length)} matched.${inferred}${more}` }
+  const literalNote = literalHits.length > 0 ? ` ${literalHits.length} share an identifier with the query (literalMatch) and come first.` : ''
+  return { hits: top, alias_hits: aliasHits, eligible, reason: 'ok', nearMisses: [], guidance: `${memories(top.length)} matched.${literalNote}${inferred}${more}` }
 }

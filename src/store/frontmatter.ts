@@ -24,6 +24,7 @@ import {
 } from '../types.js'
 import { collapseWhitespace, normalizeForHash, sha1, truncate } from '../text.js'
 import { typeOfFolder } from './layout.js'
+import { claimFieldsFromFrontMatter } from './claim-fields.js'
 
 /** Longest summary kept in the summary layer, in characters. */
 export const MAX_SUMMARY_CHARS = 2000
@@ -80,9 +81,19 @@ export function renderFile(data: Record<string, unknown>, body: string): string 
   return text
 }
 
-/** The body of a topic or episode file: a heading and the summary paragraph. */
-export function memoryBody(title: string, summary: string): string {
-  return `# ${collapseWhitespace(title)}\n\n${summary}\n`
+/**
+ * The body of a topic or episode file: a heading and the summary paragraph, then any details
+ * (markdown kept as given, below a blank line).
+ */
+export function memoryBody(title: string, summary: string, details = ''): string {
+  const head = `# ${collapseWhitespace(title)}\n\n${summary}\n`
+  const rest = trimBlankLines(details)
+  return rest === '' ? head : `${head}\n${rest}\n`
+}
+
+/** Blank lines at the start and whitespace at the end removed; the first line's indent is kept. */
+function trimBlankLines(text: string): string {
+  return text.replace(/^(?:[ \t]*\n)+/, '').trimEnd()
 }
 
 function asString(value: unknown): string | null {
@@ -156,8 +167,8 @@ export function cleanAnchors(value: unknown): Anchor[] {
 
 const HEADING = /^#{1,6}[ \t]+(.+?)[ \t#]*$/
 
-/** Title (first heading) and first paragraph after it. */
-function headingAndParagraph(body: string): { heading: string | null; paragraph: string } {
+/** Title (first heading), the first paragraph after it, and what follows that paragraph. */
+function headingAndParagraph(body: string): { heading: string | null; paragraph: string; rest: string } {
   const lines = body.split('\n')
   let i = 0
   while (i < lines.length && (lines[i] ?? '').trim() === '') i++
@@ -170,7 +181,12 @@ function headingAndParagraph(body: string): { heading: string | null; paragraph:
   while (i < lines.length && (lines[i] ?? '').trim() === '') i++
   const para: string[] = []
   while (i < lines.length && (lines[i] ?? '').trim() !== '') para.push(lines[i++] ?? '')
-  return { heading, paragraph: collapseWhitespace(para.join(' ')) }
+  return { heading, paragraph: collapseWhitespace(para.join(' ')), rest: trimBlankLines(lines.slice(i).join('\n')) }
+}
+
+/** What a memory body holds below its heading and summary paragraph: details a person or an import added. */
+export function detailsOf(body: string): string {
+  return headingAndParagraph(body.replace(/\r\n/g, '\n')).rest
 }
 
 function baseName(relPath: string): string {
@@ -228,5 +244,6 @@ export function entryFromFile(relPath: string, text: string, mtimeMs: number): I
     anchors: cleanAnchors(data.anchors),
     content_hash: contentHash(type, summary),
     checksum: sha1(text),
+    ...claimFieldsFromFrontMatter(data),
   }
 }

@@ -6,6 +6,7 @@
  */
 
 import { cleanAnchors } from './frontmatter.js'
+import { claimFieldsFromIndexLine } from './claim-fields.js'
 import {
   MEMORY_STATUSES,
   MEMORY_TYPES,
@@ -59,6 +60,7 @@ export function parseIndexLine(line: string): IndexEntry | null {
     anchors: cleanAnchors(r.anchors),
     content_hash: stringOr(r.content_hash, ''),
     checksum: stringOr(r.checksum, ''),
+    ...claimFieldsFromIndexLine(r),
   }
 }
 

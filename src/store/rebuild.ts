@@ -21,27 +21,36 @@ export interface RebuildResult {
   warnings: string[]
 }
 
+export interface RebuildOptions {
+  /** Called after each memory file read, with how many are done and how many there are. */
+  onProgress?: (done: number, total: number) => void
+}
+
 /** Reads every memory file below the memory folders into index entries. Does not lock or write. */
-export async function scanMemoryFiles(backend: MemoryBackend): Promise<{ entries: IndexEntry[]; scanned: number; warnings: string[] }> {
+export async function scanMemoryFiles(
+  backend: MemoryBackend,
+  options: RebuildOptions = {},
+): Promise<{ entries: IndexEntry[]; scanned: number; warnings: string[] }> {
   const entries: IndexEntry[] = []
   const seen = new Map<string, string>()
   const warnings: string[] = []
   let scanned = 0
-  for (const { folder } of MEMORY_FOLDERS) {
-    for (const relPath of await backend.listFiles(folder)) {
-      if (!isMemoryPath(relPath)) continue
-      const [text, stat] = await Promise.all([backend.readFile(relPath), backend.stat(relPath)])
-      if (text === null || stat === null) continue // vanished while scanning
-      scanned++
-      const entry = entryFromFile(relPath, text, stat.mtimeMs)
-      const owner = seen.get(entry.id)
-      if (owner !== undefined) {
-        warnings.push(`${relPath}: id ${entry.id} is already used by ${owner}; file left out of the index`)
-        continue
-      }
-      seen.set(entry.id, relPath)
-      entries.push(entry)
+  // Listed first, so progress knows the total.
+  const paths: string[] = []
+  for (const { folder } of MEMORY_FOLDERS) paths.push(...(await backend.listFiles(folder)).filter(isMemoryPath))
+  for (const [i, relPath] of paths.entries()) {
+    const [text, stat] = await Promise.all([backend.readFile(relPath), backend.stat(relPath)])
+    options.onProgress?.(i + 1, paths.length)
+    if (text === null || stat === null) continue // vanished while scanning
+    scanned++
+    const entry = entryFromFile(relPath, text, stat.mtimeMs)
+    const owner = seen.get(entry.id)
+    if (owner !== undefined) {
+      warnings.push(`${relPath}: id ${entry.id} is already used by ${owner}; file left out of the index`)
+      continue
     }
+    seen.set(entry.id, relPath)
+    entries.push(entry)
   }
   return { entries, scanned, warnings }
 }
@@ -51,13 +60,13 @@ export async function scanMemoryFiles(backend: MemoryBackend): Promise<{ entries
  * Files without front-matter are recovered: id from the file name, title from the first heading,
  * summary from the first paragraph, time from the modification time.
  */
-export async function rebuildIndex(rootOrBackend: string | MemoryBackend): Promise<RebuildResult> {
+export async function rebuildIndex(rootOrBackend: string | MemoryBackend, options: RebuildOptions = {}): Promise<RebuildResult> {
   const backend = typeof rootOrBackend === 'string' ? createFileBackend(rootOrBackend) : rootOrBackend
   await backend.init()
   return backend.withLock(async () => {
     await backend.readIndex()
     const badIndexLines = backend.lastIndexSkipped
-    const { entries, scanned, warnings } = await scanMemoryFiles(backend)
+    const { entries, scanned, warnings } = await scanMemoryFiles(backend, options)
     await backend.writeIndex(entries)
     await backend.appendLedger({
       at: backend.now(),

@@ -4,16 +4,25 @@ import { forgetMemoriesBySessionTool } from './forget-memories-by-session.js'
 import { memoryAssembleTool } from './memory-assemble.js'
 import { memoryConfirmTool } from './memory-confirm.js'
 import { memoryDigestTool } from './memory-digest.js'
+import { memoryDuplicatesTool } from './memory-duplicates.js'
+import { memoryForgetTool } from './memory-forget.js'
+import { memoryHistoryTool } from './memory-history.js'
+import { memoryLineageTool } from './memory-lineage.js'
+import { memoryMergeTool } from './memory-merge.js'
 import { memoryNavTool } from './memory-nav.js'
+import { memoryPurgeTool } from './memory-purge.js'
 import { memoryResolveTool } from './memory-resolve.js'
 import { memorySearchHybridTool } from './memory-search-hybrid.js'
 import { memorySweepTool } from './memory-sweep.js'
+import { memoryVerifyTool } from './memory-verify.js'
 import type { ToolDeclaration } from './tool.js'
+import { memoryUndemoteTool } from './memory-undemote.js'
 import { writeMemoryTool } from './write-memory.js'
 
 export const TOOLS: readonly ToolDeclaration[] = [
   memoryNavTool,
   memorySearchHybridTool,
+  memoryVerifyTool,
   memoryAssembleTool,
   writeMemoryTool,
   memoryConfirmTool,
@@ -21,6 +30,13 @@ export const TOOLS: readonly ToolDeclaration[] = [
   forgetMemoriesBySessionTool,
   memorySweepTool,
   memoryDigestTool,
+  memoryDuplicatesTool,
+  memoryMergeTool,
+  memoryUndemoteTool,
+  memoryHistoryTool,
+  memoryLineageTool,
+  memoryForgetTool,
+  memoryPurgeTool,
 ]
 
 export function findTool(name: string): ToolDeclaration | undefined {

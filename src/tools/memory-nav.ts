@@ -1,5 +1,6 @@
 /** memory_nav: browse the summary layer page by page, or open one memory in full. */
 
+import { asOfField } from '../memory/as-of.js'
 import { navigate } from '../memory/nav.js'
 import { navEntryShape, statusField } from './shapes.js'
 import { defineTool } from './tool.js'
@@ -21,6 +22,7 @@ export const memoryNavTool = defineTool(
         offset: { type: 'integer', minimum: 0, default: 0, description: 'Entries to skip.' },
         sort: { type: 'string', enum: ['recent', 'oldest', 'title', 'id'], default: 'recent', description: 'Order of entries.' },
         status: { ...statusField, description: 'Only entries with this status (default: all but deleted_pending).' },
+        asOf: asOfField,
       },
       additionalProperties: false,
     },

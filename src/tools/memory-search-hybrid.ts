@@ -2,11 +2,15 @@
 
 import { invalidInput } from '../errors.js'
 import { loadConfig } from '../memory/config.js'
+import { asOfField, parseAsOf, retrievalAsOf } from '../memory/as-of.js'
 import { recordSearch } from '../memory/signals.js'
 import { retrievalState } from '../retrieve/retriever.js'
-import { runSearch } from '../retrieve/search.js'
+import { runSearch, type SearchRequest, type SearchResult } from '../retrieve/search.js'
+import { SEARCH_REASONS } from '../retrieve/search-outcome.js'
 import { MEMORY_STATUSES } from '../types.js'
 import { idField, typeField } from './shapes.js'
+import { evidenceField, guardShape, scopeField } from './claim-fields.js'
+import { annotateSearch, requestPremises, type SearchAnnotations } from '../memory/claims-read.js'
 import { defineTool } from './tool.js'
 
 const stringList = (what: string) => ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 32, description: what }) as const
@@ -17,7 +21,9 @@ export const memorySearchHybridTool = defineTool(
     title: 'Search memory',
     description:
       'Find memories by keywords (BM25 over titles, summaries, tags and entities; Chinese and English). Synonyms from the alias table are tried at low weight and such hits say reason "alias". ' +
-      'Filters narrow before ranking: tags and entities (all must match), time_range (inclusive). Only active and conflict memories are returned. With zero hits, guidance says what the store holds: rephrase or browse before concluding nothing was recorded.',
+      'Filters narrow before ranking: tags and entities (all must match), time_range (inclusive). Only active and conflict memories are returned. ' +
+      'Identifiers in the query (D-387, 0x6070, a commit sha, 1.2.3) are matched exactly and such hits come first (literalMatch). ' +
+      'reason says why the answer holds what it holds: ok, below-threshold (nearMisses lists memories that share only single characters: not matches), no-candidates (nothing eligible shares a word), empty-cue (no search words: newest memories). With zero hits, guidance says what the store holds: rephrase or browse before concluding nothing was recorded.',
     input: {
       type: 'object',
       properties: {
@@ -34,6 +40,8 @@ export const memorySearchHybridTool = defineTool(
           description: 'Only memories whose time is in this closed range.',
         },
         top_k: { type: 'integer', minimum: 1, maximum: 200, default: 10, description: 'How many hits at most (capped by the store setting maxTopK).' },
+        asOf: asOfField,
+        scope: { ...scopeField, description: 'Your premises, "key=value; key=value": memories whose premises conflict with them are left out (scopeExcluded counts them).' },
       },
       required: ['query'],
       additionalProperties: false,
@@ -56,6 +64,10 @@ export const memorySearchHybridTool = defineTool(
               tags: { type: 'array', items: { type: 'string' } },
               score: { type: 'number' },
               reason: { type: 'string', enum: ['match', 'alias'] },
+              literalMatch: { type: 'integer', description: 'Identifiers the query shares with this memory, matched exactly; such hits come first.' },
+              scope: { type: 'string', description: 'The premises under which this memory holds.' },
+              evidence: { ...evidenceField, description: 'For a memory with evidence: verified (passed, fresh) or asserted.' },
+              retracted_by: { type: 'string', description: 'The retraction that withdrew this memory: do not rely on it.' },
             },
             required: ['id', 'path', 'type', 'title', 'summary', 'status', 'time', 'tags', 'score', 'reason'],
             additionalProperties: false,
@@ -65,8 +77,28 @@ export const memorySearchHybridTool = defineTool(
         alias_hits: { type: 'integer' },
         eligible: { type: 'integer', description: 'Searchable memories that passed the filters.' },
         common_tags: { type: 'array', items: { type: 'string' }, description: 'On zero hits: tags to retry with.' },
+        reason: { type: 'string', enum: SEARCH_REASONS, description: 'Why the answer holds what it holds.' },
+        nearMisses: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              path: { type: 'string' },
+              title: { type: 'string' },
+              summary: { type: 'string' },
+              score: { type: 'number' },
+              shared: { type: 'array', items: { type: 'string' }, description: 'The single characters it shares with the query.' },
+            },
+            required: ['id', 'path', 'title', 'summary', 'score', 'shared'],
+            additionalProperties: false,
+          },
+          description: 'On below-threshold: the closest memories. They are not matches; check before relying on one.',
+        },
+        scopeExcluded: { type: 'integer', minimum: 0, description: 'With scope: matches left out because their premises conflict with it.' },
+        guards: { type: 'array', items: guardShape, description: 'Guards whose trigger the query matches: do what they say.' },
       },
-      required: ['hits', 'guidance', 'alias_hits', 'eligible'],
+      required: ['hits', 'guidance', 'alias_hits', 'eligible', 'reason', 'nearMisses'],
       additionalProperties: false,
     },
     annotations: { readOnly: true, destructive: false, idempotent: true },
@@ -77,10 +109,15 @@ export const memorySearchHybridTool = defineTool(
       if (value !== undefined && Number.isNaN(Date.parse(value)))
         throw invalidInput(`time_range.${field}`, 'an ISO-8601 date-time such as 2026-01-02T10:00:00Z')
     }
-    const [config, state] = await Promise.all([loadConfig(backend), retrievalState(backend)])
-    const result = runSearch(state.entries, state.index, state.aliases, { ...input, top_k: Math.min(input.top_k, config.maxTopK) })
-    recordSearch(backend, { query: input.query, hitIds: result.hits.map((h) => h.id) })
-    return result
+    const asOf = input.asOf !== undefined ? parseAsOf(input.asOf) : null
+    const [config, state] = await Promise.all([loadConfig(backend), asOf !== null ? retrievalAsOf(backend, asOf) : retrievalState(backend)])
+    const request: SearchRequest = { ...input, scope: requestPremises(input.scope), top_k: Math.min(input.top_k, config.maxTopK) }
+    const result = runSearch(state.entries, state.index, state.aliases, request)
+    // A look into the past is not use of the memories of now.
+    if (asOf === null) recordSearch(backend, { query: input.query, hitIds: result.hits.map((h) => h.id) })
+    // Typed first: checking the literal against the inferred output type directly is too deep for tsc.
+    const out: SearchResult & SearchAnnotations = { ...result, ...annotateSearch(state, request, result.hits, asOf ?? Date.parse(backend.now())) }
+    return out
   },
 )
 

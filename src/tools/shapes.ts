@@ -3,7 +3,7 @@
  * nullable strings. Declared once here so the tools cannot drift apart.
  */
 
-import { MEMORY_STATUSES, MEMORY_TYPES } from '../types.js'
+import { MEMORY_STATUSES, MEMORY_TYPES, SOURCE_KINDS } from '../types.js'
 
 export const idField = { type: 'string', minLength: 1, maxLength: 200, description: 'Memory id, such as mem_lq2x9k3a1b2c3d4e5f.' } as const
 export const sessionIdField = { type: 'string', minLength: 1, maxLength: 200, description: 'The session the memory comes from.' } as const
@@ -25,4 +25,31 @@ export const navEntryShape = {
   },
   required: ['id', 'path', 'type', 'title', 'summary', 'time', 'status'],
   additionalProperties: false,
+} as const
+
+/** The input of a tool that takes one memory id and nothing else. */
+export const idInput = {
+  type: 'object',
+  properties: { id: idField },
+  required: ['id'],
+  additionalProperties: false,
+} as const
+
+/** Where a memory came from, as the front-matter's `sources` states it. */
+export const sourceShape = {
+  type: 'object',
+  properties: { session_id: nullableString, kind: { type: 'string', enum: SOURCE_KINDS } },
+  required: ['session_id', 'kind'],
+  additionalProperties: false,
+} as const
+
+/** What a forget or purge did to the digests that repeated a value. */
+export const digestChangesShape = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: { path: { type: 'string' }, action: { type: 'string', enum: ['rebuilt', 'removed'] } },
+    required: ['path', 'action'],
+    additionalProperties: false,
+  },
 } as const

@@ -4,6 +4,7 @@
  * adapter (DSH, MCP, CLI, HTTP) walks `tools/index.ts` and derives its own form from this.
  */
 
+import { guardValue, injectionWarningsField } from '../memory/injection-guard.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { parseInput, type Infer, type ObjectSchema } from './schema.js'
 
@@ -30,13 +31,28 @@ export interface ToolDeclaration<I extends ObjectSchema = ObjectSchema, O extend
   handler(backend: MemoryBackend, input: Infer<I, 'input'>): Promise<Infer<O>>
 }
 
-/** A tool from its declaration and its implementation, which receives validated input with defaults. */
+/**
+ * The output schema as served: every tool's output may also carry `injectionWarnings`, which the
+ * injection guard adds (src/memory/injection-guard.ts).
+ */
+function guardedOutput(output: ObjectSchema): ObjectSchema {
+  return { ...output, properties: { ...output.properties, injectionWarnings: injectionWarningsField } }
+}
+
+/**
+ * A tool from its declaration and its implementation, which receives validated input with defaults.
+ * Every result leaves through the injection guard: memory text that tries to instruct the reader
+ * is replaced by a marker and reported in `injectionWarnings`, for every tool and every adapter.
+ */
 export function defineTool<const I extends ObjectSchema, const O extends ObjectSchema>(
   meta: ToolMeta<I, O>,
   run: (backend: MemoryBackend, input: Infer<I>) => Promise<Infer<O>>,
 ): ToolDeclaration<I, O> {
   const execute = run as unknown as (backend: MemoryBackend, input: unknown) => Promise<unknown>
   // async: invalid input rejects the returned promise instead of throwing before there is one.
-  const handler = async (backend: MemoryBackend, input: unknown) => execute(backend, parseInput(meta.input, input, meta.name))
-  return { ...meta, handler } as unknown as ToolDeclaration<I, O>
+  const handler = async (backend: MemoryBackend, input: unknown) => {
+    const { value, warnings } = guardValue(await execute(backend, parseInput(meta.input, input, meta.name)))
+    return warnings.length > 0 && typeof value === 'object' && value !== null ? { ...value, injectionWarnings: warnings } : value
+  }
+  return { ...meta, output: guardedOutput(meta.output), handler } as unknown as ToolDeclaration<I, O>
 }

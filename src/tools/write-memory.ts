@@ -4,6 +4,7 @@ import { writeMemory } from '../memory/write.js'
 import { REDACTION_KINDS } from '../memory/redact.js'
 import { ANCHOR_KINDS, SOURCE_KINDS } from '../types.js'
 import { idList, nullableString, sessionIdField, statusField } from './shapes.js'
+import { claimInputFields } from './claim-fields.js'
 import { defineTool } from './tool.js'
 
 const textList = (what: string) =>
@@ -49,6 +50,7 @@ export const writeMemoryTool = defineTool(
             additionalProperties: false,
           },
         },
+        ...claimInputFields,
       },
       required: ['summary'],
       additionalProperties: false,
@@ -67,6 +69,9 @@ export const writeMemoryTool = defineTool(
         superseded: { ...idList, description: 'Ids of older versions this write replaced.' },
         variants: { ...idList, description: 'Ids of the other sides of a conflict.' },
         redactions: { type: 'array', items: { type: 'string', enum: REDACTION_KINDS }, description: 'Kinds of secrets replaced before writing.' },
+        warnings: { type: 'array', items: { type: 'string' }, description: 'Things to know, such as different-scope: a memory kept apart because its premises differ.' },
+        scope: { type: 'string', description: 'The premises stored with the memory.' },
+        verified_at: { type: 'string', description: 'When its evidence was last checked.' },
       },
       required: ['id', 'path', 'type', 'status', 'title', 'raw_ref', 'superseded', 'variants', 'redactions'],
       additionalProperties: false,

@@ -11,7 +11,11 @@
  *   (c) `dsh web` (the web profile, our package added to it): the panel API on the host's own web
  *       server answers the panel with the key from the link the plugin prints, and refuses what
  *       it must (403 without or with a wrong key, with forged Origin and panel header; 413 over
- *       64 KB; 405 for GET).
+ *       64 KB; 405 for GET);
+ *   (d) the settings panel inside the real DSH web UI, in headless Chromium: the host serves our
+ *       client artifact from its boot graph, the link's key unlocks it, Settings → Memory shows
+ *       the store, and a memory written there is found by the panel's search (in Chinese, the
+ *       browser's language); an English browser without the key sees the locked view in English.
  *
  * Run with `npm run test:host` (it builds, installs the host with scripts/dsh-host-setup.sh, then
  * runs vitest with vitest.host.config.ts). Set DSH_HOST_TEST_KEEP=1 to keep the sandbox.
@@ -35,6 +39,8 @@ import {
   type Sandbox,
 } from './host-harness.js'
 import { contentText, startMockLlm } from './mock-llm.js'
+import { artifacts, ensureChromium, launchBrowser } from '../panel/harness.js'
+import type { Page } from 'playwright-core'
 
 const PACKAGE = 'dsh-memory-agent'
 const HEADING = '## 长期记忆 (dsh-memory-agent)'
@@ -94,6 +100,17 @@ describe('the real DSH host (rc.8, Node 22)', () => {
         /* 10 */ { name: 'memory_sweep', arguments: {} },
         /* 11 */ { name: 'write_memory', arguments: { summary: 'We debugged the Kestrel login page', raw: 'user: the login page 500s\nassistant: fixed the cookie path', session_id: 'host-test-session' } },
         /* 12 */ { name: 'forget_memories_by_session', arguments: { session_id: 'host-test-session' } },
+        /* 13 */ { name: 'memory_verify', arguments: { claim: 'The Kestrel staging database listens on port 6543' } },
+        { name: 'memory_history', arguments: { id: '$1.id' } },
+        { name: 'memory_lineage', arguments: { id: '$1.id' } },
+        { name: 'memory_search_hybrid', arguments: { query: 'Kestrel staging database', asOf: '2000-01-01T00:00:00Z' } },
+        { name: 'memory_forget', arguments: { id: '$5.id' } },
+        { name: 'memory_purge', arguments: { id: '$5.id' } },
+        /* 19 */ { name: 'write_memory', arguments: { summary: 'Kestrel backups run nightly at 02:00 UTC.', title: 'Kestrel backups' } },
+        /* 20 */ { name: 'write_memory', arguments: { summary: 'Kestrel backups run nightly at 02:00 UTC', title: 'Backup schedule' } },
+        /* 21 */ { name: 'memory_duplicates', arguments: {} },
+        /* 22 */ { name: 'memory_merge', arguments: { ids: ['$19.id', '$20.id'], dryRun: false } },
+        /* 23 */ { name: 'memory_undemote', arguments: { ids: ['$22.folded.0.id'] } },
       ]
       const patch = writePatch(sandbox, 'driver.patch.yml', [
         {
@@ -131,6 +148,7 @@ describe('the real DSH host (rc.8, Node 22)', () => {
       expect(contentText(search.result.content)).toContain(summary)
       expect(results[5].result.value.status, 'memory_confirm').toBe('active')
       expect(results[6].result.value.variants, 'write with expectConflict').toContain(id)
+      expect(results[12].result.value.verdict, 'memory_verify after the conflict was kept for port 6543').toBe('supported')
 
       const prompt = lines.find((l) => l.kind === 'prompt')
       const ours = prompt.contexts.find((c: { text: string | null }) => c.text?.includes(HEADING))
@@ -243,4 +261,69 @@ describe('the real DSH host (rc.8, Node 22)', () => {
       if (failed) console.log(describeRun('dsh web', r))
     }
   })
+
+  it('(d) dsh web in headless Chromium: Settings → Memory is our panel, unlocked by the printed link', async () => {
+    ensureChromium()
+    await addPlugin('web')
+    const ws = sandbox.workspace('web-ui')
+    const server = sandbox.start(['web', '--no-open', '--host', '127.0.0.1', '--port', '0'], { cwd: ws })
+    // Wide enough for the host's sidebar to show its labels.
+    const wide = { viewport: { width: 1280, height: 900 } }
+    const browser = await launchBrowser(wide)
+    // The stranger's browser is in English: the host and our panel follow it.
+    const stranger = await launchBrowser({ ...wide, locale: 'en-US' })
+    try {
+      const [, base] = await server.waitFor(/dsh web: (http:\/\/127\.0\.0\.1:\d+)/, 60_000)
+      const [, link] = await server.waitFor(/unlocks with (http:\S+#memory-agent-key=[A-Za-z0-9_-]+)/, 10_000)
+      // The host composes our client bundle into the page's boot graph and serves it.
+      const index = await (await fetch(`${base}/`)).text()
+      expect(index).toMatch(/"id":"dsh-memory-agent","url":"\/plugins\/dsh-memory-agent\/client\.js/)
+
+      const page = browser.pages()[0] ?? (await browser.newPage())
+      const errors: string[] = []
+      page.on('pageerror', (err) => errors.push(err.message))
+      await page.goto(link!)
+      await openMemorySettings(page)
+      // The key left the address bar; the panel shows the store of the session workspace.
+      expect(new URL(page.url()).hash).toBe('')
+      await page.getByText(path.join(ws, '.agent/memory')).waitFor({ timeout: 15_000 })
+      await page.screenshot({ path: path.join(artifacts, 'dsh-web-settings-memory.png') })
+
+      const summary = 'The DSH web panel writes memories straight into the store'
+      await page.getByPlaceholder(/What to remember|要记住的内容|记住什么/).fill(summary)
+      await page.getByRole('button', { name: /Save memory|保存记忆/ }).click()
+      await page.getByPlaceholder(/Search memories|搜索记忆/).fill('DSH web panel')
+      await page.getByRole('button', { name: /^(Search|搜索)$/ }).click()
+      await page.getByText(summary).first().waitFor({ timeout: 15_000 })
+      await page.screenshot({ path: path.join(artifacts, 'dsh-web-settings-memory-search.png') })
+
+      // A browser that never saw the link: the panel stays locked and says how to unlock it.
+      const other = stranger.pages()[0] ?? (await stranger.newPage())
+      await other.goto(`${base}/`)
+      await openMemorySettings(other)
+      await other.getByText('The panel is locked').waitFor({ timeout: 15_000 })
+      await other.getByText(/memory-agent panel-key/).first().waitFor({ timeout: 15_000 })
+      await other.screenshot({ path: path.join(artifacts, 'dsh-web-settings-memory-locked.png') })
+      expect(errors).toEqual([])
+    } catch (err) {
+      failed = true
+      throw err
+    } finally {
+      await Promise.all([browser.close(), stranger.close()])
+      const r = await server.stop()
+      if (failed) console.log(describeRun('dsh web (UI)', r))
+    }
+  })
 })
+
+/** Past the host's first-run notice and provider onboarding, then Settings → Memory. */
+async function openMemorySettings(page: Page): Promise<void> {
+  const settings = page.getByText(/^(Settings|设置)$/).filter({ visible: true }).first()
+  await settings.waitFor({ timeout: 30_000 })
+  // Dialogs that make the rest of the page inert on a first run; each may or may not come.
+  for (const name of [/^(Continue|继续)$/, /^(Configure later|稍后配置)$/]) {
+    await page.getByRole('button', { name }).click({ timeout: 5_000 }).catch(() => undefined)
+  }
+  await settings.click()
+  await page.getByText(/^(Memory|记忆)$/).filter({ visible: true }).first().click()
+}

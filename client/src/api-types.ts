@@ -1,0 +1,62 @@
+/**
+ * The panel API's ops as the browser sees them: each op's arguments and result. The result types
+ * come from the server's own declarations (the compiled `lib/`, type-only, erased from the
+ * bundle), so a change of a result shape there breaks this build instead of the page.
+ */
+
+import type { ConfirmResult } from '../../lib/memory/confirm.js'
+import type { RuntimeConfig } from '../../lib/memory/config.js'
+import type { Bundle } from '../../lib/memory/export.js'
+import type { ForgetResult } from '../../lib/memory/forget.js'
+import type { InjectionResult } from '../../lib/memory/inject.js'
+import type { ListResult, ListedMemory } from '../../lib/memory/listing.js'
+import type { PurgeResult } from '../../lib/memory/purge.js'
+import type { ResolveResult } from '../../lib/memory/resolve.js'
+import type { SessionSummary } from '../../lib/memory/sessions.js'
+import type { QueryLogLine } from '../../lib/memory/signals.js'
+import type { StatusMove } from '../../lib/memory/soft-delete.js'
+import type { MemoryStats } from '../../lib/memory/stats.js'
+import type { WriteResult } from '../../lib/memory/write.js'
+import type { SearchHit, SearchResult } from '../../lib/retrieve/search.js'
+import type { RebuildResult } from '../../lib/store/rebuild.js'
+import type { SyncResult } from '../../lib/sync/sync.js'
+import type { IndexEntry, MemoryStatus } from '../../lib/types.js'
+
+export type { Bundle, IndexEntry, ListedMemory, MemoryStats, MemoryStatus, RuntimeConfig, SearchHit, SessionSummary }
+
+export interface Detail {
+  entry: IndexEntry
+  text: string
+  raw: string | null
+  variants: Array<{ id: string; title: string; summary: string; status: MemoryStatus; time: string }>
+  usage: { hits: number; last_used_at: string | null }
+  /** Fields whose text tries to instruct an AI: sanitised in entry and variants, shown as stored in text and raw. */
+  injectionWarnings?: Array<{ id: string | null; field: string; kinds: string[] }>
+}
+
+/** Every op: what it takes and what it answers. */
+export interface Ops {
+  status: { args: Record<string, never>; result: { root: string; stats: MemoryStats; config: RuntimeConfig } }
+  'config.set': { args: Partial<RuntimeConfig>; result: { written: Partial<RuntimeConfig>; config: RuntimeConfig; replaced_invalid_file?: boolean } }
+  rebuild: { args: Record<string, never>; result: RebuildResult }
+  confirm: { args: { id: string }; result: ConfirmResult }
+  resolve: { args: { id: string; action: 'keep' | 'drop' }; result: ResolveResult }
+  softDelete: { args: { id: string }; result: StatusMove }
+  restore: { args: { id: string }; result: StatusMove }
+  purgeDeleted: { args: { includeTopics?: boolean }; result: PurgeResult }
+  search: { args: { query: string; tags?: string[]; top_k?: number }; result: SearchResult }
+  detail: { args: { id: string }; result: Detail }
+  list: { args: { status?: MemoryStatus; limit?: number; offset?: number }; result: ListResult }
+  create: { args: { summary: string; title?: string; tags?: string[] }; result: WriteResult }
+  forgetSession: { args: { session_id: string; scope?: 'session_only' | 'include_shared_unlink' }; result: ForgetResult }
+  listSessions: { args: Record<string, never>; result: { sessions: SessionSummary[] } }
+  export: { args: { maxBytes?: number }; result: Bundle }
+  injectPreview: { args: { enabled?: boolean; budgetChars?: number }; result: InjectionResult }
+  queryLog: { args: Record<string, never>; result: { queries: QueryLogLine[] } }
+  sync: { args: Record<string, never>; result: SyncResult }
+}
+
+export type OpName = keyof Ops
+
+/** The transport: one op, its arguments, its result (or a thrown ApiError). */
+export type Call = <K extends OpName>(op: K, args?: Ops[K]['args']) => Promise<Ops[K]['result']>

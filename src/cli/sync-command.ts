@@ -1,0 +1,68 @@
+/**
+ * `memory-agent sync`: the store shared through git (`src/sync/`). Reads its flags, prints
+ * progress to a terminal, and the result as text or `--json`. Errors go up to main, which maps
+ * their code to the exit status once.
+ */
+
+import { flushCaches } from '../retrieve/retriever.js'
+import { createFileBackend } from '../store/file-backend.js'
+import { describeSync } from '../sync/describe.js'
+import { syncStore } from '../sync/sync.js'
+import { usageError } from './tool-commands.js'
+
+export const SYNC_HELP = `memory-agent sync: share the store through git, across machines and teammates
+
+Usage: memory-agent sync [--remote URL] [--root DIR | --user] [--json]
+
+Commits what changed in the store (the commit message lists the ledger events since the last
+sync), pulls from the remote, settles what git could not merge, re-indexes the changed files
+and pushes. Run it as often as you like: with nothing new it changes nothing.
+
+  --remote URL   set the remote (git's "origin") to URL and sync with it; later syncs reuse it.
+                 Any URL git accepts: git@host:me/memory.git, https://..., /path/to/repo.git
+  --root DIR     the store (default: $MEMORY_AGENT_ROOT, else ./.agent/memory); --user: ~/.agent/memory
+  --json         the structured result instead of text
+
+The first sync makes the store a git repository (or uses the project repository it is in).
+Committed: memory files, ledger.jsonl, README and folder notes, config.json, aliases.json,
+.gitignore, .gitattributes. Not committed: index.jsonl, .cache/, usage.jsonl, query-log.jsonl,
+digests/ and locks (derived or per machine; rebuilt after a pull).
+When both sides changed one memory, both versions are kept as memories in conflict: settle them
+with \`memory-agent resolve ID --action keep|drop\`. A file that holds something shaped like a
+secret stops the sync before anything is committed or pushed, and the error names the file.
+Exit codes: 0 ok, 2 usage, 4 refused (a secret, a conflict outside the store, no branch),
+6 another sync or writer held the store too long, 1 git failed (the message says why).
+`
+
+const FLAGS_WITH_VALUE = new Set(['--remote', '--root'])
+const FLAGS = new Set(['--remote', '--root', '--user', '--json', '--help'])
+
+export async function syncCommand(args: string[], storeRoot: (args: string[]) => string): Promise<number> {
+  if (args.includes('--help')) {
+    process.stdout.write(SYNC_HELP)
+    return 0
+  }
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string
+    if (!FLAGS.has(a)) throw usageError(`sync: unexpected ${JSON.stringify(a)} (flags: --remote URL, --root DIR, --user, --json, --help)`)
+    if (FLAGS_WITH_VALUE.has(a)) {
+      const value = args[i + 1]
+      if (value === undefined || value.startsWith('--')) throw usageError(`${a} needs a value`)
+      i++
+    }
+  }
+  const remoteAt = args.indexOf('--remote')
+  const json = args.includes('--json')
+  const backend = createFileBackend(storeRoot(args))
+  try {
+    const result = await syncStore(backend, {
+      ...(remoteAt >= 0 ? { remote: args[remoteAt + 1] as string } : {}),
+      // Progress only where a person watches; pipes and --json get the result alone.
+      ...(process.stderr.isTTY && !json ? { onProgress: (p) => void process.stderr.write(`${p.message}...\n`) } : {}),
+    })
+    process.stdout.write(json ? `${JSON.stringify(result, null, 2)}\n` : describeSync(result))
+    return 0
+  } finally {
+    await flushCaches(backend)
+  }
+}

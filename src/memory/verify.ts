@@ -1,0 +1,402 @@
+/**
+ * Source monitoring before an assertion: does memory support a claim, contradict it, say nothing,
+ * or speak only under other premises? Pure over the index view and the search index; it reads
+ * no memory file, writes nothing and records no search signal (a check is not a search).
+ *
+ * Words, not vectors: a claim's terms are the tokenizer's strong terms (2-grams and words). A
+ * current memory SUPPORTS the claim when it states at least 80% of them and every number among
+ * them; a memory with a slot key only when the claim names the slot (every word of its key) and
+ * it states at least half of what the claim says beyond the key, or when it states every word
+ * of the claim. A claim that names a slot is CONTRADICTED by the
+ * slot's current memory when that memory does not support it and an older version of the slot
+ * does, or the claim's numbers are all absent where the memory has others, or the claim shares
+ * nothing with it beyond the key's own words. A retraction of the memory that would support it
+ * contradicts it too. An old version never supports anything: it is reported in
+ * `superseded_matches`. Memories whose premises conflict with the caller's are set aside
+ * (`scopeExcluded`); when only they speak to the claim the verdict is OUT_OF_SCOPE.
+ */
+
+import { invalidInput } from '../errors.js'
+import { describeConflict, comparePremises, formatPremises, parsePremises, premisesConflict } from '../retrieve/premises.js'
+import { retrievalState } from '../retrieve/retriever.js'
+import { runSearch } from '../retrieve/search.js'
+import { isSearchable } from '../retrieve/search-index.js'
+import { isStrongTerm, tokenize } from '../retrieve/tokenizer.js'
+import type { MemoryBackend } from '../store/backend.js'
+import { contentHash } from '../store/frontmatter.js'
+import { slotOf, type IndexLookup } from '../store/index-view.js'
+import { collapseWhitespace, normalizeSlot, truncate } from '../text.js'
+import type { IndexEntry, MemoryStatus, MemoryType } from '../types.js'
+import { parseAsOf, retrievalAsOf } from './as-of.js'
+import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
+
+/** A current memory supports a claim when it states at least this share of the claim's terms. */
+export const SUPPORT_COVERAGE = 0.8
+/** ...and, when the claim names its slot, at least this share of the claim's terms beyond the key. */
+export const VALUE_COVERAGE = 0.5
+/** Search hits considered per claim. */
+const CANDIDATES = 20
+/** At most this many memories per evidence list. */
+const LIST_LIMIT = 5
+/** How far a superseded chain is followed to its current version. */
+const CHAIN_LIMIT = 50
+
+export type Verdict = 'supported' | 'contradicted' | 'unknown' | 'out_of_scope'
+
+export interface VerifyRequest {
+  claim: string
+  scope?: string
+  /** ISO-8601: judge by the store as it was then (as-of.ts); evidence freshness is judged at that time too. */
+  asOf?: string
+}
+
+/** A memory as verify reports it. */
+export interface VerifyRef {
+  id: string
+  path: string
+  type: MemoryType
+  title: string
+  summary: string
+  status: MemoryStatus
+  time: string
+  /** Share of the claim's terms this memory states, 0 to 1. */
+  coverage: number
+  evidence: EvidenceLabel
+  scope?: string
+  verified_at?: string
+  retracted_by?: string
+}
+
+export interface VerifyResult {
+  verdict: Verdict
+  claim: string
+  /** The current memory that states the claim, if any (with a contradicting verdict: a mention the slot's current value overrides). */
+  support: VerifyRef | null
+  /** Current memories of a slot the claim names that state another value, and retractions of its support. */
+  contradicting: VerifyRef[]
+  /** Memories about the same subject written after the support. */
+  newer_related: VerifyRef[]
+  /** Old versions that state the claim: it was true once. */
+  superseded_matches: VerifyRef[]
+  /** True when newer related memories exist: re-check before relying on the support. */
+  stale_support: boolean
+  /** Memories that matched the claim's words but hold under premises that conflict with the caller's. */
+  scopeExcluded: number
+  /** One paragraph the agent can quote, starting with the verdict in capitals. */
+  note: string
+}
+
+const isNumber = (t: string) => /\d/.test(t)
+
+/** The terms a claim is checked by: strong terms, or all terms when it has none. */
+export function claimTerms(text: string): Set<string> {
+  const all = tokenize(text)
+  const strong = all.filter(isStrongTerm)
+  return new Set(strong.length > 0 ? strong : all)
+}
+
+class Checker {
+  private readonly termCache = new Map<string, Set<string>>()
+  readonly numbers: string[]
+
+  constructor(
+    readonly claim: Set<string>,
+    readonly premises: string | null,
+    private readonly view: IndexLookup,
+  ) {
+    this.numbers = [...claim].filter(isNumber)
+  }
+
+  terms(e: IndexEntry): Set<string> {
+    let t = this.termCache.get(e.id)
+    if (t === undefined) {
+      t = new Set(tokenize([e.title, e.summary, e.key ?? '', ...e.entities].join('\n')))
+      this.termCache.set(e.id, t)
+    }
+    return t
+  }
+  keyTerms(e: IndexEntry): Set<string> {
+    return e.key === null ? new Set() : claimTerms(e.key)
+  }
+  coverage(e: IndexEntry): number {
+    const t = this.terms(e)
+    let n = 0
+    for (const w of this.claim) if (t.has(w)) n++
+    return n / this.claim.size
+  }
+  /** The claim names this memory's slot: it has a key and the claim holds every word of it. */
+  namesSlot(e: IndexEntry): boolean {
+    const k = this.keyTerms(e)
+    return k.size > 0 && [...k].every((w) => this.claim.has(w))
+  }
+  states(e: IndexEntry): boolean {
+    const t = this.terms(e)
+    const coverage = this.coverage(e)
+    if (coverage < SUPPORT_COVERAGE || !this.numbers.every((n) => t.has(n))) return false
+    // A memory with a slot key speaks about that subject: a claim that does not name it is about
+    // another subject (the gateway's TTL is not the auth service's) unless it says nothing more.
+    if (!this.namesSlot(e)) return e.key === null || coverage === 1
+    const k = this.keyTerms(e)
+    const beyond = [...this.claim].filter((w) => !k.has(w))
+    return beyond.length === 0 || beyond.filter((w) => t.has(w)).length / beyond.length >= VALUE_COVERAGE
+  }
+  /** A slot the claim names, whose current memory says something else (not judged against old versions). */
+  statesOther(e: IndexEntry): boolean {
+    if (!this.namesSlot(e) || this.states(e)) return false
+    const t = this.terms(e)
+    const theirs = [...t].filter(isNumber)
+    if (this.numbers.length > 0 && theirs.length > 0 && this.numbers.every((n) => !t.has(n))) return true
+    const k = this.keyTerms(e)
+    const shared = [...this.claim].filter((w) => t.has(w))
+    return shared.every((w) => k.has(w)) && [...this.claim].some((w) => !k.has(w))
+  }
+  inScope(e: IndexEntry): boolean {
+    return this.premises === null || !premisesConflict(e.scope, this.premises)
+  }
+  isRetracted(e: IndexEntry): IndexEntry | null {
+    return liveRetraction(e, this.view)
+  }
+  /** Superseded versions of a current memory's slot that state the claim, newest first. */
+  oldVersionsStating(e: IndexEntry): IndexEntry[] {
+    if (e.key === null) return []
+    return this.view
+      .inSlot(slotOf(e))
+      .filter((v) => v.id !== e.id && v.type === e.type && v.status === 'superseded' && this.inScope(v) && !premisesConflict(v.scope, e.scope) && this.states(v))
+      .sort(newestFirst)
+  }
+  /** The current memory a superseded one leads to, following superseded_by. */
+  currentOf(e: IndexEntry): IndexEntry | null {
+    let cur: IndexEntry | undefined = e
+    for (let i = 0; i < CHAIN_LIMIT && cur !== undefined; i++) {
+      if (isSearchable(cur)) return cur
+      cur = cur.superseded_by === null ? undefined : this.view.get(cur.superseded_by)
+    }
+    return null
+  }
+}
+
+/** Longest slot key looked for inside a claim, in normalised characters. */
+const MAX_SLOT_CHARS = 60
+
+/** Entries of every slot whose normalised key occurs in the normalised claim (any status). */
+function slotsNamedIn(claim: string, view: IndexLookup): IndexEntry[] {
+  const chars = Array.from(normalizeSlot(claim))
+  const out: IndexEntry[] = []
+  for (let i = 0; i < chars.length; i++) {
+    let slot = ''
+    for (let j = i; j < Math.min(chars.length, i + MAX_SLOT_CHARS); j++) {
+      slot += chars[j]
+      if (j > i) for (const e of view.inSlot(slot)) if (e.key !== null) out.push(e)
+    }
+  }
+  return out
+}
+
+const newestFirst = (a: IndexEntry, b: IndexEntry) => b.time.localeCompare(a.time) || a.id.localeCompare(b.id)
+
+function ref(e: IndexEntry, check: Checker, nowMs: number): VerifyRef {
+  return {
+    id: e.id,
+    path: e.path,
+    type: e.type,
+    title: e.title,
+    summary: e.summary,
+    status: e.status,
+    time: e.time,
+    coverage: Math.round(check.coverage(e) * 1000) / 1000,
+    evidence: evidenceState(e, nowMs).label,
+    ...(e.scope !== undefined ? { scope: e.scope } : {}),
+    ...(e.evidence?.verified_at != null ? { verified_at: e.evidence.verified_at } : {}),
+    ...(e.retracted_by !== undefined ? { retracted_by: e.retracted_by } : {}),
+  }
+}
+
+/** `id "title": summary (date)`; the title is left out when the summary starts with it (a derived title). */
+const quote = (e: IndexEntry) =>
+  `${e.id}${e.summary.startsWith(e.title.replace(/…$/, '')) ? '' : ` "${truncate(e.title, 60)}"`}: ${truncate(e.summary, 200)} (${e.time.slice(0, 10)})`
+
+function pushUnique(list: IndexEntry[], e: IndexEntry): void {
+  if (!list.some((x) => x.id === e.id)) list.push(e)
+}
+
+/** The verdict on a claim, from the store as it is now. */
+export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): Promise<VerifyResult> {
+  const claim = collapseWhitespace(req.claim)
+  if (claim === '') throw invalidInput('claim', 'a non-empty statement to check')
+  const premises = req.scope === undefined ? null : formatPremises(parsePremises(req.scope, 'scope'))
+  const asOf = req.asOf === undefined ? null : parseAsOf(req.asOf)
+  const state = asOf === null ? await retrievalState(backend) : await retrievalAsOf(backend, asOf)
+  const nowMs = asOf ?? Date.parse(backend.now())
+  const terms = claimTerms(claim)
+  const empty: VerifyResult = {
+    verdict: 'unknown',
+    claim,
+    support: null,
+    contradicting: [],
+    newer_related: [],
+    superseded_matches: [],
+    stale_support: false,
+    scopeExcluded: 0,
+    note: 'UNKNOWN: the claim has no words memory could be checked against. Restate it as a sentence with its subject and value.',
+  }
+  if (terms.size === 0) return empty
+  const view = state.entries
+  const check = new Checker(terms, premises, view)
+
+  const hits = runSearch(view, state.index, state.aliases, { query: claim, top_k: CANDIDATES }).hits
+  const candidates: IndexEntry[] = []
+  for (const h of hits) {
+    const e = view.get(h.id)
+    if (e !== undefined) candidates.push(e)
+  }
+  // Slots the claim names literally: their current memories are candidates even when the key's
+  // words are not in their text (keys are not indexed for search).
+  for (const e of slotsNamedIn(claim, view)) if (isSearchable(e)) pushUnique(candidates, e)
+  // The claim word for word as a stored memory, current or not (an old version quoted exactly).
+  const exact = (['topic', 'episode'] as const).flatMap((t) => view.withHash(contentHash(t, claim)))
+  for (const e of exact) if (isSearchable(e)) pushUnique(candidates, e)
+
+  const excluded = candidates.filter((e) => !check.inScope(e))
+  const live = candidates.filter((e) => check.inScope(e))
+  const factual = live.filter((e) => e.retracts === undefined && e.guard === undefined)
+
+  // Support: a current, unretracted memory that states the claim. Premises that were checked
+  // and agree come first, then the newest.
+  const stating = factual.filter((e) => check.states(e))
+  const retracted = stating.filter((e) => check.isRetracted(e) !== null)
+  const rank = (e: IndexEntry) => (premises === null ? 0 : comparePremises(e.scope, premises).relation === 'compatible' ? 0 : 1)
+  const supporters = stating.filter((e) => check.isRetracted(e) === null).sort((a, b) => rank(a) - rank(b) || newestFirst(a, b))
+  const support = supporters[0] ?? null
+
+  // Contradiction: a named slot whose current memory states another value.
+  const contradicting: IndexEntry[] = []
+  const superseded: IndexEntry[] = []
+  for (const e of factual) {
+    if (e.key === null || check.states(e) || check.isRetracted(e) !== null) continue
+    const old = check.oldVersionsStating(e)
+    if (old.length > 0 || check.statesOther(e)) {
+      pushUnique(contradicting, e)
+      for (const v of old) pushUnique(superseded, v)
+    }
+  }
+  for (const e of exact) {
+    if (isSearchable(e) || !check.inScope(e)) continue
+    pushUnique(superseded, e)
+    const current = check.currentOf(e)
+    if (current !== null && check.inScope(current) && !check.states(current)) pushUnique(contradicting, current)
+  }
+  const retractions = retracted.map((e) => check.isRetracted(e) as IndexEntry)
+  for (const r of retractions) pushUnique(contradicting, r)
+  // With a support, a slot whose key holds fewer of the claim's words is about something broader
+  // (the claim is about the support's more specific subject), so it does not contradict.
+  const specificity = (e: IndexEntry) => [...check.keyTerms(e)].filter((w) => terms.has(w)).length
+  // The other sides of an unresolved conflict with the support contest it rather than contradict it.
+  const against =
+    support === null
+      ? contradicting
+      : contradicting.filter((e) => !support.variants.includes(e.id) && (e.retracts !== undefined || specificity(e) >= specificity(support)))
+  // Unresolved conflict in the support's own slot: the other sides say something else.
+  const contested = support !== null && support.status === 'conflict' ? support.variants.map((id) => view.get(id)).filter((e): e is IndexEntry => e !== undefined && isSearchable(e) && !check.states(e) && check.inScope(e)) : []
+
+  // Newer memories about the support's subject: its slot named, an entity shared, or most of what it matched.
+  const newer: IndexEntry[] = []
+  if (support !== null) {
+    const matched = [...terms].filter((w) => check.terms(support).has(w))
+    const needed = Math.max(2, Math.ceil(matched.length / 2))
+    for (const e of live) {
+      if (e.id === support.id || e.time <= support.time || against.includes(e) || e.retracts !== undefined) continue
+      const t = check.terms(e)
+      // A keyed support's subject is its key; an unkeyed one's is what it matched of the claim.
+      const related =
+        support.entities.some((x) => e.entities.includes(x)) ||
+        (support.key !== null ? [...check.keyTerms(support)].every((w) => t.has(w)) : matched.filter((w) => t.has(w)).length >= needed)
+      if (related) newer.push(e)
+    }
+    newer.sort(newestFirst)
+  }
+
+  const outOfScope = excluded.filter((e) => e.retracts === undefined && (check.states(e) || check.namesSlot(e)))
+  let verdict: Verdict
+  if (against.length > 0) verdict = 'contradicted'
+  else if (support !== null) verdict = contested.length > 0 ? 'unknown' : 'supported'
+  else if (outOfScope.length > 0) verdict = 'out_of_scope'
+  else verdict = 'unknown'
+
+  const r = (e: IndexEntry) => ref(e, check, nowMs)
+  const result: VerifyResult = {
+    verdict,
+    claim,
+    support: verdict === 'out_of_scope' || support === null ? null : r(support),
+    contradicting: verdict === 'out_of_scope' ? [] : [...against, ...contested].slice(0, LIST_LIMIT).map(r),
+    newer_related: verdict === 'out_of_scope' ? [] : newer.slice(0, LIST_LIMIT).map(r),
+    superseded_matches: verdict === 'out_of_scope' ? [] : superseded.slice(0, LIST_LIMIT).map(r),
+    stale_support: verdict !== 'out_of_scope' && support !== null && newer.length > 0,
+    scopeExcluded: excluded.length,
+    note: '',
+  }
+  result.note = noteFor({ verdict, support, against, contested, superseded, retracted, newer, outOfScope, live, premises, check, nowMs })
+  return result
+}
+
+interface NoteParts {
+  verdict: Verdict
+  support: IndexEntry | null
+  against: IndexEntry[]
+  contested: IndexEntry[]
+  superseded: IndexEntry[]
+  retracted: IndexEntry[]
+  newer: IndexEntry[]
+  outOfScope: IndexEntry[]
+  live: IndexEntry[]
+  premises: string | null
+  check: Checker
+  nowMs: number
+}
+
+function noteFor(p: NoteParts): string {
+  const parts: string[] = []
+  switch (p.verdict) {
+    case 'supported': {
+      const s = p.support as IndexEntry
+      parts.push(`SUPPORTED by ${quote(s)}.`, evidenceSentence(s, p.nowMs))
+      break
+    }
+    case 'contradicted': {
+      const retraction = p.against.find((e) => e.retracts !== undefined)
+      const current = p.against.filter((e) => e.retracts === undefined)
+      if (current.length > 0) parts.push(`CONTRADICTED: memory's current statement is ${current.map(quote).join('; ')}.`)
+      if (retraction !== undefined) parts.push(`${current.length > 0 ? 'Also' : 'CONTRADICTED'}: ${retraction.retracts} said this but was retracted by ${quote(retraction)}.`)
+      if (p.superseded.length > 0) parts.push(`The claim matches an older version: ${p.superseded.map((e) => e.id).join(', ')} (superseded), true once but not now.`)
+      if (p.support !== null) parts.push(`${p.support.id} mentions it, but the slot's current statement overrides a mention.`)
+      parts.push('Say the current statement instead, or that memory disagrees.')
+      break
+    }
+    case 'unknown': {
+      if (p.support !== null) {
+        parts.push(`UNKNOWN (contested): ${quote(p.support)} supports it, but ${p.contested.map(quote).join('; ')} says otherwise in an unresolved conflict; settle it with memory_resolve before asserting either.`)
+        break
+      }
+      const closest = [...p.live].sort((a, b) => p.check.coverage(b) - p.check.coverage(a))[0]
+      parts.push('UNKNOWN: no memory states this.')
+      if (closest !== undefined) parts.push(`Closest: ${quote(closest)}, which states ${Math.round(p.check.coverage(closest) * 100)}% of the claim's words.`)
+      if (p.superseded.length > 0) parts.push(`Older versions stated it: ${p.superseded.map((e) => e.id).join(', ')}.`)
+      parts.push('Say it is not in memory rather than guessing.')
+      break
+    }
+    case 'out_of_scope': {
+      const e = p.outOfScope[0] as IndexEntry
+      parts.push(
+        `OUT_OF_SCOPE: ${quote(e)} holds under premises "${e.scope}", which disagree with yours on ${describeConflict(e.scope, p.premises)}. It neither supports nor contradicts the claim under your premises.`,
+      )
+      break
+    }
+  }
+  const s = p.support
+  if (s !== null && p.verdict !== 'out_of_scope') {
+    if (p.premises === null && s.scope !== undefined) parts.push(`CONDITIONAL SCOPE: ${s.id} holds under "${s.scope}"; the claim named no premises, so they were not checked.`)
+    else if (p.premises !== null && s.scope === undefined) parts.push(`Premises unchecked: ${s.id} records none, so whether it holds under "${p.premises}" is not known.`)
+    if (p.newer.length > 0) parts.push(`STALE SUPPORT?: newer related memories exist (${p.newer.slice(0, LIST_LIMIT).map((e) => e.id).join(', ')}); read them before relying on ${s.id}.`)
+  }
+  if (p.retracted.length > 0 && p.verdict !== 'contradicted') parts.push(`Retracted, not used: ${p.retracted.map((e) => `${e.id} (by ${e.retracted_by})`).join(', ')}.`)
+  return parts.join(' ')
+}

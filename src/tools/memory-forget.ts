@@ -1,0 +1,59 @@
+/** memory_forget: forget one memory, or every memory a query names, and whatever repeats its value. */
+
+import { forgetValue } from '../memory/forget-value.js'
+import { digestChangesShape, idField, idList, statusField, typeField } from './shapes.js'
+import { defineTool } from './tool.js'
+
+export const memoryForgetTool = defineTool(
+  {
+    name: 'memory_forget',
+    title: 'Forget a memory',
+    description:
+      'Forget one memory (id) or every memory whose title, summary, tags or entities contain all the words of query, together with every other memory that repeats the forgotten value (raw text and details included). ' +
+      'Search, resident injection, digests and as-of views stop saying them at once; the files stay as deleted_pending (restorable) until memory_purge removes them for good. dryRun lists what would go and changes nothing.',
+    input: {
+      type: 'object',
+      properties: {
+        id: { ...idField, description: 'The memory to forget (give id or query, not both).' },
+        query: { type: 'string', minLength: 1, maxLength: 500, description: 'Words naming what to forget; a memory must contain all of them.' },
+        dryRun: { type: 'boolean', default: false, description: 'Only list what would be forgotten.' },
+      },
+      additionalProperties: false,
+    },
+    output: {
+      type: 'object',
+      properties: {
+        dry_run: { type: 'boolean' },
+        forgotten: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              path: { type: 'string' },
+              type: typeField,
+              title: { type: 'string' },
+              from: statusField,
+              reason: { type: 'string', enum: ['id', 'query', 'repeats'] },
+              via: { oneOf: [{ type: 'string' }, { type: 'null' }], description: 'For repeats: the memory whose value it repeats.' },
+            },
+            required: ['id', 'path', 'type', 'title', 'from', 'reason', 'via'],
+            additionalProperties: false,
+          },
+        },
+        raw: { ...idList, description: 'Raw text forgotten with its episode.' },
+        already: { ...idList, description: 'Named or found, but forgotten before.' },
+        activated: { ...idList, description: 'Other sides of a conflict left alone by the forget, now active.' },
+        digests: digestChangesShape,
+        injection_cleared: { type: 'integer', description: 'Forgotten memories that search and resident injection could show before.' },
+        guidance: { type: 'string' },
+      },
+      required: ['dry_run', 'forgotten', 'raw', 'already', 'activated', 'digests', 'injection_cleared', 'guidance'],
+      additionalProperties: false,
+    },
+    annotations: { readOnly: false, destructive: true, idempotent: true },
+  },
+  (backend, input) => forgetValue(backend, input),
+)
+
+export const forgetValueHandler = memoryForgetTool.handler

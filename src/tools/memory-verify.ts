@@ -1,0 +1,70 @@
+/** memory_verify: check a claim against memory before asserting it (source monitoring). */
+
+import { asOfField } from '../memory/as-of.js'
+import { verifyClaim } from '../memory/verify.js'
+import { MEMORY_STATUSES } from '../types.js'
+import { evidenceField, scopeField } from './claim-fields.js'
+import { idField, typeField } from './shapes.js'
+import { defineTool } from './tool.js'
+
+const memoryRef = {
+  type: 'object',
+  properties: {
+    id: idField,
+    path: { type: 'string' },
+    type: typeField,
+    title: { type: 'string' },
+    summary: { type: 'string' },
+    status: { type: 'string', enum: MEMORY_STATUSES },
+    time: { type: 'string' },
+    coverage: { type: 'number', minimum: 0, maximum: 1, description: "Share of the claim's words this memory states." },
+    evidence: evidenceField,
+    scope: { type: 'string' },
+    verified_at: { type: 'string' },
+    retracted_by: { type: 'string' },
+  },
+  required: ['id', 'path', 'type', 'title', 'summary', 'status', 'time', 'coverage', 'evidence'],
+  additionalProperties: false,
+} as const
+
+const refList = (what: string) => ({ type: 'array', items: memoryRef, description: what }) as const
+
+export const memoryVerifyTool = defineTool(
+  {
+    name: 'memory_verify',
+    title: 'Verify a claim against memory',
+    description:
+      'Before asserting a fact from memory, check it: the verdict is supported (a current memory states it), contradicted (the current memory of that subject says something else, or the one that said it was retracted), unknown (no memory states it: say so instead of guessing) or out_of_scope (memory states it only under other premises). ' +
+      'An old version never supports a claim: a claim that matches one is contradicted and the old version is listed in superseded_matches. Pass scope ("key=value; ...") to check under your premises. The note can be quoted.',
+    input: {
+      type: 'object',
+      properties: {
+        claim: { type: 'string', minLength: 1, maxLength: 2000, description: 'The statement to check, with its subject and value (such as "The billing service database is PostgreSQL").' },
+        scope: { ...scopeField, description: 'Your premises, "key=value; key=value": memories under conflicting premises are set aside (scopeExcluded).' },
+        asOf: { ...asOfField, description: 'ISO-8601 time: judge the claim by memory as it was then (what was current then supports; what was written later is absent).' },
+      },
+      required: ['claim'],
+      additionalProperties: false,
+    },
+    output: {
+      type: 'object',
+      properties: {
+        verdict: { type: 'string', enum: ['supported', 'contradicted', 'unknown', 'out_of_scope'] },
+        claim: { type: 'string' },
+        support: { oneOf: [memoryRef, { type: 'null' }], description: 'The current memory that states the claim.' },
+        contradicting: refList('Current memories of the same subject that state another value, and retractions.'),
+        newer_related: refList('Memories about the same subject written after the support.'),
+        superseded_matches: refList('Old versions that state the claim: true once, not now.'),
+        stale_support: { type: 'boolean', description: 'Newer related memories exist: read them before relying on the support.' },
+        scopeExcluded: { type: 'integer', minimum: 0, description: "Matching memories set aside because their premises conflict with scope." },
+        note: { type: 'string', description: 'A paragraph to quote, starting with the verdict.' },
+      },
+      required: ['verdict', 'claim', 'support', 'contradicting', 'newer_related', 'superseded_matches', 'stale_support', 'scopeExcluded', 'note'],
+      additionalProperties: false,
+    },
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+  },
+  (backend, input) => verifyClaim(backend, input),
+)
+
+export const verifyHandler = memoryVerifyTool.handler

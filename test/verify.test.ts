@@ -1,0 +1,168 @@
+/**
+ * memory_verify: the four verdicts and the evidence lists. The rule under test: a claim about a
+ * slot whose current value differs is contradicted, never supported by an old version; an old
+ * version that states the claim is listed in superseded_matches.
+ */
+
+import { promises as fs } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createFileBackend, flushCaches, memoryVerifyTool, outputViolation, resolveHandler, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { claimTerms } from '../src/memory/verify.js'
+import { renderValue } from '../src/tools/render.js'
+
+const roots: string[] = []
+const backends: MemoryBackend[] = []
+async function store(clock?: { now: string }): Promise<MemoryBackend> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'mem-verify-'))
+  roots.push(root)
+  const b = createFileBackend(root, clock !== undefined ? { now: () => clock.now } : {})
+  backends.push(b)
+  return b
+}
+afterAll(async () => {
+  for (const b of backends) await flushCaches(b)
+  for (const r of roots) await fs.rm(r, { recursive: true, force: true })
+})
+
+async function verify(b: MemoryBackend, input: { claim: string; scope?: string; asOf?: string }) {
+  const out = await verifyHandler(b, input)
+  expect(outputViolation(memoryVerifyTool.output, out)).toBeNull()
+  return out
+}
+
+describe('memory_verify', () => {
+  it('supports a claim the current memory states, in other words too', async () => {
+    const b = await store()
+    const m = await writeHandler(b, { summary: 'billing service database -> mysql', key: 'billing service database', tags: ['database'] })
+    for (const claim of ['billing service database -> mysql', 'The billing service uses MySQL as its database', 'billing service database is MySQL']) {
+      const v = await verify(b, { claim })
+      expect(v.verdict, claim).toBe('supported')
+      expect(v.support?.id).toBe(m.id)
+      expect(v.support?.coverage).toBeGreaterThanOrEqual(0.8)
+      expect(v.contradicting).toEqual([])
+      expect(v.note).toMatch(new RegExp(`^SUPPORTED by ${m.id}`))
+    }
+  })
+
+  it('a claim that matches an old version is contradicted by the current one, and the old one is a superseded match', async () => {
+    const b = await store()
+    const old = await writeHandler(b, { summary: 'billing service database -> postgres', key: 'billing service database' })
+    const cur = await writeHandler(b, { summary: 'billing service database -> mysql', key: 'billing service database' })
+    expect(cur.superseded).toEqual([old.id])
+    for (const claim of ['billing service database -> postgres', 'The billing service database is Postgres']) {
+      const v = await verify(b, { claim })
+      expect(v.verdict, claim).toBe('contradicted')
+      expect(v.support).toBeNull()
+      expect(v.contradicting.map((r) => r.id)).toEqual([cur.id])
+      expect(v.superseded_matches.map((r) => r.id)).toEqual([old.id])
+      expect(v.superseded_matches[0]?.status).toBe('superseded')
+      expect(v.note).toContain(`CONTRADICTED: memory's current statement is ${cur.id}: billing service database -> mysql`)
+      expect(v.note).toContain(`older version: ${old.id} (superseded)`)
+    }
+  })
+
+  it('a claim naming a slot with another value is contradicted even without history (another number, or nothing shared beyond the key)', async () => {
+    const b = await store()
+    const port = await writeHandler(b, { summary: 'The API server now listens on port 9090.', key: 'API port' })
+    const v = await verify(b, { claim: 'The API server port is 8080' })
+    expect(v.verdict).toBe('contradicted')
+    expect(v.contradicting.map((r) => r.id)).toEqual([port.id])
+    expect(v.superseded_matches).toEqual([])
+    const lang = await writeHandler(b, { summary: 'Python 3.12 with uv', key: 'toolchain' })
+    expect((await verify(b, { claim: 'toolchain: Rust and cargo' })).contradicting.map((r) => r.id)).toEqual([lang.id])
+    // More detail than memory holds is not a contradiction: unknown, with the closest memory named.
+    const more = await verify(b, { claim: 'The API server listens on port 9090 behind an nginx proxy with TLS termination' })
+    expect(more.verdict).toBe('unknown')
+    expect(more.note).toContain(`Closest: ${port.id}`)
+  })
+
+  it('numbers must all be stated: a claim with a wrong number is never supported by a memory that shares its other words', async () => {
+    const b = await store()
+    await writeHandler(b, { summary: 'Nightly backups keep 14 days of snapshots in the eu-west bucket.' })
+    expect((await verify(b, { claim: 'Nightly backups keep 14 days of snapshots in the eu-west bucket' })).verdict).toBe('supported')
+    expect((await verify(b, { claim: 'Nightly backups keep 30 days of snapshots in the eu-west bucket' })).verdict).toBe('unknown')
+  })
+
+  it('unknown: nothing states it; the note says to say so instead of guessing', async () => {
+    const b = await store()
+    const empty = await verify(b, { claim: 'The cafeteria serves ramen on Fridays' })
+    expect(empty.verdict).toBe('unknown')
+    expect(empty.note).toMatch(/^UNKNOWN: no memory states this\..*Say it is not in memory rather than guessing\.$/)
+    await writeHandler(b, { summary: 'The office cafeteria opens at 11:30.' })
+    const v = await verify(b, { claim: 'The cafeteria serves ramen on Fridays' })
+    expect(v.verdict).toBe('unknown')
+    expect(v.support).toBeNull()
+    // A claim of stop words only has nothing to check.
+    const nothing = await verify(b, { claim: 'it is what it is' })
+    expect(nothing.verdict).toBe('unknown')
+    expect(nothing.note).toContain('no words memory could be checked against')
+    expect(claimTerms('it is what it is').size).toBe(0)
+  })
+
+  it('an unresolved conflict in the slot makes a supported claim contested (unknown); resolving it decides', async () => {
+    const b = await store()
+    const a = await writeHandler(b, { summary: 'Release day is Tuesday.', key: 'release day' })
+    const c = await writeHandler(b, { summary: 'Release day is Thursday.', key: 'release day', expectConflict: true })
+    const v = await verify(b, { claim: 'Release day is Tuesday' })
+    expect(v.verdict).toBe('unknown')
+    expect(v.support?.id).toBe(a.id)
+    expect(v.contradicting.map((r) => r.id)).toEqual([c.id])
+    expect(v.note).toMatch(/^UNKNOWN \(contested\)/)
+    await resolveHandler(b, { id: c.id, action: 'keep' })
+    expect((await verify(b, { claim: 'Release day is Tuesday' })).verdict).toBe('contradicted')
+    expect((await verify(b, { claim: 'Release day is Thursday' })).verdict).toBe('supported')
+  })
+
+  it('an unkeyed mention does not outweigh the slot: the slot current value contradicts, the mention is reported', async () => {
+    const b = await store()
+    const ep = await writeHandler(b, { summary: 'We tried: billing service database -> postgres, for a week.', session_id: 's1', raw: 'chat' })
+    const cur = await writeHandler(b, { summary: 'billing service database -> mysql', key: 'billing service database' })
+    const v = await verify(b, { claim: 'billing service database -> postgres' })
+    expect(v.verdict).toBe('contradicted')
+    expect(v.support?.id).toBe(ep.id)
+    expect(v.contradicting.map((r) => r.id)).toEqual([cur.id])
+    expect(v.note).toContain(`${ep.id} mentions it, but the slot's current statement overrides a mention`)
+  })
+
+  it('newer related memories make the support stale', async () => {
+    const clock = { now: '2026-01-01T00:00:00.000Z' }
+    const b = await store(clock)
+    const first = await writeHandler(b, { summary: 'The search cluster runs on three nodes.', entities: ['search cluster'] })
+    clock.now = '2026-03-01T00:00:00.000Z'
+    const later = await writeHandler(b, { summary: 'Scaled the search cluster down to two nodes to save cost.', entities: ['search cluster'] })
+    const v = await verify(b, { claim: 'The search cluster runs on three nodes' })
+    expect(v.verdict).toBe('supported')
+    expect(v.support?.id).toBe(first.id)
+    expect(v.stale_support).toBe(true)
+    expect(v.newer_related.map((r) => r.id)).toEqual([later.id])
+    expect(v.note).toContain(`STALE SUPPORT?: newer related memories exist (${later.id})`)
+    expect(renderValue('memory_verify', v).split('\n')[0]).toBe('Verdict: supported (stale support?).')
+  })
+
+  it('asOf: judged by memory as it was then, when the old value was current', async () => {
+    const clock = { now: '2026-01-01T00:00:00.000Z' }
+    const b = await store(clock)
+    await writeHandler(b, { summary: 'billing service database -> postgres', key: 'billing service database' })
+    clock.now = '2026-02-01T00:00:00.000Z'
+    await writeHandler(b, { summary: 'billing service database -> mysql', key: 'billing service database' })
+    expect((await verify(b, { claim: 'billing service database -> postgres', asOf: '2026-01-15T00:00:00Z' })).verdict).toBe('supported')
+    expect((await verify(b, { claim: 'billing service database -> mysql', asOf: '2026-01-15T00:00:00Z' })).verdict).toBe('contradicted')
+    expect((await verify(b, { claim: 'billing service database -> postgres' })).verdict).toBe('contradicted')
+    await expect(verifyHandler(b, { claim: 'x', asOf: 'last week' })).rejects.toMatchObject({ code: 'INVALID_INPUT', field: 'asOf' })
+  })
+
+  it('renders the verdict, the quotable note and one line per memory through the shared renderer', async () => {
+    const b = await store()
+    const old = await writeHandler(b, { summary: 'Staging runs Node 18.', key: 'staging node', scope: 'env=staging' })
+    const cur = await writeHandler(b, { summary: 'Staging runs Node 20.', key: 'staging node', scope: 'env=staging' })
+    const v = await verify(b, { claim: 'Staging runs Node 18' })
+    const text = renderValue('memory_verify', v)
+    const lines = text.split('\n')
+    expect(lines[0]).toBe('Verdict: contradicted.')
+    expect(lines[1]).toBe(v.note)
+    expect(lines).toContain(`- contradicting ${cur.id} [topic, active] [ASSERTED] [scope: env=staging] Staging runs Node 20. (${cur.path.length > 0 ? v.contradicting[0]?.time.slice(0, 10) : ''}, ${cur.path})`)
+    expect(text).toContain(`- old version ${old.id} [topic, superseded]`)
+  })
+})
