@@ -18,9 +18,9 @@ pack_json=$(npm pack --dry-run --json 2>/dev/null)
 node -e '
   const [pack] = JSON.parse(process.argv[1]);
   const files = pack.files.map((f) => f.path);
-  const must = ["lib/api.js", "lib/host/index.js", "lib/cli/main.js", "package.json", "README.md"];
+  const must = ["lib/api.js", "lib/host/index.js", "lib/cli/main.js", "client/client.js", "client/panel.js", "cordis.patch.yml", "package.json", "README.md"];
   const missing = must.filter((f) => !files.includes(f));
-  const forbidden = files.filter((f) => /^(src|test|bench|\.ci)\//.test(f));
+  const forbidden = files.filter((f) => /^(src|test|bench|scripts|\.ci|client\/src)\//.test(f));
   if (missing.length || forbidden.length) {
     console.error("pack check failed:", { missing, forbidden });
     process.exit(1);
