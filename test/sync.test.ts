@@ -242,6 +242,43 @@ describe('sync: two stores through a bare repository', () => {
     expect(await states(a.backend)).toEqual(await states(b.backend))
   })
 
+  it('puts a slot right when a conflict meets a newer version, and when both sides settled it differently', async () => {
+    const w = world()
+    const a = w.store('a')
+    const b = w.store('b')
+    await writeHandler(a.backend, { summary: 'Port is 8080.', title: 'port' })
+    await w.sync(a.backend, { remote: w.remote })
+    await w.sync(b.backend, { remote: w.remote })
+    const va = await writeHandler(a.backend, { summary: 'Port is 9090.', title: 'port' })
+    const vb = await writeHandler(b.backend, { summary: 'Port is 7070.', title: 'port' })
+    await w.sync(a.backend)
+    await w.sync(b.backend) // va and vb: one conflict
+    // A has not pulled that yet and writes a newer version, superseding va there.
+    const vc = await writeHandler(a.backend, { summary: 'Port is 6060.', title: 'port' })
+    const merged = await w.sync(a.backend)
+    expect(merged.conflicts.map((c) => [...c.ids].sort())).toEqual([[vb.id, vc.id].sort()])
+    await w.sync(b.backend)
+    const current = async (s: MemoryBackend) => (await inSlot(s, 'port')).filter((e) => e.status === 'active' || e.status === 'conflict').map((e) => [e.id, e.status, e.variants])
+    for (const s of [a, b]) {
+      expect((await entry(s.backend, va.id))?.status).toBe('superseded')
+      expect(await current(s.backend)).toEqual(
+        [
+          [vb.id, 'conflict', [vc.id]],
+          [vc.id, 'conflict', [vb.id]],
+        ].sort((x, y) => (x[0] as string).localeCompare(y[0] as string)),
+      )
+    }
+    // Each side settles it the other way round: neither version may end up dropped.
+    await resolveHandler(a.backend, { id: vb.id, action: 'drop' })
+    await resolveHandler(b.backend, { id: vc.id, action: 'drop' })
+    await w.sync(a.backend)
+    const again = await w.sync(b.backend)
+    expect(again.conflicts).toHaveLength(1)
+    await w.sync(a.backend)
+    for (const s of [a, b]) expect((await current(s.backend)).map((c) => c[1])).toEqual(['conflict', 'conflict'])
+    expect(await states(a.backend)).toEqual(await states(b.backend))
+  })
+
   it('a hand edit pulled from the other clone is found by the next search; the edit is one ledger event, in the commit message', async () => {
     const w = world()
     const a = w.store('a')

@@ -10,9 +10,11 @@
  * - another store file (config.json, aliases.json, a folder note) keeps our version; theirs
  *   stays in the history and the result says so.
  * - a slot that ends with two current versions (each side wrote a new version of one fact) has
- *   both marked `conflict`, as `expectConflict` would have.
+ *   them marked `conflict` with each other, as `expectConflict` would have; a conflict whose
+ *   other side is gone (resolved elsewhere) is current again; versions left superseding each
+ *   other in a circle (each side dropped a different variant) are a conflict again.
  *
- * The planners are pure; `settleUnmerged` and `declareSlotConflicts` write files through the
+ * The planners are pure; `settleUnmerged` and `repairSlots` write files through the
  * backend and must run inside the store lock, during the merge.
  */
 
@@ -184,13 +186,23 @@ export async function settleUnmerged(
   return out
 }
 
+/** What a slot needs after a merge: its current versions in one conflict, or its last one current again. */
+export interface SlotRepair {
+  /** The slot's current versions (active or conflict), to be one conflict: each with the others as variants. */
+  conflict: IndexEntry[] | null
+  /** A lone `conflict` whose other sides are all gone or superseded: active again. */
+  settle: IndexEntry | null
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x))
+
 /**
- * Slots a merge left with two or more current versions of one fact: each side wrote a new
- * version of the same key. Only slots with an explicit key that the merge touched are looked
- * at. Pure: `changed` maps every changed path to its entry after the merge (null: removed).
+ * Slots (with an explicit key) that a merge touched and left inconsistent: two or more current
+ * versions that are not one conflict (each side wrote a new version of one fact, or a conflict
+ * met a newer version), or one conflict left without another side. Pure: `changed` maps every
+ * changed path to its entry after the merge (null: removed).
  */
-export function planSlotConflicts(index: IndexLookup, changed: ReadonlyMap<string, IndexEntry | null>): IndexEntry[][] {
-  // The changed entries by slot, and the slots (with a key) they touch.
+export function planSlotRepairs(index: IndexLookup, changed: ReadonlyMap<string, IndexEntry | null>): SlotRepair[] {
   const bySlot = new Map<string, IndexEntry[]>()
   const touched = new Map<string, { slot: string; type: string }>()
   for (const e of changed.values()) {
@@ -199,32 +211,66 @@ export function planSlotConflicts(index: IndexLookup, changed: ReadonlyMap<strin
     bySlot.set(slot, [...(bySlot.get(slot) ?? []), e])
     if (e.key !== null) touched.set(`${e.type}\u0000${slot}`, { slot, type: e.type })
   }
-  const groups: IndexEntry[][] = []
+  const repairs: SlotRepair[] = []
   for (const { slot, type } of touched.values()) {
     const members = new Map<string, IndexEntry>()
     for (const e of index.inSlot(slot)) if (!changed.has(e.path)) members.set(e.id, e)
     for (const e of bySlot.get(slot) ?? []) members.set(e.id, e)
-    const active = [...members.values()]
-      .filter((e) => e.type === type && e.key !== null && e.status === 'active')
+    const current = [...members.values()]
+      .filter((e) => e.type === type && e.key !== null && CURRENT.has(e.status))
       .sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))
-    if (active.length > 1) groups.push(active)
+    const ids = current.map((e) => e.id)
+    if (current.length === 0) {
+      // Each side settled the same conflict the other way (each dropped a different variant):
+      // the versions now supersede each other and none is current. They are a conflict again.
+      const cycle = supersedeCycle([...members.values()].filter((e) => e.type === type && e.key !== null))
+      if (cycle.length > 1) repairs.push({ conflict: cycle, settle: null })
+    } else if (current.length > 1) {
+      const consistent = current.every((e) => e.status === 'conflict' && sameSet(e.variants, ids.filter((id) => id !== e.id)))
+      if (!consistent) repairs.push({ conflict: current, settle: null })
+    } else if (current.length === 1 && current[0]?.status === 'conflict') {
+      repairs.push({ conflict: null, settle: current[0] })
+    }
   }
-  return groups
+  return repairs
 }
 
-/** Marks each group's memories `conflict` with each other, in their files. Returns what it did. */
-export async function declareSlotConflicts(backend: MemoryBackend, groups: readonly IndexEntry[][], now: number): Promise<Settlement> {
-  const out: Settlement = { conflicts: [], kept: [], events: [], written: [] }
-  for (const group of groups) {
-    const ids = group.map((e) => e.id)
-    for (const e of group) {
-      const text = await backend.readFile(e.path)
-      if (text === null) continue
-      await backend.writeFileAtomic(e.path, patchMemoryText(e.path, text, { status: 'conflict', variants: union(e.variants, ids.filter((id) => id !== e.id)) }, now))
-      out.written.push(e.path)
+/** Superseded versions whose `superseded_by` pointers lead round in a circle, oldest first. Pure. */
+export function supersedeCycle(entries: readonly IndexEntry[]): IndexEntry[] {
+  const byId = new Map(entries.map((e) => [e.id, e]))
+  const inCycle = new Map<string, IndexEntry>()
+  for (const start of entries) {
+    const path: string[] = []
+    let e: IndexEntry | undefined = start
+    while (e !== undefined && e.status === 'superseded' && e.superseded_by !== null && !path.includes(e.id)) {
+      path.push(e.id)
+      e = byId.get(e.superseded_by)
     }
-    const first = group[0] as IndexEntry
-    out.conflicts.push({ ids, paths: group.map((e) => e.path), reason: `both sides wrote a new version of "${first.key ?? first.title}"` })
+    if (e === undefined || !path.includes(e.id)) continue
+    for (const id of path.slice(path.indexOf(e.id))) inCycle.set(id, byId.get(id) as IndexEntry)
+  }
+  return [...inCycle.values()].sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))
+}
+
+/** Applies slot repairs to the memory files. Returns what it did. */
+export async function repairSlots(backend: MemoryBackend, repairs: readonly SlotRepair[], now: number): Promise<Settlement> {
+  const out: Settlement = { conflicts: [], kept: [], events: [], written: [] }
+  const rewrite = async (e: IndexEntry, patch: Record<string, unknown>) => {
+    const text = await backend.readFile(e.path)
+    if (text === null) return
+    await backend.writeFileAtomic(e.path, patchMemoryText(e.path, text, patch, now))
+    out.written.push(e.path)
+  }
+  for (const { conflict, settle } of repairs) {
+    if (settle !== null) {
+      await rewrite(settle, { status: 'active', variants: null })
+      out.events.push({ event: 'resolve', id: settle.id, action: 'keep', via: 'sync', reason: 'no other current version left in its slot' })
+    }
+    if (conflict === null) continue
+    const ids = conflict.map((e) => e.id)
+    for (const e of conflict) await rewrite(e, { status: 'conflict', variants: ids.filter((id) => id !== e.id), superseded_by: null })
+    const first = conflict[0] as IndexEntry
+    out.conflicts.push({ ids, paths: conflict.map((e) => e.path), reason: `both sides hold a current version of "${first.key ?? first.title}"` })
     out.events.push({ event: 'conflict', id: first.id, ids: ids.slice(1), slot: slotOf(first), via: 'sync' })
   }
   return out

@@ -5,8 +5,9 @@
  *   they added. A line both sides added (git's union driver would keep it twice) is kept once.
  * - a memory file both sides changed: front-matter field by field and the body as a whole. Lists
  *   (sources, tags, entities, variants, anchors) merge as sets; a version pointer both sides set
- *   differently takes the later id. Anything else that both sides changed differently (the body,
- *   the title, the status...) is a conflict of content, which the caller keeps as two memories.
+ *   differently takes the later id; a status both sides changed takes the more final one. Anything
+ *   else that both sides changed differently (the body, the title, the key...) is a conflict of
+ *   content, which the caller keeps as two memories.
  *
  * Never produces conflict markers: the answer is a merged text or "conflict".
  */
@@ -51,6 +52,12 @@ export type MemoryMerge = { kind: 'merged'; text: string } | { kind: 'conflict';
 const SET_FIELDS: ReadonlySet<string> = new Set(['sources', 'tags', 'entities', 'variants', 'anchors'])
 /** Version pointers: when both sides point elsewhere, the later id (ids start with their time) wins. */
 const POINTER_FIELDS: ReadonlySet<string> = new Set(['supersedes', 'superseded_by'])
+/**
+ * When both sides moved the same text to different statuses, the more final one wins: a forget
+ * over everything, a newer version over a conflict, a conflict over a plain current version, a
+ * current version over a pending one. The slot is put right after the merge (`conflicts.ts`).
+ */
+const STATUS_RANK: readonly string[] = ['suggested', 'active', 'conflict', 'superseded', 'orphaned', 'deleted_pending']
 
 /** JSON with sorted keys: equality of parsed YAML values. */
 function canonical(value: unknown): string {
@@ -130,7 +137,13 @@ export function mergeMemoryText(base: string | null, ours: string, theirs: strin
       data[field] = ids[ids.length - 1] ?? null
       continue
     }
+    if (field === 'status' && STATUS_RANK.includes(String(ov)) && STATUS_RANK.includes(String(tv))) {
+      data[field] = STATUS_RANK.indexOf(String(ov)) > STATUS_RANK.indexOf(String(tv)) ? ov : tv
+      continue
+    }
     return { kind: 'conflict', reason: `both sides changed ${field}` }
   }
+  // Variants belong to a conflict: a memory that is no longer in one keeps none.
+  if (data.status !== 'conflict') delete data.variants
   return { kind: 'merged', text: renderFile(data, body.value) }
 }

@@ -25,7 +25,7 @@ import { entryFromFile, isMemoryPath } from '../store/frontmatter.js'
 import { parseLedgerLine } from '../store/ledger.js'
 import { sha1 } from '../text.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
-import { declareSlotConflicts, planSlotConflicts, settleUnmerged, type KeptFile, type Settlement, type SyncConflict, type UnmergedFile } from './conflicts.js'
+import { planSlotRepairs, repairSlots, settleUnmerged, type KeptFile, type Settlement, type SyncConflict, type UnmergedFile } from './conflicts.js'
 import { DERIVED_TRACKABLE, KEPT_UNDER_DERIVED, ensureGitFiles } from './git-files.js'
 import { EMPTY_TREE, Git, gitFailure, nulFields } from './git.js'
 import { mergeLedgerText } from './merge.js'
@@ -423,13 +423,12 @@ class Syncer {
     return out
   }
 
-  /** After a fast-forward: a slot may still hold two current versions (made by someone syncing by hand). */
+  /** After a fast-forward: a slot may still need putting right (the other side merged by hand). */
   private async afterFastForward(before: string | null): Promise<void> {
-    const declared = await declareSlotConflicts(this.backend, planSlotConflicts(await this.backend.indexView(), await this.changedEntries(before)), Date.now())
-    if (declared.written.length === 0) return
-    await this.record(declared)
-    const n = declared.conflicts.length
-    await this.commitStore(() => `memory-agent sync: ${n} conflict${n === 1 ? '' : 's'} declared after a pull\n\n${conflictLines(declared.conflicts)}\n`)
+    const repaired = await repairSlots(this.backend, planSlotRepairs(await this.backend.indexView(), await this.changedEntries(before)), Date.now())
+    if (repaired.written.length === 0) return
+    await this.record(repaired)
+    await this.commitStore((files) => commitMessage(repaired.events.map((e) => ({ at: this.backend.now(), ...e })), files))
   }
 
   /**
@@ -453,7 +452,7 @@ class Syncer {
       written = settled.written
       await this.mergeLedger(before)
       await this.git.out(['add', '-A', '--', '.'])
-      const declared = await declareSlotConflicts(this.backend, planSlotConflicts(await this.backend.indexView(), await this.changedEntries(before)), now)
+      const declared = await repairSlots(this.backend, planSlotRepairs(await this.backend.indexView(), await this.changedEntries(before)), now)
       await this.record(settled)
       await this.record(declared)
       await this.git.out(['add', '-A', '--', '.'])
