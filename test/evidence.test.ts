@@ -13,11 +13,13 @@ import {
   assembleHandler,
   createFileBackend,
   flushCaches,
+  forgetHandler,
   injectionText,
   rebuildIndex,
   searchHandler,
   verifyHandler,
   writeHandler,
+  type IndexEntry,
   type MemoryBackend,
 } from '../src/api.js'
 import { EVIDENCE_TTL_DAYS, evidenceState, markers } from '../src/memory/evidence.js'
@@ -50,9 +52,11 @@ describe('evidence freshness', () => {
     expect(evidenceState({ evidence: { ...pass.evidence, result: 'fail' } }, at('2026-01-02T00:00:00Z')).reason).toBe('failed')
     expect(evidenceState({ evidence: { ...pass.evidence, result: null, verified_at: null } }, 0).reason).toBe('not-run')
     expect(evidenceState({}, 0)).toEqual({ label: 'asserted', reason: 'none' })
-    // Markers: evidence only where there is some; retraction and premises always.
-    expect(markers({}, 0)).toEqual([])
-    expect(markers({ ...pass, scope: 'env=prod', retracted_by: 'mem_r' }, at('2026-01-02T00:00:00Z'))).toEqual(['[retracted by mem_r]', '[VERIFIED]', '[scope: env=prod]'])
+    // Markers: evidence only where there is some; premises always; a retraction while it is current.
+    const live = { get: (id: string) => (id === 'mem_r' ? ({ id, type: 'topic', status: 'active' } as IndexEntry) : undefined) }
+    expect(markers({}, 0, live)).toEqual([])
+    expect(markers({ ...pass, scope: 'env=prod', retracted_by: 'mem_r' }, at('2026-01-02T00:00:00Z'), live)).toEqual(['[retracted by mem_r]', '[VERIFIED]', '[scope: env=prod]'])
+    expect(markers({ retracted_by: 'mem_gone' }, 0, live)).toEqual([])
   })
 
   it('a write with a passing result and no time is stamped now; the file, the index and the result agree', async () => {
@@ -149,6 +153,20 @@ describe('retraction', () => {
     const next = await writeHandler(b, { summary: 'Deploy freeze starts on the 22nd.', key: 'deploy freeze' })
     expect(next.superseded).toEqual([wrong.id])
     expect((await b.readIndex()).find((e) => e.id === r.id)?.status).toBe('active')
+  })
+
+  it('a forgotten retraction withdraws nothing: the target supports claims again and loses its mark', async () => {
+    const { b } = await store()
+    const fact = await writeHandler(b, { summary: 'The staging VPN uses WireGuard on port 51820.' })
+    await writeHandler(b, { summary: 'Retracted the VPN note: it was the old OpenVPN setup.', raw: 'user: scratch that', session_id: 'retract-1', retracts: fact.id })
+    expect((await verifyHandler(b, { claim: 'The staging VPN uses WireGuard on port 51820' })).verdict).toBe('contradicted')
+    await forgetHandler(b, { session_id: 'retract-1' })
+    const v = await verifyHandler(b, { claim: 'The staging VPN uses WireGuard on port 51820' })
+    expect(v.verdict).toBe('supported')
+    expect(v.support?.retracted_by).toBeUndefined()
+    const hit = (await searchHandler(b, { query: 'staging VPN WireGuard' })).hits.find((h) => h.id === fact.id)
+    expect(hit?.retracted_by).toBeUndefined()
+    expect((await assembleHandler(b, { task: 'staging VPN' })).context).not.toContain('[retracted')
   })
 
   it('retracting an unknown id is NOT_FOUND and writes nothing', async () => {

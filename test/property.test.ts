@@ -207,6 +207,11 @@ function stringHints(toolName: string, field: string, seed: Seed): fc.Arbitrary<
     case 'ids':
     case 'into':
       return fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...seed.restatements) }, { weight: 1, arbitrary: fc.constantFrom(...ids) })
+    case 'scope':
+      // Mostly premises that parse (key=value), so that scoped writes, searches and verifies run.
+      return fc.constantFrom('env=prod', 'env=staging; region=eu', 'population: all records', ' Env = Prod ;; ', '环境=生产', 'production', 'a=1; a=2', '=x')
+    case 'retracts':
+      return fc.constantFrom(...ids)
     case 'asOf':
       // Mostly times that parse, so that as-of reads run, not only validation.
       return fc.constantFrom('2026-01-02T10:00:00Z', '2000-01-01', '9999-12-31T23:59:59Z', new Date().toISOString(), '1970-01-01T00:00:00.000Z')

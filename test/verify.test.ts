@@ -63,6 +63,18 @@ describe('memory_verify', () => {
     }
   })
 
+  it('a claim quoting an old version word for word is contradicted even when it does not name the key', async () => {
+    const b = await store()
+    const key = 'kestrel-staging-db'
+    const old = await writeHandler(b, { summary: 'The staging database of project Kestrel is PostgreSQL 16 listening on port 6543', key })
+    const cur = await writeHandler(b, { summary: 'The staging database of project Kestrel moved to port 6544', key })
+    const v = await verify(b, { claim: 'The staging database of project Kestrel is PostgreSQL 16 listening on port 6543' })
+    expect(v.verdict).toBe('contradicted')
+    expect(v.support).toBeNull()
+    expect(v.superseded_matches.map((r) => r.id)).toEqual([old.id])
+    expect(v.contradicting.map((r) => r.id)).toEqual([cur.id])
+  })
+
   it('a claim naming a slot with another value is contradicted even without history (another number, or nothing shared beyond the key)', async () => {
     const b = await store()
     const port = await writeHandler(b, { summary: 'The API server now listens on port 9090.', key: 'API port' })

@@ -12,7 +12,7 @@
  */
 
 import type { MemoryBackend } from '../store/backend.js'
-import { slotOf } from '../store/index-view.js'
+import { slotOf, type IndexLookup } from '../store/index-view.js'
 import { isSearchable } from '../retrieve/search-index.js'
 import { truncateUnits } from '../text.js'
 import type { IndexEntry } from '../types.js'
@@ -60,10 +60,10 @@ function omissionLine(n: number): string {
   return `（另有 ${n} 条未列出，可用 memory_search_hybrid 检索）`
 }
 
-function line(entry: IndexEntry, nowMs: number): string {
+function line(entry: IndexEntry, nowMs: number, view: IndexLookup): string {
   // Sanitised before it is cut, so a marker never pushes a line past its length.
   const clean = (s: string, n: number) => neutralizeTemplates(truncateUnits(sanitized(s).replace(/\s+/g, ' ').trim(), n))
-  const marks = markers(entry, nowMs).map((m) => ` ${clean(m, INJECT_TITLE_CHARS)}`).join('')
+  const marks = markers(entry, nowMs, view).map((m) => ` ${clean(m, INJECT_TITLE_CHARS)}`).join('')
   return `> ${clean(entry.title, INJECT_TITLE_CHARS)}${marks}：${clean(entry.summary, INJECT_SUMMARY_CHARS)}`
 }
 
@@ -110,16 +110,17 @@ export function injectionText(backend: MemoryBackend, options: InjectionOptions 
     // Room for the omission line is kept back whenever something may be left out.
     const reserve = (remaining: number) => (remaining > 0 ? 1 + omissionLine(remaining).length : 0)
     const nowMs = Date.parse(backend.now())
+    const view = sync.indexView()
     // Guards the turn matches lead, while they fit; they are not counted as included memories.
     const guardLines: string[] = []
-    for (const g of options.cue !== undefined ? matchingGuards(sync.indexView(), options.cue) : []) {
+    for (const g of options.cue !== undefined ? matchingGuards(view, options.cue) : []) {
       const text = neutralizeTemplates(sanitized(guardLine(g)))
       if (length + 1 + text.length + reserve(candidates.length) > budgetChars) break
       guardLines.push(text)
       length += 1 + text.length
     }
     for (let i = 0; i < candidates.length; i++) {
-      const next = line(candidates[i] as IndexEntry, nowMs)
+      const next = line(candidates[i] as IndexEntry, nowMs, view)
       if (length + 1 + next.length + reserve(candidates.length - i - 1) > budgetChars) break
       lines.push(next)
       length += 1 + next.length

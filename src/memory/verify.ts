@@ -207,7 +207,7 @@ function ref(e: IndexEntry, check: Checker, nowMs: number): VerifyRef {
     evidence: evidenceState(e, nowMs).label,
     ...(e.scope !== undefined ? { scope: e.scope } : {}),
     ...(e.evidence?.verified_at != null ? { verified_at: e.evidence.verified_at } : {}),
-    ...(e.retracted_by !== undefined ? { retracted_by: e.retracted_by } : {}),
+    ...(check.isRetracted(e) !== null ? { retracted_by: e.retracted_by } : {}),
   }
 }
 
@@ -228,18 +228,10 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const state = asOf === null ? await retrievalState(backend) : await retrievalAsOf(backend, asOf)
   const nowMs = asOf ?? Date.parse(backend.now())
   const terms = claimTerms(claim)
-  const empty: VerifyResult = {
-    verdict: 'unknown',
-    claim,
-    support: null,
-    contradicting: [],
-    newer_related: [],
-    superseded_matches: [],
-    stale_support: false,
-    scopeExcluded: 0,
-    note: 'UNKNOWN: the claim has no words memory could be checked against. Restate it as a sentence with its subject and value.',
+  if (terms.size === 0) {
+    const note = 'UNKNOWN: the claim has no words memory could be checked against. Restate it as a sentence with its subject and value.'
+    return { verdict: 'unknown', claim, support: null, contradicting: [], newer_related: [], superseded_matches: [], stale_support: false, scopeExcluded: 0, note }
   }
-  if (terms.size === 0) return empty
   const view = state.entries
   const check = new Checker(terms, premises, view)
 
@@ -280,7 +272,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     }
   }
   for (const e of exact) {
-    if (isSearchable(e) || !check.inScope(e)) continue
+    if (e.status !== 'superseded' || !check.inScope(e)) continue
     pushUnique(superseded, e)
     const current = check.currentOf(e)
     if (current !== null && check.inScope(current) && !check.states(current)) pushUnique(contradicting, current)

@@ -319,7 +319,9 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
     } else if (status === 'active' && versioned) {
       ;({ winner: entry, superseded } = await supersedeSlot(txn, entry))
     }
-    if (versioned && !gated) for (const kept of keptApartInSlot(txn, entry)) warnings.push(differentScopeWarning(kept, claim.scope, 'version'))
+    if (versioned && !gated) {
+      for (const kept of keptApartInSlot(txn, entry)) if (kept.id !== repeat?.entry.id) warnings.push(differentScopeWarning(kept, claim.scope, 'version'))
+    }
     if (target !== null) await markRetracted(txn, target, id)
     txn.log({
       event: 'write',
