@@ -286,6 +286,27 @@ describe('the DSH plugin in process', () => {
     expect(snapshot).not.toContain('{{')
   })
 
+  it("a guard's [GUARD] line reaches the prompt when the turn's latest user message matches its trigger", async () => {
+    await ok('write_memory', { summary: 'Before a release, run the smoke suite.', guard_trigger: 'cut a release', guard_action: 'run scripts/smoke.sh first' })
+    const turn = (text: string) => ({
+      agent: {
+        session: {
+          id: 'session-guard',
+          deriveMessages: () => [
+            { role: 'user', content: [{ type: 'text', text: 'earlier: cut a release' }], source: { kind: 'user', rpcId: 'rpc-1' } },
+            { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+            { role: 'user', content: [{ type: 'text', text }], source: { kind: 'user', rpcId: 'rpc-2' } },
+          ],
+        },
+      },
+    })
+    const guarded = renderContextSnapshot(await root.systemPrompt.assemble(turn('please cut a release of the billing service') as never))
+    expect(guarded).toContain('[GUARD] when cut a release: run scripts/smoke.sh first')
+    // Only the latest user message counts, and no agent (a preview) means no cue.
+    expect(renderContextSnapshot(await root.systemPrompt.assemble(turn('what time is it') as never))).not.toContain('[GUARD]')
+    expect(renderContextSnapshot(await root.systemPrompt.assemble({}))).not.toContain('[GUARD]')
+  })
+
   it('config.json (the panel) overrides the cordis config; the cordis config reaches the handlers', async () => {
     await fs.writeFile(path.join(dir, 'store', 'config.json'), JSON.stringify({ injectEnabled: false }))
     expect(renderContextSnapshot(await root.systemPrompt.assemble({}))).not.toContain(INJECTION_HEADING)

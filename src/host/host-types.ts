@@ -43,9 +43,13 @@ export interface ToolRegistry {
   register(definition: DshToolDefinition): () => void
 }
 
-/** `ctx.systemPrompt` (SystemPrompt): context providers are called synchronously on every assembly. */
+/**
+ * `ctx.systemPrompt` (SystemPrompt): context providers are called synchronously on every assembly,
+ * with the assembly's context (`AssembleContext`; the agent loop passes `{ agent, scope, signal }`,
+ * and its agent carries `session`). Unknown: only ever probed structurally.
+ */
 export interface PromptRegistry {
-  context(context: { name: string; order: number; text: () => string }): () => void
+  context(context: { name: string; order: number; text: (assembly?: unknown) => string }): () => void
 }
 
 /** A live session of `ctx.sessions`; its messages are deep-frozen and shared with the host. */

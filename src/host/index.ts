@@ -23,6 +23,7 @@ import { apiRouteHandler, storeApiDeps } from './http.js'
 import { panelKey, panelLink } from './panel-key.js'
 import { PluginConfig, runtimeBase } from './config.js'
 import { dshTool, loadDshTools } from './tools.js'
+import { isUserTyped, messageText, type HostMessage } from '../lifecycle/auto-settle.js'
 import { setConfigBase } from '../memory/config.js'
 import { injectionText } from '../memory/inject.js'
 import { flushCaches } from '../retrieve/retriever.js'
@@ -56,6 +57,33 @@ function isWebServer(value: unknown): value is WebServer {
 
 function isSession(value: unknown): value is HostSession {
   return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string'
+}
+
+/**
+ * A user-role message that asks for work: any producer of kind "user" (the chat box, a headless
+ * or SDK task, a /plan prompt), unlike auto-settle's stricter rule for what the person typed.
+ */
+function isTask(message: HostMessage): boolean {
+  return message.role === 'user' && (message.source === undefined ? isUserTyped(message) : message.source.kind === 'user')
+}
+
+/**
+ * The text of the latest task message of the session whose turn is being assembled, the cue
+ * that guard memories' triggers are matched against; undefined when the assembly names no agent
+ * with a session (a preview, another host) or deriving fails. The host assembles a turn's first
+ * context before it appends the task, so a guard shows from the turn's second step on.
+ */
+function turnCue(assembly: unknown): string | undefined {
+  const session = (assembly as { agent?: { session?: unknown } } | undefined)?.agent?.session
+  if (!isSession(session)) return undefined
+  try {
+    const messages = session.deriveMessages()
+    const last = [...messages].reverse().find(isTask)
+    return last === undefined ? undefined : messageText(last)
+  } catch {
+    // A session that cannot derive its messages just gives no cue.
+    return undefined
+  }
 }
 
 /** The store root: `root` from the config (relative to the cwd), else `<cwd>/.agent/memory`. */
@@ -126,9 +154,9 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
     name: RECALL_CONTEXT,
     order: RECALL_ORDER,
     // Synchronous by the host's contract; injectionText never throws and neutralises `{{`.
-    text: () => {
+    text: (assembly) => {
       heartbeat.tick(sessions)
-      return injectionText(backend).text
+      return injectionText(backend, { cue: turnCue(assembly) }).text
     },
   })
 

@@ -176,8 +176,15 @@ describe('the real DSH host (rc.8, Node 22)', () => {
       await addPlugin('memturn')
       // The headless one-shot runner answers one task and exits.
       setBundles(sandbox, 'memturn', ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-headless', PACKAGE])
+      // A guard in the workspace's store whose trigger the task matches: the host hands the
+      // turn's agent to our context, whose latest user message is the cue.
+      const ws = sandbox.workspace('turn')
+      const api = await import(path.join(REPO, 'lib/api.js'))
+      const seeded = api.createFileBackend(path.join(ws, '.agent/memory'))
+      await api.writeHandler(seeded, { summary: 'Staging changes need a ticket.', guard_trigger: 'Kestrel staging database', guard_action: 'open a change ticket first' })
+      await api.flushCaches(seeded)
       const r = await sandbox.dsh(['--profile', 'memturn', 'remember where the Kestrel staging database lives, then check it'], {
-        cwd: sandbox.workspace('turn'),
+        cwd: ws,
         env: { DEEPSEEK_API_KEY: 'sk-mock', DEEPSEEK_BASE_URL: mock.baseUrl },
         timeoutMs: 60_000,
       })
@@ -207,6 +214,7 @@ describe('the real DSH host (rc.8, Node 22)', () => {
       // The resident injection reached the model: a runtime-context message after the write.
       const contexts = messages.filter((m) => m.role === 'user').map((m) => contentText(m.content))
       expect(contexts.some((t) => t.includes(HEADING) && t.includes('Kestrel')), 'memory context sent to the model').toBe(true)
+      expect(contexts.some((t) => t.includes('[GUARD] when Kestrel staging database: open a change ticket first')), 'guard cued by the task').toBe(true)
       // The headless runner prints the final answer (the mock echoes the last tool result).
       expect(r.stdout).toContain('MOCK FINAL:')
       expect(r.stdout).toContain(summary)
