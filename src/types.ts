@@ -128,3 +128,10 @@ export function charsForBudget(budget: number): number {
 
 /** Statuses a search may return: the rest are gated, replaced or forgotten. */
 export const SEARCHABLE_STATUSES: ReadonlySet<MemoryStatus> = new Set(['active', 'conflict'])
+
+/** The fields that name and summarise a memory in every answer that lists memories. */
+export type MemoryBrief = Pick<IndexEntry, 'id' | 'path' | 'type' | 'title' | 'summary' | 'status' | 'time'>
+
+export function briefOf(e: IndexEntry): MemoryBrief {
+  return { id: e.id, path: e.path, type: e.type, title: e.title, summary: e.summary, status: e.status, time: e.time }
+}

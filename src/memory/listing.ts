@@ -7,7 +7,8 @@
 
 import type { MemoryBackend } from '../store/backend.js'
 import { ensureFresh } from '../store/freshness.js'
-import type { MemoryStatus, MemoryType } from '../types.js'
+import type { MemoryStatus } from '../types.js'
+import type { NavEntry } from './nav.js'
 import { readUsage } from './signals.js'
 
 export interface ListRequest {
@@ -17,14 +18,7 @@ export interface ListRequest {
   offset: number
 }
 
-export interface ListedMemory {
-  id: string
-  path: string
-  type: MemoryType
-  title: string
-  summary: string
-  time: string
-  status: MemoryStatus
+export interface ListedMemory extends NavEntry {
   tags: string[]
   /** Searches whose top 5 held this memory (usage.jsonl). */
   hits: number

@@ -26,7 +26,7 @@ import type { MemoryBackend } from '../store/backend.js'
 import { contentHash } from '../store/frontmatter.js'
 import { slotOf, type IndexLookup } from '../store/index-view.js'
 import { collapseWhitespace, normalizeSlot, truncate } from '../text.js'
-import type { IndexEntry, MemoryStatus, MemoryType } from '../types.js'
+import { briefOf, type IndexEntry, type MemoryStatus, type MemoryType } from '../types.js'
 import { parseAsOf, retrievalAsOf } from './as-of.js'
 import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
 
@@ -196,13 +196,7 @@ const newestFirst = (a: IndexEntry, b: IndexEntry) => b.time.localeCompare(a.tim
 
 function ref(e: IndexEntry, check: Checker, nowMs: number): VerifyRef {
   return {
-    id: e.id,
-    path: e.path,
-    type: e.type,
-    title: e.title,
-    summary: e.summary,
-    status: e.status,
-    time: e.time,
+    ...briefOf(e),
     coverage: Math.round(check.coverage(e) * 1000) / 1000,
     evidence: evidenceState(e, nowMs).label,
     ...(e.scope !== undefined ? { scope: e.scope } : {}),

@@ -8,7 +8,7 @@
  * search-outcome.ts). It reads no files and writes nothing; signals are the caller's business.
  */
 
-import type { IndexEntry } from '../types.js'
+import { briefOf, type IndexEntry } from '../types.js'
 import type { AliasTable } from './aliases.js'
 import { identifiersOf } from './identifiers.js'
 import { RANKING, isSearchable, type SearchIndex } from './search-index.js'
@@ -108,13 +108,7 @@ function namesKeyword(entry: IndexEntry, queryTokens: ReadonlySet<string>): bool
 
 function toHit(e: IndexEntry, score: number, reason: SearchHit['reason'], literalMatch = 0): SearchHit {
   return {
-    id: e.id,
-    path: e.path,
-    type: e.type,
-    title: e.title,
-    summary: e.summary,
-    status: e.status,
-    time: e.time,
+    ...briefOf(e),
     tags: e.tags,
     score: Math.round(score * 10_000) / 10_000,
     reason,
