@@ -7,8 +7,7 @@ import { recordSearch } from '../memory/signals.js'
 import { retrievalState } from '../retrieve/retriever.js'
 import { runSearch, type SearchRequest, type SearchResult } from '../retrieve/search.js'
 import { SEARCH_REASONS } from '../retrieve/search-outcome.js'
-import { MEMORY_STATUSES } from '../types.js'
-import { idField, typeField } from './shapes.js'
+import { BRIEF_REQUIRED, briefFields } from './shapes.js'
 import { evidenceField, guardShape, scopeField } from './claim-fields.js'
 import { annotateSearch, requestPremises, type SearchAnnotations } from '../memory/claims-read.js'
 import { defineTool } from './tool.js'
@@ -54,13 +53,7 @@ export const memorySearchHybridTool = defineTool(
           items: {
             type: 'object',
             properties: {
-              id: idField,
-              path: { type: 'string' },
-              type: typeField,
-              title: { type: 'string' },
-              summary: { type: 'string' },
-              status: { type: 'string', enum: MEMORY_STATUSES },
-              time: { type: 'string' },
+              ...briefFields,
               tags: { type: 'array', items: { type: 'string' } },
               score: { type: 'number' },
               reason: { type: 'string', enum: ['match', 'alias'] },
@@ -69,7 +62,7 @@ export const memorySearchHybridTool = defineTool(
               evidence: { ...evidenceField, description: 'For a memory with evidence: verified (passed, fresh) or asserted.' },
               retracted_by: { type: 'string', description: 'The retraction that withdrew this memory: do not rely on it.' },
             },
-            required: ['id', 'path', 'type', 'title', 'summary', 'status', 'time', 'tags', 'score', 'reason'],
+            required: [...BRIEF_REQUIRED, 'tags', 'score', 'reason'],
             additionalProperties: false,
           },
         },

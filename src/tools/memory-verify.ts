@@ -2,28 +2,21 @@
 
 import { asOfField } from '../memory/as-of.js'
 import { verifyClaim } from '../memory/verify.js'
-import { MEMORY_STATUSES } from '../types.js'
 import { evidenceField, scopeField } from './claim-fields.js'
-import { idField, typeField } from './shapes.js'
+import { BRIEF_REQUIRED, briefFields } from './shapes.js'
 import { defineTool } from './tool.js'
 
 const memoryRef = {
   type: 'object',
   properties: {
-    id: idField,
-    path: { type: 'string' },
-    type: typeField,
-    title: { type: 'string' },
-    summary: { type: 'string' },
-    status: { type: 'string', enum: MEMORY_STATUSES },
-    time: { type: 'string' },
+    ...briefFields,
     coverage: { type: 'number', minimum: 0, maximum: 1, description: "Share of the claim's words this memory states." },
     evidence: evidenceField,
     scope: { type: 'string' },
     verified_at: { type: 'string' },
     retracted_by: { type: 'string' },
   },
-  required: ['id', 'path', 'type', 'title', 'summary', 'status', 'time', 'coverage', 'evidence'],
+  required: [...BRIEF_REQUIRED, 'coverage', 'evidence'],
   additionalProperties: false,
 } as const
 

@@ -12,6 +12,18 @@ export const statusField = { type: 'string', enum: MEMORY_STATUSES } as const
 export const typeField = { type: 'string', enum: MEMORY_TYPES } as const
 export const idList = { type: 'array', items: { type: 'string' } } as const
 
+/** The fields that name a memory in a listing answer (briefOf in types.ts), all required. */
+export const briefFields = {
+  id: idField,
+  path: { type: 'string' },
+  type: typeField,
+  title: { type: 'string' },
+  summary: { type: 'string' },
+  status: statusField,
+  time: { type: 'string' },
+} as const
+export const BRIEF_REQUIRED = ['id', 'path', 'type', 'title', 'summary', 'status', 'time'] as const
+
 export const navEntryShape = {
   type: 'object',
   properties: {
