@@ -60,6 +60,16 @@ async function expectIndexIsProjection(backend: MemoryBackend): Promise<void> {
 }
 
 describe('memory_forget', () => {
+  it('a memory whose front-matter holds the value digits by chance (its time) does not repeat the value', async () => {
+    // Written at 10:58:58: "58" is in both memories' times. Only what a memory says counts.
+    const { backend } = await store('2026-03-01T10:58:58.058Z')
+    const keep = await writeHandler(backend, { summary: 'The office wifi is called Harbor.', title: 'Wifi name' })
+    const ep = await writeHandler(backend, { summary: 'The wifi password is teal-otter-58.', title: 'Wifi password' })
+    const out = await forgetValueHandler(backend, { id: ep.id })
+    expect(out.forgotten.map((f) => f.id)).toEqual([ep.id])
+    expect((await searchHandler(backend, { query: 'office wifi' })).hits.map((h) => h.id)).toEqual([keep.id])
+  })
+
   it('forgets one memory by id with its raw text; search, injection, digests and as-of stop saying it', async () => {
     const { backend } = await store()
     const keep = await writeHandler(backend, { summary: 'The office wifi is called Harbor.', title: 'Wifi name' })

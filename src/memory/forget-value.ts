@@ -13,6 +13,7 @@ import { isSearchable } from '../retrieve/search-index.js'
 import { isStrongTerm, tokenize } from '../retrieve/tokenizer.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { ensureFresh } from '../store/freshness.js'
+import { parseFile } from '../store/frontmatter.js'
 import { slotOf, type IndexLookup } from '../store/index-view.js'
 import type { IndexEntry, MemoryStatus, MemoryType } from '../types.js'
 import { sweepDigests, type DigestChange } from './digest-sweep.js'
@@ -82,11 +83,15 @@ interface Plan {
 
 type ReadFile = (relPath: string) => Promise<string | null>
 
-/** Everything a memory file and its raw text say, for the repeat check. */
+/**
+ * Everything a memory and its raw text say, for the repeat check: its words, never its
+ * front-matter (whose ids and times hold digits that would pass for a value by chance).
+ */
 async function fullText(entry: IndexEntry, readFile: ReadFile): Promise<string> {
-  const own = (await readFile(entry.path)) ?? `${entry.title}\n${entry.summary}`
+  const file = await readFile(entry.path)
+  const said = [entry.title, entry.summary, ...entry.tags, ...entry.entities, file === null ? '' : parseFile(file).body].join('\n')
   const raw = entry.raw_ref !== null ? await readFile(entry.raw_ref) : null
-  return raw === null ? own : `${own}\n${raw}`
+  return raw === null ? said : `${said}\n${parseFile(raw).body}`
 }
 
 async function planForget(view: IndexLookup, readFile: ReadFile, req: { id?: string; query?: string; terms: string[] }): Promise<Plan> {
