@@ -31,8 +31,11 @@ export async function sweepDigests(
   for (const path of await backend.listFiles('digests')) {
     if (!path.endsWith('.md') || path.endsWith('/_index.md') || targets.has(path)) continue
     const text = await backend.readFile(path)
-    if (text === null || !repeats(text)) continue
-    const named = parseFile(text).data.slot
+    if (text === null) continue
+    // What the digest says, not its front-matter (times and fingerprints hold digits by chance).
+    const { data, body } = parseFile(text)
+    if (!repeats(body)) continue
+    const named = data.slot
     targets.set(path, typeof named === 'string' ? named : '')
   }
   const changes: DigestChange[] = []
