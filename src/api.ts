@@ -23,10 +23,19 @@ export { purgeHandler, memoryPurgeTool } from './tools/memory-purge.js'
 export { duplicatesHandler, memoryDuplicatesTool } from './tools/memory-duplicates.js'
 export { mergeHandler, memoryMergeTool } from './tools/memory-merge.js'
 export { undemoteHandler, memoryUndemoteTool } from './tools/memory-undemote.js'
+export { timelineHandler, memoryTimelineTool } from './tools/memory-timeline.js'
+export { neighborsHandler, memoryNeighborsTool } from './tools/memory-neighbors.js'
+export { roomsHandler, memoryRoomsTool } from './tools/memory-rooms.js'
+export { decayHandler, memoryDecayTool } from './tools/memory-decay.js'
+export { restoreHandler, memoryRestoreTool } from './tools/memory-restore.js'
+export { auditForgottenHandler, memoryAuditForgottenTool } from './tools/memory-audit-forgotten.js'
 export { sanitizeText, guardValue, INJECTION_KINDS, type InjectionKind, type InjectionWarning } from './memory/injection-guard.js'
 export { identifiersOf } from './retrieve/identifiers.js'
 export { asOfView, retrievalAsOf, viewAsOf, parseAsOf, StatusReplay } from './memory/as-of.js'
 export { TOOLS, findTool } from './tools/index.js'
+export { routeTool, routeTools, type StoreSet, type PersonalStore, type StoreName, type StoreSelector } from './stores/route.js'
+export { kindsOf, storeForKinds, KIND_TAGS, type MemoryKind } from './stores/kind.js'
+export { projectIdentity, normaliseRemote, type ProjectIdentity } from './stores/project-id.js'
 export type { ToolDeclaration, ToolAnnotations } from './tools/tool.js'
 export { outputViolation, type Schema, type Infer } from './tools/schema.js'
 export { MemoryError, ERROR_CODES, type ErrorCode } from './errors.js'
@@ -74,6 +83,16 @@ export {
   type SettleRequest,
   type SettleResult,
 } from './lifecycle/auto-settle-writer.js'
+export {
+  backfillHistory,
+  BACKFILL_DEFAULTS,
+  BACKFILL_TURN_EVENT,
+  type BackfillOptions,
+  type BackfillProgress,
+  type BackfillReport,
+} from './lifecycle/backfill.js'
+export { isUnderReview } from './store/review-fields.js'
+export type { ReviewState } from './types.js'
 export { softDelete, restore, type StatusMove } from './memory/soft-delete.js'
 export { purgeDeleted, type PurgeOptions, type PurgeResult } from './memory/purge.js'
 export { exportBundle, DEFAULT_BUNDLE_BYTES, type Bundle, type BundleFile, type ExportOptions } from './memory/export.js'

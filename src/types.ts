@@ -13,6 +13,8 @@ export const MEMORY_STATUSES = [
   'conflict',
   'deleted_pending',
   'orphaned',
+  // Decay: idle and unimportant, out of search and injection; reversible (src/memory/decay.ts).
+  'archived',
 ] as const
 export type MemoryStatus = (typeof MEMORY_STATUSES)[number]
 
@@ -84,6 +86,31 @@ export interface IndexEntry {
   retracted_by?: string
   /** For a guard: the situation to watch for and what to do then. */
   guard?: Guard
+  // Place fields (src/store/place-fields.ts): present only when the file states them.
+  /** Where the memory stands in the palace: `room#slot`, such as `topics-2#4` (src/memory/rooms.ts). */
+  location?: string
+  /** Ids this memory links to: front-matter `links`, then `[[id]]` in the body. */
+  links?: string[]
+  /** Retrieval practice (src/store/review-fields.ts): the SM-2 schedule, or `off`; only when the file states it. */
+  review?: ReviewState | 'off'
+}
+
+/** A memory's SM-2 schedule, as its front-matter states it (`review_due`, `review_interval`, ...). */
+export interface ReviewState {
+  /** When the memory is next due for recall (ISO-8601). */
+  due: string
+  /** Days between the last review and `due`. */
+  interval: number
+  /** SM-2 ease factor, at least 1.3. */
+  ease: number
+  /** Successful recalls in a row. */
+  reps: number
+  /** Failed recalls so far. */
+  lapses: number
+  /** The last review, null when never graded. */
+  reviewed_at: string | null
+  /** How much the memory matters, 0-1: recalls raise it, failures lower it. */
+  importance: number
 }
 
 /** Evidence behind a memory: a command to re-run it, the output expected, the last result and when. */

@@ -25,7 +25,9 @@
  * (memory_search_hybrid), `assemble` (memory_assemble), `digest` (memory_digest), `sweep`
  * (memory_sweep), `verify` (memory_verify), `duplicates` (memory_duplicates), `merge`
  * (memory_merge), `undemote` (memory_undemote), `history` (memory_history), `lineage`
- * (memory_lineage), `forgetMemory` (memory_forget), `purge` (memory_purge), each output checked against its tool's
+ * (memory_lineage), `forgetMemory` (memory_forget), `purge` (memory_purge), `timeline`, `neighbors`, `rooms`, `decay`,
+ * `restore` and `auditForgotten` (memory_timeline, _neighbors, _rooms, _decay, _restore, _audit_forgotten),
+ * `reviewQueue`, `review`, `report` and `assess` (memory_review_queue, _review, _report, _assess), each output checked against its tool's
  * declared output schema (tools looked up by name in TOOLS); `inject` (`injectionText(backend,
  * input)` of src/api.ts, after the signals settle; the runner checks that it returns synchronously,
  * not a Promise, that text.length <= budgetChars and that the text holds no `{{`); `writeConfig`
@@ -37,7 +39,7 @@
  * hold it); and the store ops `rebuild`, `index` (filters: id, type or a list of
  * types, status, pathPrefix; sort; fields),
  * `indexStats`, `ledger`, `exists`, `readFile`, `writeFile`, `appendFile`, `removeFile`.
- * Case names are `NN-words` or `NNN-words`; the number is unique.
+ * Case names are `NN-words`, `NNN-words` or `NNNN-words`; the number is unique.
  *
  * Assertions: value, lte, gte, length, includes, startsWith, jsonIncludes, jsonNotIncludes, error.
  *
@@ -301,6 +303,16 @@ export const HANDLER_OPS: Readonly<Record<string, FixtureTool>> = {
   lineage: toolNamed('memory_lineage'),
   forgetMemory: toolNamed('memory_forget'),
   purge: toolNamed('memory_purge'),
+  timeline: toolNamed('memory_timeline'),
+  neighbors: toolNamed('memory_neighbors'),
+  rooms: toolNamed('memory_rooms'),
+  decay: toolNamed('memory_decay'),
+  restore: toolNamed('memory_restore'),
+  auditForgotten: toolNamed('memory_audit_forgotten'),
+  reviewQueue: toolNamed('memory_review_queue'),
+  review: toolNamed('memory_review'),
+  report: toolNamed('memory_report'),
+  assess: toolNamed('memory_assess'),
 }
 
 /** Ops whose result is an array of outputs of one tool: each output is checked against its schema. */
@@ -388,6 +400,16 @@ export const OPS: Readonly<Record<string, OpFn>> = {
   lineage: handlerOp('lineage'),
   forgetMemory: handlerOp('forgetMemory'),
   purge: handlerOp('purge'),
+  timeline: handlerOp('timeline'),
+  neighbors: handlerOp('neighbors'),
+  rooms: handlerOp('rooms'),
+  decay: handlerOp('decay'),
+  restore: handlerOp('restore'),
+  auditForgotten: handlerOp('auditForgotten'),
+  reviewQueue: handlerOp('reviewQueue'),
+  review: handlerOp('review'),
+  report: handlerOp('report'),
+  assess: handlerOp('assess'),
 
   /**
    * Resident injection: `injectionText(backend, { enabled?, budgetChars?, cue? })`, called after the
@@ -414,7 +436,7 @@ export const OPS: Readonly<Record<string, OpFn>> = {
 
   /** Writes config.json (the panel's settings) with the given fields, replacing the file. */
   async writeConfig(ctx, input) {
-    const rec = objectInput('writeConfig', input, ['requireConfirmation', 'redactSecrets', 'defaultBudget', 'maxTopK', 'injectEnabled', 'injectBudgetChars', 'autoSettleEnabled'])
+    const rec = objectInput('writeConfig', input, ['requireConfirmation', 'redactSecrets', 'defaultBudget', 'maxTopK', 'injectEnabled', 'injectBudgetChars', 'autoSettleEnabled', 'decayAfterDays'])
     const abs = storePath(ctx, 'writeConfig', 'config.json')
     await fs.mkdir(path.dirname(abs), { recursive: true })
     await fs.writeFile(abs, `${JSON.stringify(rec, null, 2)}\n`, 'utf8')
@@ -771,7 +793,7 @@ async function compareWithRebuild(backend: MemoryBackend): Promise<string | null
 /** Checks that a case is well-formed (ops known, expectations point at steps, one assertion each at least). */
 export function caseFormatProblems(c: FixtureCase): string[] {
   const problems: string[] = []
-  if (typeof c.name !== 'string' || !/^\d{2,3}-[a-z0-9][a-z0-9-]*$/.test(c.name)) problems.push(`name ${JSON.stringify(c.name)} should look like "NN-words-with-dashes" (or NNN-)`)
+  if (typeof c.name !== 'string' || !/^\d{2,4}-[a-z0-9][a-z0-9-]*$/.test(c.name)) problems.push(`name ${JSON.stringify(c.name)} should look like "NN-words-with-dashes" (or NNN-, NNNN-)`)
   if (typeof c.description !== 'string' || c.description.trim() === '') problems.push('description is missing')
   if (!Array.isArray(c.steps) || c.steps.length === 0) problems.push('steps is empty')
   if (!Array.isArray(c.expect) || c.expect.length === 0) problems.push('expect is empty')

@@ -135,7 +135,7 @@ describe('the DSH plugin in process', () => {
     dir = await tempDir('mem-host-')
     root = await host({ web: true })
     info = vi.spyOn(console, 'info').mockImplementation(() => undefined)
-    fiber = await root.plugin(plugin as never, { root: path.join(dir, 'store') })
+    fiber = await root.plugin(plugin as never, { root: path.join(dir, 'store'), userRoot: path.join(dir, 'personal') })
   })
   afterAll(async () => {
     resources.stop()
@@ -148,6 +148,7 @@ describe('the DSH plugin in process', () => {
     expect(fiber.state).toBe(2) // ACTIVE
     expect(fiber.config).toEqual({
       root: path.join(dir, 'store'),
+      userRoot: path.join(dir, 'personal'),
       requireConfirmation: false,
       defaultBudget: 1200,
       maxTopK: 200,
@@ -242,6 +243,22 @@ describe('the DSH plugin in process', () => {
     const folded = (merged.folded as { id: string }[]).map((f) => f.id)
     expect((await ok('memory_undemote', { ids: folded })).restored).toHaveLength(1)
 
+    // rooms, navigation and decay
+    expect(((await ok('memory_rooms', {})).rooms as unknown[]).length).toBeGreaterThan(0)
+    expect((await ok('memory_timeline', { order: 'tour' })).total as number).toBeGreaterThan(0)
+    expect((await ok('memory_neighbors', { id: one.id })).id).toBe(one.id)
+    expect((await ok('memory_decay', {})).dry_run).toBe(true)
+    expect((await ok('memory_restore', { ids: [one.id] })).unchanged).toEqual([one.id])
+    expect((await ok('memory_audit_forgotten', {})).total).toBe(0)
+
+    // retrieval practice and the evidence gate
+    const batch = await ok('memory_search_hybrid', { query: 'nightly backups', session_id: 'gate-session' })
+    const refs = (batch.hits as { ref: string }[]).map((h) => h.ref).slice(0, 1)
+    expect((await ok('memory_assess', { batchId: batch.batch_id, evidenceRefs: refs, nextStrategy: 'answer', sufficient: true, session_id: 'gate-session' })).batchKnown).toBe(true)
+    expect((await ok('memory_review_queue', {})).due_total).toEqual(expect.any(Number))
+    expect((await ok('memory_review', { id: one.id })).id).toBe(one.id)
+    expect((await ok('memory_report', { id: one.id, grade: 4 })).recalled).toBe(true)
+
     // forget: soft, then hard
     await ok('forget_memories_by_session', { session_id: 'session-a' })
     const hard = await ok('forget_memories_by_session', { session_id: 'session-a', mode: 'hard', scope: 'include_shared_unlink' })
@@ -254,9 +271,9 @@ describe('the DSH plugin in process', () => {
     const r = await execute(root, 'memory_search_hybrid', { query: 'PostgreSQL' })
     const text = r.content[0]?.text ?? ''
     expect(text).toMatch(/^1 hit\(s\)/)
-    expect(text).toMatch(/\n- mem_\S+ \[topic, active\] /)
+    expect(text).toMatch(/\n- mem_\S+ \[topic, active, project store\] /)
     const write = await execute(root, 'write_memory', { summary: '周报每周五下午发', title: '周报' })
-    expect(write.content[0]?.text).toMatch(/^Stored mem_\S+ as topic, status active, at topics\//)
+    expect(write.content[0]?.text).toMatch(/^Stored mem_\S+ in the project store as topic, status active, at topics\//)
   })
 
   it('invalid input fails with INVALID_ARGS (registry) or our code (handler)', async () => {
@@ -315,7 +332,7 @@ describe('the DSH plugin in process', () => {
 
     const other = await host()
     const otherDir = await tempDir('mem-host-config-')
-    const otherFiber = await other.plugin(plugin as never, { root: otherDir, requireConfirmation: true, injectBudgetChars: 200 })
+    const otherFiber = await other.plugin(plugin as never, { root: otherDir, userRoot: await tempDir('mem-host-personal-'), requireConfirmation: true, injectBudgetChars: 200 })
     try {
       const r = await execute(other, 'write_memory', { summary: '确认闸门由 cordis 配置打开' })
       expect((r.value as { status: string }).status).toBe('suggested')
@@ -490,6 +507,7 @@ describe('optional host services', () => {
     const session = { id: 'session-live', deriveMessages: () => (derived++, messages) }
     const fiber = await root.plugin(plugin as never, {
       root: dir,
+      userRoot: null,
       lifecycle: { enabled: true, audit: true, autoSettle: { enabled: true, minIntervalMs: 60_000, minMessages: 1, maxCandidates: 3 } },
     })
     try {

@@ -163,6 +163,22 @@ describe('MCP server over stdio (built CLI)', () => {
     const folded = (merged.folded as { id: string }[]).map((f) => f.id)
     expect((await ok('memory_undemote', { ids: folded })).restored).toEqual([{ id: folded[0], from: (merged.survivor as { id: string }).id }])
 
+    // rooms, navigation and decay
+    expect(((await ok('memory_rooms', {})).rooms as unknown[]).length).toBeGreaterThan(0)
+    expect((await ok('memory_timeline', { order: 'tour' })).total as number).toBeGreaterThan(0)
+    expect((await ok('memory_neighbors', { id: one.id })).id).toBe(one.id)
+    expect((await ok('memory_decay', {})).dry_run).toBe(true)
+    expect((await ok('memory_restore', { ids: [one.id] })).unchanged).toEqual([one.id])
+    expect((await ok('memory_audit_forgotten', {})).total).toBe(0)
+
+    // retrieval practice and the evidence gate
+    const batch = await ok('memory_search_hybrid', { query: 'nightly backups', session_id: 'gate-session' })
+    const refs = (batch.hits as { ref: string }[]).map((h) => h.ref).slice(0, 1)
+    expect((await ok('memory_assess', { batchId: batch.batch_id, evidenceRefs: refs, nextStrategy: 'answer', sufficient: true, session_id: 'gate-session' })).batchKnown).toBe(true)
+    expect((await ok('memory_review_queue', {})).due_total).toEqual(expect.any(Number))
+    expect((await ok('memory_review', { id: one.id })).id).toBe(one.id)
+    expect((await ok('memory_report', { id: one.id, grade: 4 })).recalled).toBe(true)
+
     expect([...called].sort()).toEqual(TOOLS.map((t) => t.name).sort())
   })
 

@@ -400,11 +400,29 @@ function coherentMergeArb(seed: Seed): fc.Arbitrary<Record<string, unknown>> {
   return fc.record({ ids: some, into: fc.constantFrom(...seed.restatements), dryRun: fc.boolean() }, { requiredKeys: ['ids'] })
 }
 
-function inputArb(tool: ToolDeclaration, seed: Seed): fc.Arbitrary<unknown> {
+function inputArb(tool: ToolDeclaration, seed: Seed, backend?: MemoryBackend): fc.Arbitrary<unknown> {
+  // Retrieval practice takes active memories; by the time it runs, earlier tools have forgotten and purged many seeded ones.
+  const active = [...(backend?.sync?.indexView().values() ?? [])].filter((e) => e.status === 'active' && e.type !== 'raw').map((e) => e.id)
+  const practiceIds = fc.constantFrom(...(active.length > 0 ? active : seed.ids))
+  // Walks start from memories still in the index (purges by earlier tools remove seeded ones).
+  const present = [...(backend?.sync?.indexView().values() ?? [])].filter((e) => e.type !== 'raw').map((e) => e.id)
+  const walkIds = fc.constantFrom(...(present.length > 0 ? present : seed.ids))
   return fc.oneof(
     { weight: tool.name === 'write_memory' ? 6 : 0, arbitrary: coherentWriteArb(seed) },
     { weight: tool.name === 'memory_merge' ? 6 : 0, arbitrary: coherentMergeArb(seed) },
     { weight: tool.name === 'memory_undemote' ? 4 : 0, arbitrary: fc.record({ ids: fc.subarray(seed.restatements, { minLength: 1 }) }) },
+    // Rooms, navigation and decay: seeded ids, so that walks and restores reach the store.
+    { weight: tool.name === 'memory_neighbors' ? 4 : 0, arbitrary: fc.record({ id: walkIds, hops: fc.integer({ min: 1, max: 3 }) }) },
+    { weight: tool.name === 'memory_restore' ? 4 : 0, arbitrary: fc.record({ ids: fc.subarray(seed.ids, { minLength: 1, maxLength: 5 }) }) },
+    // Retrieval practice: seeded ids, and exactly one of grade and outcome, so that reveals and reports run.
+    { weight: tool.name === 'memory_review' ? 4 : 0, arbitrary: fc.record({ id: practiceIds }) },
+    {
+      weight: tool.name === 'memory_report' ? 6 : 0,
+      arbitrary: fc.oneof(
+        fc.record({ id: practiceIds, grade: fc.integer({ min: 0, max: 5 }) }),
+        fc.record({ id: practiceIds, outcome: fc.constantFrom('success', 'failure') }),
+      ),
+    },
     { weight: 4, arbitrary: objectArb(tool.input, tool.name, seed, true) },
     { weight: 4, arbitrary: objectArb(tool.input, tool.name, seed, false) },
     { weight: 1, arbitrary: fc.anything() },
@@ -438,7 +456,7 @@ describe('every tool under random input', () => {
       const started = Date.now()
       const handler = tool.handler as unknown as (b: MemoryBackend, input: unknown) => Promise<unknown>
       await fc.assert(
-        fc.asyncProperty(inputArb(tool, seed), async (input) => {
+        fc.asyncProperty(inputArb(tool, seed, backend), async (input) => {
           let out: unknown
           try {
             out = await handler(backend, input)

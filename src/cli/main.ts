@@ -13,6 +13,8 @@ import { serveStdio } from '../mcp/stdio.js'
 import { memoryStats } from '../memory/stats.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { createFileBackend } from '../store/file-backend.js'
+import { projectIdentity } from '../stores/project-id.js'
+import { routeTool } from '../stores/route.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { rebuildIndex } from '../store/rebuild.js'
 import { confirmHandler } from '../tools/memory-confirm.js'
@@ -62,7 +64,9 @@ Usage:
   memory-agent --help                    this text
 
 Every store command takes --root DIR, else $MEMORY_AGENT_ROOT, else ./.agent/memory of the working
-directory; --user picks ~/.agent/memory. --json prints the structured output instead of text.
+directory. Tool commands and mcp also serve the personal store given by --user-root DIR, else
+$MEMORY_AGENT_USER_ROOT (unset: the project store alone); --user works on the personal store alone
+(default ~/.agent/memory). --json prints the structured output instead of text.
 Exit codes: 0 ok, 2 usage or INVALID_INPUT, 3 NOT_FOUND, 4 INVALID_STATE, 5 PATH_OUTSIDE_ROOT,
 6 LOCK_TIMEOUT, 1 anything else.
 `
@@ -141,10 +145,23 @@ function storeRoot(args: string[]): string {
   const root = option(args, '--root')
   if (root !== undefined && args.includes('--user')) throw usageError('--root and --user exclude each other')
   if (root !== undefined) return path.resolve(root)
-  if (args.includes('--user')) return path.join(homedir(), '.agent', 'memory')
+  if (args.includes('--user')) return userRoot(args) ?? path.join(homedir(), '.agent', 'memory')
   const env = process.env['MEMORY_AGENT_ROOT']
   if (env !== undefined && env !== '') return path.resolve(env)
   return path.join(process.cwd(), '.agent', 'memory')
+}
+
+/** The personal store's folder when one is named: --user-root, else $MEMORY_AGENT_USER_ROOT. */
+function userRoot(args: string[]): string | undefined {
+  const root = option(args, '--user-root') ?? process.env['MEMORY_AGENT_USER_ROOT']
+  return root !== undefined && root !== '' ? path.resolve(root.replace(/^~(?=$|[\\/])/, homedir())) : undefined
+}
+
+/** The personal store served beside the project store, unless --user asked for it alone. */
+function personalStore(args: string[], projectRoot: string): { root: string; projectId: string } | undefined {
+  const root = userRoot(args)
+  if (root === undefined || args.includes('--user') || root === projectRoot) return undefined
+  return { root, projectId: projectIdentity(process.cwd()).id }
 }
 
 /** A tool command: flags from the tool's schema, its text rendering or --json, caches flushed after. */
@@ -154,15 +171,20 @@ async function runTool(command: string, args: string[]): Promise<number> {
     process.stdout.write(commandHelp(command))
     return 0
   }
-  const backend = createFileBackend(storeRoot(args))
+  const root = storeRoot(args)
+  const backend = createFileBackend(root)
+  const personal = personalStore(args, root)
+  const user = personal !== undefined ? createFileBackend(personal.root) : undefined
   try {
+    const tool = user !== undefined ? routeTool(parsed.tool, { user, projectId: personal?.projectId ?? '' }) : parsed.tool
     // The handler validates the input (INVALID_INPUT naming the field), so it takes it as parsed.
-    const untyped = parsed.tool as unknown as { handler(backend: MemoryBackend, input: unknown): Promise<unknown> }
+    const untyped = tool as unknown as { handler(backend: MemoryBackend, input: unknown): Promise<unknown> }
     const out = await untyped.handler(backend, parsed.input)
     process.stdout.write(`${parsed.json ? JSON.stringify(out, null, 2) : renderValue(parsed.tool.name, out)}\n`)
     return 0
   } finally {
     await flushCaches(backend)
+    if (user !== undefined) await flushCaches(user)
   }
 }
 
@@ -220,7 +242,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'mcp':
       // stdout is the protocol from here on; everything else goes to stderr.
-      await serveStdio(storeRoot(args), packageVersion())
+      await serveStdio(storeRoot(args), packageVersion(), personalStore(args, storeRoot(args)))
       return 0
     case 'stats':
       return stats(args)

@@ -37,7 +37,7 @@ export const TOOL_COMMANDS: Readonly<Record<string, ToolCommand>> = {
 }
 
 /** Flags every store command takes besides the ones derived from its schema. */
-export const COMMON_FLAGS = ['--root', '--user', '--json', '--help'] as const
+export const COMMON_FLAGS = ['--root', '--user', '--user-root', '--store', '--json', '--help'] as const
 
 /** The process exit code of an error code, mapped once for the CLI. */
 export function exitCode(code: ErrorCode | undefined): number {
@@ -119,7 +119,7 @@ export interface ParsedCommand {
 }
 
 /** Global flags that take a value; their values are read by main.ts. */
-const VALUE_FLAGS = new Set(['--root'])
+const VALUE_FLAGS = new Set(['--root', '--user-root'])
 
 /** argv after the command name -> the tool and its input. Throws INVALID_INPUT (exit 2) on misuse. */
 export function parseToolCommand(command: string, args: readonly string[]): ParsedCommand {
@@ -155,6 +155,8 @@ export function parseToolCommand(command: string, args: readonly string[]): Pars
     if (name === '--json') json = true
     else if (name === '--help') help = true
     else if (name === '--user') continue
+    // The routing layer's field (src/stores/route.ts): only a command serving two stores accepts it.
+    else if (name === '--store') fields['store'] = next()
     else if (VALUE_FLAGS.has(name)) next()
     else if (name === '--input') {
       const value = parseJson('--input', next())
@@ -227,7 +229,7 @@ export function commandHelp(command: string): string {
     '',
     tool.description,
     '',
-    `Usage: memory-agent ${command}${positional} [--root DIR | --user] [--json] [--input JSON] [flags]`,
+    `Usage: memory-agent ${command}${positional} [--root DIR] [--user-root DIR | --user] [--json] [--input JSON] [flags]`,
     '',
     'Flags:',
     ...rows,
@@ -235,6 +237,10 @@ export function commandHelp(command: string): string {
     '      The whole input object; flags given beside it override its fields.',
     '  --root DIR, --user, --json',
     '      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory); --json prints the structured output.',
+    '  --user-root DIR',
+    '      Also serve the personal store (default $MEMORY_AGENT_USER_ROOT; unset: the project store alone); --user: the personal store alone.',
+    '  --store project|user|all',
+    '      With two stores: which one (reads default to all, writes go by kind).',
     '',
   ].join('\n')
 }

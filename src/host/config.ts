@@ -13,6 +13,7 @@ import { INJECT_MAX_BUDGET, INJECT_MIN_BUDGET } from '../memory/inject.js'
 
 export interface PluginConfig {
   root: string | null
+  userRoot: string | null
   requireConfirmation: boolean
   defaultBudget: number
   maxTopK: number
@@ -26,10 +27,16 @@ export interface PluginConfig {
   }
 }
 
+/** Where the personal store lives unless configured; `~` is resolved with os.homedir() in index.ts. */
+export const DEFAULT_USER_ROOT = '~/.agent/memory'
+
 export const PluginConfig: Schema<PluginConfig> = Schema.object({
   root: Schema.union([Schema.string(), Schema.const(null)])
     .default(null)
     .description('The memory store folder; null means <cwd>/.agent/memory, a relative path is taken from the cwd.'),
+  userRoot: Schema.union([Schema.string(), Schema.const(null)])
+    .default(DEFAULT_USER_ROOT)
+    .description('The personal store (preferences and identity, shared by every project); a leading ~ is the home folder; null serves the project store alone.'),
   requireConfirmation: Schema.boolean().default(DEFAULT_CONFIG.requireConfirmation).description('New memories wait as suggested until memory_confirm.'),
   defaultBudget: Schema.natural().min(50).max(100_000).default(DEFAULT_CONFIG.defaultBudget).description('memory_assemble token budget when the call gives none.'),
   maxTopK: Schema.natural().min(1).max(200).default(DEFAULT_CONFIG.maxTopK).description('The most hits one search returns.'),

@@ -15,6 +15,7 @@
  */
 
 import { existsSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { AutoSettleHeartbeat } from './heartbeat.js'
 import type { HostContext, HostSession, SessionStore, WebServer } from './host-types.js'
@@ -30,6 +31,8 @@ import { flushCaches } from '../retrieve/retriever.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { createFileBackend } from '../store/file-backend.js'
 import { TOOLS } from '../tools/index.js'
+import { projectIdentity } from '../stores/project-id.js'
+import { routeTools, type PersonalStore } from '../stores/route.js'
 
 export const name = 'dsh-memory-agent'
 
@@ -101,12 +104,26 @@ function openBackend(config: Config): MemoryBackend {
   })
 }
 
+/**
+ * The personal store beside the project store (`userRoot`, `~` for the home folder; null: none),
+ * with the project identity recorded when a write goes there (src/stores/).
+ */
+function openPersonal(config: Pick<Config, 'userRoot'>, backend: MemoryBackend): PersonalStore | undefined {
+  if (config.userRoot === null) return undefined
+  const root = path.resolve(config.userRoot.replace(/^~(?=$|[\\/])/, os.homedir()))
+  // One folder configured as both stores is one store.
+  if (root === backend.root) return undefined
+  return { user: createFileBackend(root, { probes: backend.probes ?? {} }), projectId: projectIdentity(process.cwd()).id }
+}
+
 export async function apply(ctx: HostContext, config: Config): Promise<void> {
   const backend = openBackend(config)
   setConfigBase(backend, runtimeBase(config))
+  const personal = openPersonal(config, backend)
+  if (personal !== undefined) setConfigBase(personal.user, runtimeBase(config))
   const dsh = await loadDshTools()
   // Each registration is an effect of this fiber: disposing the plugin removes it.
-  for (const tool of TOOLS) ctx.tools.register(dshTool(tool, backend, dsh))
+  for (const tool of personal !== undefined ? routeTools(TOOLS, personal) : TOOLS) ctx.tools.register(dshTool(tool, backend, dsh))
 
   const heartbeat = new AutoSettleHeartbeat(backend, config.lifecycle.autoSettle)
   const pending = new Set<Promise<void>>()
@@ -164,6 +181,7 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
     () => async () => {
       await Promise.all([heartbeat.idle(), ...pending])
       await flushCaches(backend)
+      if (personal !== undefined) await flushCaches(personal.user)
     },
     'memory-agent: finish background work, flush caches',
   )

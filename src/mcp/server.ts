@@ -10,6 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { isMemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
+import { routeTools, type PersonalStore } from '../stores/route.js'
 import { TOOLS } from '../tools/index.js'
 import { renderValue } from '../tools/render.js'
 import type { ToolDeclaration } from '../tools/tool.js'
@@ -34,10 +35,13 @@ async function call(tool: ToolDeclaration, backend: MemoryBackend, args: unknown
   }
 }
 
-/** An MCP server offering every tool over backend; connect it to a transport to serve. */
-export function createMcpServer(backend: MemoryBackend, version = '0.0.0'): McpServer {
+/**
+ * An MCP server offering every tool over backend (the project store), and over the personal store
+ * too when one is given (src/stores/route.ts); connect it to a transport to serve.
+ */
+export function createMcpServer(backend: MemoryBackend, version = '0.0.0', personal?: PersonalStore): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version })
-  for (const tool of TOOLS) {
+  for (const tool of personal !== undefined ? routeTools(TOOLS, personal) : TOOLS) {
     server.registerTool(
       tool.name,
       {

@@ -7,20 +7,24 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { createFileBackend } from '../store/file-backend.js'
+import type { PersonalStore } from '../stores/route.js'
 import { createMcpServer } from './server.js'
 
 /** How long the process may take to end by itself once closed, before it is ended. */
 const EXIT_GRACE_MS = 2000
 
-export async function serveStdio(root: string, version: string): Promise<void> {
+/** Serves root (the project store), with the personal store at userRoot when given. */
+export async function serveStdio(root: string, version: string, personal?: { root: string; projectId: string }): Promise<void> {
   const backend = createFileBackend(root)
-  const server = createMcpServer(backend, version)
+  const user: PersonalStore | undefined = personal !== undefined ? { user: createFileBackend(personal.root), projectId: personal.projectId } : undefined
+  const server = createMcpServer(backend, version, user)
   let closing: Promise<void> | undefined
   const close = (why: string): Promise<void> => {
     closing ??= (async () => {
       try {
         await server.close()
         await flushCaches(backend)
+        if (user !== undefined) await flushCaches(user.user)
       } catch (err) {
         process.stderr.write(`memory-agent mcp: closing after ${why}: ${err instanceof Error ? err.message : String(err)}\n`)
         process.exitCode = 1
@@ -35,5 +39,5 @@ export async function serveStdio(root: string, version: string): Promise<void> {
   process.once('SIGTERM', () => void close('SIGTERM'))
   process.once('SIGINT', () => void close('SIGINT'))
   await server.connect(new StdioServerTransport())
-  process.stderr.write(`memory-agent mcp: serving ${root} over stdio\n`)
+  process.stderr.write(`memory-agent mcp: serving ${root}${personal !== undefined ? ` and the personal store ${personal.root}` : ''} over stdio\n`)
 }

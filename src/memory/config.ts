@@ -16,6 +16,8 @@ export interface RuntimeConfig {
   injectEnabled: boolean
   injectBudgetChars: number
   autoSettleEnabled: boolean
+  /** Decay: a low-importance memory without a hit for this many days is archived by memory_decay. */
+  decayAfterDays: number
 }
 
 export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
@@ -26,12 +28,14 @@ export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
   injectEnabled: true,
   injectBudgetChars: 1500,
   autoSettleEnabled: false,
+  decayAfterDays: 90,
 })
 
 const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
   defaultBudget: [50, 100_000],
   maxTopK: [1, 200],
   injectBudgetChars: [200, 8000],
+  decayAfterDays: [1, 3650],
 }
 
 /**

@@ -23,6 +23,7 @@ import { digestPath } from './digest.js'
 import { markers } from './evidence.js'
 import { guardLine, matchingGuards } from './guards.js'
 import { readUsageSync } from './signals.js'
+import { dueCount } from './review.js'
 
 /** The first line of injected text; auto-settle uses it to recognise its own echo. */
 export const INJECTION_HEADING = '## 长期记忆 (dsh-memory-agent)'
@@ -54,6 +55,11 @@ export interface InjectionResult {
 /** `{{` can never reach the host's template engine: a zero-width space goes between the braces. */
 export function neutralizeTemplates(text: string): string {
   return text.replace(/\{(?=\{)/g, '{\u200b')
+}
+
+/** The count of memories due for recall today, said in resident injection. */
+export function dueLine(n: number): string {
+  return `（今日待回忆 ${n} 条：memory_review_queue 看线索，先回忆再 memory_review 核对）`
 }
 
 function omissionLine(n: number): string {
@@ -111,6 +117,10 @@ export function injectionText(backend: MemoryBackend, options: InjectionOptions 
     const reserve = (remaining: number) => (remaining > 0 ? 1 + omissionLine(remaining).length : 0)
     const nowMs = Date.parse(backend.now())
     const view = sync.indexView()
+    // Retrieval practice: how many memories are due for recall (review.ts), when that fits.
+    const due = dueCount(view.values(), nowMs)
+    const dueLines = due > 0 && length + 1 + dueLine(due).length + reserve(candidates.length) <= budgetChars ? [dueLine(due)] : []
+    for (const l of dueLines) length += 1 + l.length
     // Guards the turn matches lead, while they fit; they are not counted as included memories.
     const guardLines: string[] = []
     for (const g of options.cue !== undefined ? matchingGuards(view, options.cue) : []) {
@@ -133,7 +143,7 @@ export function injectionText(backend: MemoryBackend, options: InjectionOptions 
     // A heading with no memory under it is noise; what did not fit is still counted.
     if (lines.length === 0 && guardLines.length === 0) return { ...EMPTY(budgetChars, staleSkipped), omitted: candidates.length }
     const omitted = candidates.length - lines.length
-    const text = [head, ...guardLines, ...lines, ...(omitted > 0 ? [omissionLine(omitted)] : [])].join('\n')
+    const text = [head, ...dueLines, ...guardLines, ...lines, ...(omitted > 0 ? [omissionLine(omitted)] : [])].join('\n')
     return { text, included: lines.length, omitted, staleSkipped, budgetChars, ...(guarded.length > 0 ? { injectionWarnings: guarded } : {}) }
   } catch (err) {
     console.warn(`dsh-memory-agent: resident injection skipped: ${err instanceof Error ? err.message : String(err)}`)

@@ -50,7 +50,8 @@ export interface NavResult {
   skipped_index_lines?: number
 }
 
-const SORTS: Record<NavSort, (a: IndexEntry, b: IndexEntry) => number> = {
+/** Nav orders, shared with the two-store merge (src/stores/merge.ts). */
+export const SORTS: Record<NavSort, (a: IndexEntry, b: IndexEntry) => number> = {
   recent: (a, b) => b.time.localeCompare(a.time) || a.id.localeCompare(b.id),
   oldest: (a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id),
   title: (a, b) => a.title.localeCompare(b.title) || a.id.localeCompare(b.id),

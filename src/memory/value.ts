@@ -66,6 +66,8 @@ export function holdsValue(anchor: ValueAnchor, text: string): boolean {
 export const SKELETON_FIELDS: ReadonlySet<string> = new Set([
   'at', 'event', 'id', 'ids', 'raw_id', 'session_id', 'source', 'status', 'from', 'to', 'action', 'mode', 'scope',
   'type', 'change', 'dedupe', 'similarity', 'by', 'superseded', 'activated', 'matched', 'propagated', 'redacted',
+  // a palace location (room#slot) holds no memory text, and keeps a purged slot from being given again
+  'location',
 ])
 
 /** An event with every field outside the skeleton replaced by `marker` (numbers and booleans kept). */

@@ -9,12 +9,14 @@ import { invalidInput } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { cleanAnchors, contentHash, detailsOf, memoryBody, parseFile } from '../store/frontmatter.js'
 import { bigramJaccard, collapseWhitespace, normalizeForHash, slugify, truncate } from '../text.js'
-import type { AnchorKind, IndexEntry, MemoryStatus, Source, SourceKind } from '../types.js'
+import { MEMORY_STATUSES, type AnchorKind, type IndexEntry, type MemoryStatus, type Source, type SourceKind } from '../types.js'
 import { loadConfig, type RuntimeConfig } from './config.js'
 import { redactSecrets, type RedactionKind } from './redact.js'
 import { slotOf, type IndexLookup } from '../store/index-view.js'
 import { LIVE, rawSibling, slotMates, supersedeSlot } from './slots.js'
 import { transact, type Txn } from './txn.js'
+import { checkPlacard, placeNew, saveRooms, type PlacardCheck } from './rooms.js'
+import { firstDue } from './sm2.js'
 import {
   differentScopeWarning,
   enrichRepeat,
@@ -43,6 +45,8 @@ export interface WriteRequest extends ClaimRequest {
   requireConfirmation?: boolean
   expectConflict?: boolean
   anchors?: Array<{ kind: AnchorKind; name?: string; value?: string }>
+  /** Ids of memories this one links to (front-matter `links`). */
+  links?: string[]
 }
 
 export interface WriteResult {
@@ -63,6 +67,10 @@ export interface WriteResult {
   scope?: string
   /** When its evidence was last checked (a passing result without a time is stamped now). */
   verified_at?: string
+  /** Its place in the palace, `room#slot` (src/memory/rooms.ts). */
+  location?: string
+  /** How well its title serves as a placard, with a rewrite hint below 1. */
+  placard?: PlacardCheck
 }
 
 /** Near duplicates: same slot and character 2-gram Jaccard at least this. */
@@ -135,6 +143,8 @@ export const OWN_FRONT_MATTER = new Set([
   'supersedes', 'superseded_by', 'variants', 'raw_ref', 'episode', 'anchors',
   // memory_merge's record (memory/merge.ts)
   'merged_into', 'merged_from', 'merged_at',
+  // the palace (memory/rooms.ts) and decay (memory/decay.ts)
+  'location', 'archived_at', 'archived_reason',
 ])
 
 /** A write request checked and normalised, secrets redacted: what the write path compares and stores. */
@@ -285,6 +295,9 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       )
     }
     const path = type === 'episode' ? `episodes/${at.slice(0, 10)}-${id}.md` : `topics/${slugify(title)}-${id}.md`
+    const place = await placeNew(txn.backend, txn.index, type, () =>
+      versioned ? slotMates(txn, { id, type, key: slotKey, title, scope: claim.scope ?? undefined }, new Set(MEMORY_STATUSES)) : [],
+    )
     const rivals = versioned && !gated ? slotMates(txn, { id, type, key: slotKey, title, scope: claim.scope ?? undefined }) : []
     const conflict = req.expectConflict === true && rivals.length > 0
     const status: MemoryStatus = gated ? 'suggested' : conflict ? 'conflict' : 'active'
@@ -305,6 +318,10 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
         variants: conflict ? rivals.map((r) => r.id) : [],
         raw_ref: rawRef,
         anchors: cleanAnchors(req.anchors),
+        location: place.location,
+        links: [...new Set(req.links ?? [])],
+        // Retrieval practice (review.ts): first due a day after it is written; backfill opts out through frontMatter.
+        review_due: firstDue(txn.now),
         ...w.frontMatter,
         ...stampedFrontMatter(claim, txn.now),
       },
@@ -323,6 +340,8 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       for (const kept of keptApartInSlot(txn, entry)) if (kept.id !== repeat?.entry.id) warnings.push(differentScopeWarning(kept, claim.scope, 'version'))
     }
     if (target !== null) await markRetracted(txn, target, id)
+    const placard = place.location === null ? null : checkPlacard(entry, txn.index.values(), (e) => versioned && e.type === type && slotOf(e) === slot)
+    if (place.state !== null) await saveRooms(txn.backend, place.state)
     txn.log({
       event: 'write',
       id,
@@ -333,6 +352,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       source: source.kind,
       ...(rawRef !== null ? { raw_id: `${id}-raw` } : {}),
       ...(redactions.length > 0 ? { redactions } : {}),
+      ...(place.location !== null ? { location: place.location } : {}),
     })
     return {
       id,
@@ -347,6 +367,8 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       ...(warnings.length > 0 ? { warnings } : {}),
       ...(entry.scope !== undefined ? { scope: entry.scope } : {}),
       ...(entry.evidence?.verified_at != null ? { verified_at: entry.evidence.verified_at } : {}),
+      ...(entry.location !== undefined ? { location: entry.location } : {}),
+      ...(placard !== null ? { placard } : {}),
     }
   })
 }

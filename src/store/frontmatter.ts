@@ -25,6 +25,8 @@ import {
 import { collapseWhitespace, normalizeForHash, sha1, truncate } from '../text.js'
 import { typeOfFolder } from './layout.js'
 import { claimFieldsFromFrontMatter } from './claim-fields.js'
+import { placeFieldsFromFile } from './place-fields.js'
+import { reviewFieldsFromFrontMatter } from './review-fields.js'
 
 /** Longest summary kept in the summary layer, in characters. */
 export const MAX_SUMMARY_CHARS = 2000
@@ -245,5 +247,7 @@ export function entryFromFile(relPath: string, text: string, mtimeMs: number): I
     content_hash: contentHash(type, summary),
     checksum: sha1(text),
     ...claimFieldsFromFrontMatter(data),
+    ...placeFieldsFromFile(data, type === 'raw' ? '' : body),
+    ...reviewFieldsFromFrontMatter(data),
   }
 }

@@ -7,6 +7,8 @@
 
 import { cleanAnchors } from './frontmatter.js'
 import { claimFieldsFromIndexLine } from './claim-fields.js'
+import { placeFieldsFromIndexLine } from './place-fields.js'
+import { reviewFieldsFromIndexLine } from './review-fields.js'
 import {
   MEMORY_STATUSES,
   MEMORY_TYPES,
@@ -61,6 +63,8 @@ export function parseIndexLine(line: string): IndexEntry | null {
     content_hash: stringOr(r.content_hash, ''),
     checksum: stringOr(r.checksum, ''),
     ...claimFieldsFromIndexLine(r),
+    ...placeFieldsFromIndexLine(r),
+    ...reviewFieldsFromIndexLine(r),
   }
 }
 

@@ -40,7 +40,11 @@ from the first heading, summary from the first paragraph).
 
 Statuses: \`active\` (searchable), \`suggested\` (waits for confirmation), \`superseded\` (an older
 version), \`conflict\` (two versions wait for a decision), \`deleted_pending\` (forgotten, file
-kept), \`orphaned\` (a shared topic whose sources were all forgotten).
+kept), \`orphaned\` (a shared topic whose sources were all forgotten), \`archived\` (idle and of low
+importance, set aside by decay; \`memory_restore\` brings it back).
+
+\`location: room#slot\` is the memory's place in the palace (rooms.json keeps the tour); \`links\`
+and \`[[id]]\` in a body link memories to each other.
 `
 
 function folderNote(title: string, body: string): string {

@@ -57,7 +57,7 @@ const POINTER_FIELDS: ReadonlySet<string> = new Set(['supersedes', 'superseded_b
  * over everything, a newer version over a conflict, a conflict over a plain current version, a
  * current version over a pending one. The slot is put right after the merge (`conflicts.ts`).
  */
-const STATUS_RANK: readonly string[] = ['suggested', 'active', 'conflict', 'superseded', 'orphaned', 'deleted_pending']
+const STATUS_RANK: readonly string[] = ['suggested', 'active', 'conflict', 'archived', 'superseded', 'orphaned', 'deleted_pending']
 
 /** JSON with sorted keys: equality of parsed YAML values. */
 function canonical(value: unknown): string {

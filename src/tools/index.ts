@@ -17,7 +17,17 @@ import { memorySweepTool } from './memory-sweep.js'
 import { memoryVerifyTool } from './memory-verify.js'
 import type { ToolDeclaration } from './tool.js'
 import { memoryUndemoteTool } from './memory-undemote.js'
+import { memoryAssessTool } from './memory-assess.js'
+import { memoryReportTool } from './memory-report.js'
+import { memoryReviewQueueTool } from './memory-review-queue.js'
+import { memoryReviewTool } from './memory-review.js'
 import { writeMemoryTool } from './write-memory.js'
+import { memoryTimelineTool } from './memory-timeline.js'
+import { memoryNeighborsTool } from './memory-neighbors.js'
+import { memoryRoomsTool } from './memory-rooms.js'
+import { memoryDecayTool } from './memory-decay.js'
+import { memoryRestoreTool } from './memory-restore.js'
+import { memoryAuditForgottenTool } from './memory-audit-forgotten.js'
 
 export const TOOLS: readonly ToolDeclaration[] = [
   memoryNavTool,
@@ -37,6 +47,16 @@ export const TOOLS: readonly ToolDeclaration[] = [
   memoryLineageTool,
   memoryForgetTool,
   memoryPurgeTool,
+  memoryTimelineTool,
+  memoryNeighborsTool,
+  memoryRoomsTool,
+  memoryDecayTool,
+  memoryRestoreTool,
+  memoryAuditForgottenTool,
+  memoryAssessTool,
+  memoryReviewQueueTool,
+  memoryReviewTool,
+  memoryReportTool,
 ]
 
 export function findTool(name: string): ToolDeclaration | undefined {

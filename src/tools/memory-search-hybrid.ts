@@ -11,6 +11,8 @@ import { BRIEF_REQUIRED, briefFields } from './shapes.js'
 import { evidenceField, guardShape, scopeField } from './claim-fields.js'
 import { annotateSearch, requestPremises, type SearchAnnotations } from '../memory/claims-read.js'
 import { defineTool } from './tool.js'
+import { registerBatch } from '../memory/evidence-gate.js'
+import { sessionIdField } from './shapes.js'
 
 const stringList = (what: string) => ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 32, description: what }) as const
 
@@ -41,6 +43,7 @@ export const memorySearchHybridTool = defineTool(
         top_k: { type: 'integer', minimum: 1, maximum: 200, default: 10, description: 'How many hits at most (capped by the store setting maxTopK).' },
         asOf: asOfField,
         scope: { ...scopeField, description: 'Your premises, "key=value; key=value": memories whose premises conflict with them are left out (scopeExcluded counts them).' },
+        session_id: { ...sessionIdField, description: 'Your session: the answer is registered as an evidence batch of it, for memory_assess.' },
       },
       required: ['query'],
       additionalProperties: false,
@@ -61,8 +64,9 @@ export const memorySearchHybridTool = defineTool(
               scope: { type: 'string', description: 'The premises under which this memory holds.' },
               evidence: { ...evidenceField, description: 'For a memory with evidence: verified (passed, fresh) or asserted.' },
               retracted_by: { type: 'string', description: 'The retraction that withdrew this memory: do not rely on it.' },
+              ref: { type: 'string', description: 'Evidence ref of this hit in batch_id, for memory_assess.' },
             },
-            required: [...BRIEF_REQUIRED, 'tags', 'score', 'reason'],
+            required: [...BRIEF_REQUIRED, 'tags', 'score', 'reason', 'ref'],
             additionalProperties: false,
           },
         },
@@ -90,8 +94,9 @@ export const memorySearchHybridTool = defineTool(
         },
         scopeExcluded: { type: 'integer', minimum: 0, description: 'With scope: matches left out because their premises conflict with it.' },
         guards: { type: 'array', items: guardShape, description: 'Guards whose trigger the query matches: do what they say.' },
+        batch_id: { type: 'string', description: 'This answer as an evidence batch: memory_assess { batchId, evidenceRefs } before answering from it.' },
       },
-      required: ['hits', 'guidance', 'alias_hits', 'eligible', 'reason', 'nearMisses'],
+      required: ['hits', 'guidance', 'alias_hits', 'eligible', 'reason', 'nearMisses', 'batch_id'],
       additionalProperties: false,
     },
     annotations: { readOnly: true, destructive: false, idempotent: true },
@@ -109,7 +114,13 @@ export const memorySearchHybridTool = defineTool(
     // A look into the past is not use of the memories of now.
     if (asOf === null) recordSearch(backend, { query: input.query, hitIds: result.hits.map((h) => h.id) })
     // Typed first: checking the literal against the inferred output type directly is too deep for tsc.
-    const out: SearchResult & SearchAnnotations = { ...result, ...annotateSearch(state, request, result.hits, asOf ?? Date.parse(backend.now())) }
+    const annotated: SearchResult & SearchAnnotations = { ...result, ...annotateSearch(state, request, result.hits, asOf ?? Date.parse(backend.now())) }
+    const { batchId, refs } = await registerBatch(backend, input.session_id, annotated.hits.map((h) => h.id))
+    const out: Omit<typeof annotated, 'hits'> & { hits: ((typeof annotated.hits)[number] & { ref: string })[]; batch_id: string } = {
+      ...annotated,
+      hits: annotated.hits.map((h, i) => ({ ...h, ref: refs[i] as string })),
+      batch_id: batchId,
+    }
     return out
   },
 )

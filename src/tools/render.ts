@@ -12,6 +12,9 @@ import type { memorySearchHybridTool } from './memory-search-hybrid.js'
 import type { memoryVerifyTool } from './memory-verify.js'
 import type { Infer } from './schema.js'
 import { renderForget, renderHistory, renderLineage, renderPurge } from './render-history.js'
+import { renderAuditForgotten, renderDecay, renderNeighbors, renderRestore, renderRooms, renderTimeline } from './render-place.js'
+import type { AuditForgottenOutput, DecayOutput, NeighborsOutput, RestoreOutput, RoomsOutput, TimelineOutput } from './place-outputs.js'
+import { renderAssess, renderReport, renderReview, renderReviewQueue } from './render-review.js'
 import type { writeMemoryTool } from './write-memory.js'
 import { truncateUnits } from '../text.js'
 import type { InjectionWarning } from '../memory/injection-guard.js'
@@ -36,31 +39,39 @@ function claimMarkText(m: { retracted_by?: string; evidence?: 'verified' | 'asse
 function renderSearch(v: Output<typeof memorySearchHybridTool>): string {
   const lines = v.hits.map(
     (h) =>
-      `- ${h.id} [${h.type}, ${h.status}${h.reason === 'alias' ? ', alias' : ''}${h.literalMatch !== undefined ? `, ${h.literalMatch} identifier(s) matched exactly` : ''}]${claimMarkText(h)} ${oneLine(h.title, 80)}: ${oneLine(h.summary, SUMMARY_CHARS)}` +
-      `${h.tags.length > 0 ? ` #${h.tags.join(' #')}` : ''} (${h.path}, score ${h.score.toFixed(2)})`,
+      `- ${h.id} [${h.type}, ${h.status}${h.store !== undefined ? `, ${h.store} store` : ''}${h.reason === 'alias' ? ', alias' : ''}${h.literalMatch !== undefined ? `, ${h.literalMatch} identifier(s) matched exactly` : ''}]${claimMarkText(h)} ${oneLine(h.title, 80)}: ${oneLine(h.summary, SUMMARY_CHARS)}` +
+      `${h.tags.length > 0 ? ` #${h.tags.join(' #')}` : ''} (${h.path}, score ${h.score.toFixed(2)}) ref=${h.ref}`,
   )
   const guards = (v.guards ?? []).map((g) => `[GUARD] when ${oneLine(g.trigger, 80)}: ${oneLine(g.action, 200)} (${g.id})`)
   const excluded = v.scopeExcluded !== undefined && v.scopeExcluded > 0 ? [`${v.scopeExcluded} match(es) left out: their premises conflict with your scope.`] : []
   const tags = v.common_tags !== undefined && v.common_tags.length > 0 ? [`Common tags: ${v.common_tags.join(', ')}`] : []
   const misses = v.nearMisses.map((m) => `- near miss, not a match: ${m.id} ${oneLine(m.title, 80)}: ${oneLine(m.summary, SUMMARY_CHARS)} (shares only ${m.shared.join(' ')})`)
-  return [...guards, `${v.hits.length} hit(s) of ${v.eligible} eligible memories (reason: ${v.reason}).`, ...lines, ...misses, ...excluded, ...tags, v.guidance].join('\n')
+  const batch = `Evidence batch ${v.batch_id}: before answering from these hits, memory_assess with this batchId and the ref= of the hits you rely on.`
+  return [...guards, `${v.hits.length} hit(s) of ${v.eligible} eligible memories (reason: ${v.reason}).`, ...lines, ...misses, ...excluded, ...tags, v.guidance, batch].join('\n')
 }
 
+/** The store that answered, which the store routing adds to every output (tools/tool.ts declares it). */
+const storeOf = (v: object) => (v as { store?: string }).store
+
 function renderWrite(v: Output<typeof writeMemoryTool>): string {
-  const head = v.dedupe !== undefined ? `Already stored (${v.dedupe} duplicate${v.similarity !== undefined ? `, similarity ${v.similarity.toFixed(2)}` : ''}): ${v.id}` : `Stored ${v.id}`
+  const head = (v.dedupe !== undefined ? `Already stored (${v.dedupe} duplicate${v.similarity !== undefined ? `, similarity ${v.similarity.toFixed(2)}` : ''}): ${v.id}` : `Stored ${v.id}`) + (storeOf(v) !== undefined ? ` in the ${storeOf(v)} store` : '')
   return [
     `${head} as ${v.type}, status ${v.status}, at ${v.path}${v.raw_ref !== null ? ` (raw: ${v.raw_ref})` : ''}.`,
     ...(v.status === 'suggested' ? ['It waits for memory_confirm before search returns it.'] : []),
     ...(v.superseded.length > 0 ? [`Superseded: ${v.superseded.join(', ')}.`] : []),
     ...(v.variants.length > 0 ? [`Conflict with: ${v.variants.join(', ')} (settle it with memory_resolve).`] : []),
     ...(v.redactions.length > 0 ? [`Redacted before writing: ${v.redactions.join(', ')}.`] : []),
+    // The placard hint is a sentence of its own, full stop included.
+    ...(v.location !== undefined
+      ? [`Place: ${v.location}${v.placard !== undefined ? `; placard score ${v.placard.score}` : ''}.${v.placard?.hint !== undefined ? ` ${v.placard.hint}` : ''}`]
+      : []),
   ].join('\n')
 }
 
 function renderNav(v: Output<typeof memoryNavTool>): string {
   if (v.file !== undefined) return `${v.file.path}\n\n${v.file.text}`
   const end = v.offset + v.entries.length
-  const lines = v.entries.map((e) => `- ${e.id} [${e.type}, ${e.status}] ${e.path}: ${oneLine(e.title, 80)}: ${oneLine(e.summary, SUMMARY_CHARS)}`)
+  const lines = v.entries.map((e) => `- ${e.id} [${e.type}, ${e.status}${e.store !== undefined ? `, ${e.store} store` : ''}] ${e.path}: ${oneLine(e.title, 80)}: ${oneLine(e.summary, SUMMARY_CHARS)}`)
   return [
     `${v.folder ?? 'All memories'}: entries ${v.entries.length === 0 ? 0 : v.offset + 1}-${end} of ${v.total}.`,
     ...(v.readme !== undefined ? [v.readme.trim(), ''] : []),
@@ -142,6 +153,26 @@ function renderResult(toolName: string, value: unknown): string {
       return renderForget(value as Parameters<typeof renderForget>[0])
     case 'memory_purge':
       return renderPurge(value as Parameters<typeof renderPurge>[0])
+    case 'memory_timeline':
+      return renderTimeline(value as TimelineOutput)
+    case 'memory_rooms':
+      return renderRooms(value as RoomsOutput)
+    case 'memory_neighbors':
+      return renderNeighbors(value as NeighborsOutput)
+    case 'memory_decay':
+      return renderDecay(value as DecayOutput)
+    case 'memory_restore':
+      return renderRestore(value as RestoreOutput)
+    case 'memory_audit_forgotten':
+      return renderAuditForgotten(value as AuditForgottenOutput)
+    case 'memory_review_queue':
+      return renderReviewQueue(value as Parameters<typeof renderReviewQueue>[0])
+    case 'memory_review':
+      return renderReview(value as Parameters<typeof renderReview>[0])
+    case 'memory_report':
+      return renderReport(value as Parameters<typeof renderReport>[0])
+    case 'memory_assess':
+      return renderAssess(value as Parameters<typeof renderAssess>[0])
     default:
       return renderGeneric(value)
   }

@@ -11,8 +11,10 @@ export const nullableString = { oneOf: [{ type: 'string' }, { type: 'null' }] } 
 export const statusField = { type: 'string', enum: MEMORY_STATUSES } as const
 export const typeField = { type: 'string', enum: MEMORY_TYPES } as const
 export const idList = { type: 'array', items: { type: 'string' } } as const
+/** Which store a listed memory is in, where a host serves two (src/stores/); absent with one store. */
+export const storeNameField = { type: 'string', enum: ['project', 'user'], description: 'The store it is in: project or user (personal).' } as const
 
-/** The fields that name a memory in a listing answer (briefOf in types.ts), all required. */
+/** The fields that name a memory in a listing answer (briefOf in types.ts), all required but `store`. */
 export const briefFields = {
   id: idField,
   path: { type: 'string' },
@@ -21,6 +23,7 @@ export const briefFields = {
   summary: { type: 'string' },
   status: statusField,
   time: { type: 'string' },
+  store: storeNameField,
 } as const
 export const BRIEF_REQUIRED = ['id', 'path', 'type', 'title', 'summary', 'status', 'time'] as const
 
@@ -34,6 +37,7 @@ export const navEntryShape = {
     summary: { type: 'string' },
     time: { type: 'string' },
     status: statusField,
+    store: storeNameField,
   },
   required: ['id', 'path', 'type', 'title', 'summary', 'time', 'status'],
   additionalProperties: false,

@@ -31,12 +31,19 @@ export interface ToolDeclaration<I extends ObjectSchema = ObjectSchema, O extend
   handler(backend: MemoryBackend, input: Infer<I, 'input'>): Promise<Infer<O>>
 }
 
+/** Which store answered, added by the routing layer where a host serves two (src/stores/route.ts). */
+const answeredByField = {
+  type: 'string',
+  enum: ['project', 'user', 'all'],
+  description: 'The store that answered: project, user (personal), or all (both, merged).',
+} as const
+
 /**
  * The output schema as served: every tool's output may also carry `injectionWarnings`, which the
- * injection guard adds (src/memory/injection-guard.ts).
+ * injection guard adds (src/memory/injection-guard.ts), and `store`, which the store routing adds.
  */
 function guardedOutput(output: ObjectSchema): ObjectSchema {
-  return { ...output, properties: { ...output.properties, injectionWarnings: injectionWarningsField } }
+  return { ...output, properties: { ...output.properties, injectionWarnings: injectionWarningsField, store: answeredByField } }
 }
 
 /**

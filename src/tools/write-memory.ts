@@ -5,6 +5,7 @@ import { REDACTION_KINDS } from '../memory/redact.js'
 import { ANCHOR_KINDS, SOURCE_KINDS } from '../types.js'
 import { idList, nullableString, sessionIdField, statusField } from './shapes.js'
 import { claimInputFields } from './claim-fields.js'
+import { linksInput, locationField, placardShape } from './place-shapes.js'
 import { defineTool } from './tool.js'
 
 const textList = (what: string) =>
@@ -51,6 +52,7 @@ export const writeMemoryTool = defineTool(
           },
         },
         ...claimInputFields,
+        links: linksInput,
       },
       required: ['summary'],
       additionalProperties: false,
@@ -72,6 +74,8 @@ export const writeMemoryTool = defineTool(
         warnings: { type: 'array', items: { type: 'string' }, description: 'Things to know, such as different-scope: a memory kept apart because its premises differ.' },
         scope: { type: 'string', description: 'The premises stored with the memory.' },
         verified_at: { type: 'string', description: 'When its evidence was last checked.' },
+        location: locationField,
+        placard: placardShape,
       },
       required: ['id', 'path', 'type', 'status', 'title', 'raw_ref', 'superseded', 'variants', 'redactions'],
       additionalProperties: false,

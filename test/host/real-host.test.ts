@@ -111,6 +111,19 @@ describe('the real DSH host (rc.8, Node 22)', () => {
         /* 21 */ { name: 'memory_duplicates', arguments: {} },
         /* 22 */ { name: 'memory_merge', arguments: { ids: ['$19.id', '$20.id'], dryRun: false } },
         /* 23 */ { name: 'memory_undemote', arguments: { ids: ['$22.folded.0.id'] } },
+        // Rooms, navigation and decay (issue 8 part B): read-only walks, a decay preview, an empty restore.
+        { name: 'memory_rooms', arguments: {} },
+        { name: 'memory_timeline', arguments: { order: 'tour' } },
+        { name: 'memory_neighbors', arguments: { id: '$1.id', hops: 2 } },
+        { name: 'memory_decay', arguments: {} },
+        { name: 'memory_restore', arguments: { ids: ['$1.id'] } },
+        { name: 'memory_audit_forgotten', arguments: {} },
+        // Retrieval practice and the evidence gate (issue 8 part C); "$30" is the search just below: keep it 30th.
+        /* 30 */ { name: 'memory_search_hybrid', arguments: { query: 'Kestrel staging database', session_id: 'host-test-session' } },
+        { name: 'memory_assess', arguments: { batchId: '$30.batch_id', evidenceRefs: ['$30.hits.0.ref'], nextStrategy: 'answer', sufficient: true, session_id: 'host-test-session' } },
+        { name: 'memory_review_queue', arguments: {} },
+        { name: 'memory_review', arguments: { id: '$1.id' } },
+        { name: 'memory_report', arguments: { id: '$1.id', grade: 4 } },
       ]
       const patch = writePatch(sandbox, 'driver.patch.yml', [
         {

@@ -1,0 +1,229 @@
+/**
+ * The palace: every topic and episode gets a stable location `room#slot` when it is written.
+ * Rooms go by kind (`topics`, `episodes`), hold 9 slots each, and a full room opens the next one
+ * (`topics-2`). Slots are a high-water mark per room: a slot once given is never given again,
+ * even when its memory is purged. A new version of a fact (same slot key) stands where the old
+ * one stood, so a topic keeps its place. The tour is the rooms in the order they were opened,
+ * each walked by slot: an append-only route.
+ *
+ * `rooms.json` keeps the rooms in tour order with their high-water marks. It is state, not truth:
+ * when it is missing or broken it is rebuilt from the ledger's `write` events (which carry
+ * `location`, in order) and from the locations the files state. Allocation and the placard check
+ * are pure functions of (state, entries); only `placeNew` and `saveRooms` touch the store, and
+ * only inside a write transaction.
+ */
+
+import type { MemoryBackend } from '../store/backend.js'
+import { LOCATION_PATTERN } from '../store/place-fields.js'
+import { collapseWhitespace } from '../text.js'
+import type { IndexEntry, LedgerEvent, MemoryType } from '../types.js'
+import type { IndexLookup } from '../store/index-view.js'
+
+export const ROOM_CAPACITY = 9
+export const ROOMS_FILE = 'rooms.json'
+
+export interface Room {
+  room: string
+  /** The room's kind: its name without the `-N` of an overflow room. */
+  kind: string
+  /** Highest slot given in this room (slots are never reused). */
+  used: number
+}
+
+/** Rooms in tour order: the order they were opened. */
+export interface RoomsState {
+  rooms: Room[]
+}
+
+export interface Location {
+  room: string
+  slot: number
+  kind: string
+  /** 1 for `topics`, 2 for `topics-2`, ... */
+  number: number
+}
+
+/** The room kind a memory type is placed in; raw text stays with its episode and has none. */
+export function roomKindOf(type: MemoryType): string | null {
+  return type === 'topic' ? 'topics' : type === 'episode' ? 'episodes' : null
+}
+
+export function roomName(kind: string, number: number): string {
+  return number === 1 ? kind : `${kind}-${number}`
+}
+
+export function parseLocation(location: string | undefined): Location | null {
+  const m = location === undefined ? null : LOCATION_PATTERN.exec(location)
+  if (m === null) return null
+  const room = m[1] as string
+  const overflow = /^(.*[a-z])-([1-9][0-9]*)$/.exec(room)
+  return { room, slot: Number(m[2]), kind: overflow ? (overflow[1] as string) : room, number: overflow ? Number(overflow[2]) : 1 }
+}
+
+/**
+ * The state with every given location accounted for: an unknown room is appended (rooms new to
+ * the state in kind, then number order), a known room's high-water mark rises to the slot. Pure.
+ */
+export function reconcile(state: RoomsState, locations: Iterable<string | undefined>): RoomsState {
+  const rooms = state.rooms.map((r) => ({ ...r }))
+  const byName = new Map(rooms.map((r) => [r.room, r]))
+  const fresh: Location[] = []
+  for (const loc of locations) {
+    const p = parseLocation(loc)
+    if (p === null) continue
+    const known = byName.get(p.room)
+    if (known !== undefined) known.used = Math.max(known.used, p.slot)
+    else {
+      const room = { room: p.room, kind: p.kind, used: p.slot }
+      byName.set(p.room, room)
+      fresh.push(p)
+    }
+  }
+  fresh.sort((a, b) => a.kind.localeCompare(b.kind) || a.number - b.number)
+  for (const p of fresh) rooms.push(byName.get(p.room) as Room)
+  return { rooms }
+}
+
+/** The next location of a kind and the state after giving it. Pure. */
+export function allocate(state: RoomsState, kind: string): { state: RoomsState; location: string } {
+  let last: { room: Room; number: number } | null = null
+  for (const room of state.rooms) {
+    const p = parseLocation(`${room.room}#1`)
+    if (p !== null && p.kind === kind && (last === null || p.number > last.number)) last = { room, number: p.number }
+  }
+  if (last !== null && last.room.used < ROOM_CAPACITY) {
+    const rooms = state.rooms.map((r) => (r === last.room ? { ...r, used: r.used + 1 } : r))
+    return { state: { rooms }, location: `${last.room.room}#${last.room.used + 1}` }
+  }
+  const room = roomName(kind, last === null ? 1 : last.number + 1)
+  return { state: { rooms: [...state.rooms, { room, kind, used: 1 }] }, location: `${room}#1` }
+}
+
+function parseState(text: string | null): RoomsState | null {
+  if (text === null) return null
+  try {
+    const raw = JSON.parse(text) as { rooms?: unknown }
+    return Array.isArray(raw?.rooms) ? stateInFileOrder(raw.rooms as Array<{ room?: unknown; used?: unknown }>) : null
+  } catch {
+    return null
+  }
+}
+
+/** The rooms as the file lists them (its order is the tour); malformed rows are skipped. */
+function stateInFileOrder(rows: Array<{ room?: unknown; used?: unknown }>): RoomsState {
+  const rooms: Room[] = []
+  for (const r of rows) {
+    if (typeof r !== 'object' || r === null || typeof r.room !== 'string') continue
+    const p = parseLocation(`${r.room}#1`)
+    if (p === null || rooms.some((x) => x.room === p.room)) continue
+    const used = typeof r.used === 'number' && Number.isInteger(r.used) && r.used >= 0 ? r.used : 0
+    rooms.push({ room: p.room, kind: p.kind, used })
+  }
+  return { rooms }
+}
+
+/** Locations in the ledger's write events, oldest first: the order rooms were opened. */
+function ledgerLocations(events: readonly LedgerEvent[]): string[] {
+  const out: string[] = []
+  for (const ev of events) if (typeof ev.location === 'string') out.push(ev.location)
+  return out
+}
+
+/**
+ * The rooms as they stand: rooms.json, or (missing or broken) the ledger's record, raised to
+ * every location the entries state. Reads only.
+ */
+export async function loadRooms(backend: MemoryBackend, entries: Iterable<IndexEntry>): Promise<RoomsState> {
+  const stored = parseState(await backend.readFile(ROOMS_FILE).catch(() => null))
+  const base = stored ?? reconcile({ rooms: [] }, ledgerLocations(await backend.readLedger()))
+  return reconcile(base, (function* () {
+    for (const e of entries) yield e.location
+  })())
+}
+
+export async function saveRooms(backend: MemoryBackend, state: RoomsState): Promise<void> {
+  await backend.writeFileAtomic(ROOMS_FILE, `${JSON.stringify({ capacity: ROOM_CAPACITY, rooms: state.rooms }, null, 2)}\n`)
+}
+
+/** Tour position of a location: room order, then slot; null for an unplaced memory. Pure. */
+export function tourKey(state: RoomsState, location: string | undefined): [number, number] | null {
+  const p = parseLocation(location)
+  if (p === null) return null
+  const at = state.rooms.findIndex((r) => r.room === p.room)
+  return [at < 0 ? state.rooms.length : at, p.slot]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Placards
+
+export interface PlacardCheck {
+  /** 0..1: unique in the store 0.4, dated 0.3, differentiated from its room neighbours 0.3. */
+  score: number
+  unique: boolean
+  differentiated: boolean
+  dated: boolean
+  /** How to rewrite the title when the score is below 1. */
+  hint?: string
+}
+
+/** Statuses whose titles a placard must stand apart from: what a reader can still meet. */
+const SEEN = new Set(['active', 'conflict', 'suggested', 'archived'])
+const PREFIX_CHARS = 6
+const DATE = /(?:19|20)\d{2}(?:\s*[-/.年]\s*\d{1,2})?|\d{1,2}\s*月/u
+
+function placardText(title: string): string {
+  return collapseWhitespace(title).normalize('NFKC').toLowerCase()
+}
+
+/**
+ * The placard check for a memory's title: unique among the memories a reader can meet (other
+ * versions of its own slot aside), its first six characters unlike those of its room
+ * neighbours, and a date in it. Pure over the entries given.
+ */
+export function checkPlacard(entry: Pick<IndexEntry, 'id' | 'title' | 'time' | 'location'>, others: Iterable<IndexEntry>, sameSlot: (e: IndexEntry) => boolean): PlacardCheck {
+  const text = placardText(entry.title)
+  const room = parseLocation(entry.location)?.room
+  const prefix = [...text].slice(0, PREFIX_CHARS).join('')
+  let twin: IndexEntry | null = null
+  let lookalike: IndexEntry | null = null
+  for (const e of others) {
+    if (e.id === entry.id || !SEEN.has(e.status) || e.type === 'raw' || sameSlot(e)) continue
+    const other = placardText(e.title)
+    if (twin === null && other === text) twin = e
+    if (lookalike === null && room !== undefined && parseLocation(e.location)?.room === room && [...other].slice(0, PREFIX_CHARS).join('') === prefix) lookalike = e
+  }
+  const unique = twin === null
+  const differentiated = lookalike === null
+  const dated = DATE.test(entry.title)
+  const score = Math.round(((unique ? 0.4 : 0) + (dated ? 0.3 : 0) + (differentiated ? 0.3 : 0)) * 10) / 10
+  const fixes = [
+    ...(twin !== null ? [`${twin.id} has the same title: name what sets this one apart`] : []),
+    ...(lookalike !== null ? [`it starts like ${lookalike.id} in ${room}: lead with the word that differs`] : []),
+    ...(!dated ? [`add when it holds, such as (${entry.time.slice(0, 7)})`] : []),
+  ]
+  return { score, unique, differentiated, dated, ...(fixes.length > 0 ? { hint: `Rewrite the title: ${fixes.join('; ')}.` } : {}) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The write path's part
+
+export interface Placement {
+  location: string | null
+  /** The state after a new slot was given (to save with `saveRooms`); null when nothing changed. */
+  state: RoomsState | null
+}
+
+/**
+ * Where a new memory stands: where the latest memory of its slot (same type, any status) stood,
+ * or the next free slot of its kind. Inside the write's transaction, under the store lock.
+ */
+export async function placeNew(backend: MemoryBackend, index: IndexLookup, type: MemoryType, slotMatesOf: () => IndexEntry[]): Promise<Placement> {
+  const kind = roomKindOf(type)
+  if (kind === null) return { location: null, state: null }
+  const inherited = slotMatesOf()
+    .filter((e) => e.location !== undefined)
+    .sort((a, b) => b.time.localeCompare(a.time) || b.id.localeCompare(a.id))[0]
+  if (inherited?.location !== undefined) return { location: inherited.location, state: null }
+  const { state, location } = allocate(await loadRooms(backend, index.values()), kind)
+  return { location, state }
+}

@@ -1,0 +1,57 @@
+/**
+ * The place fields of a memory file: its location in the palace (`location: room#slot`) and its
+ * links to other memories (front-matter `links` plus `[[id]]` written in the body). Owns how they
+ * are read from a file (for `entryFromFile`, the single derivation) and from an index line. An
+ * entry carries a field only when the file states it, so an ordinary entry stays as it was. Pure.
+ */
+
+import type { IndexEntry } from '../types.js'
+
+export type PlaceFields = Pick<IndexEntry, 'location' | 'links'>
+
+/** `room#slot`: a room name (lower-case letters, digits, dashes) and a slot counted from 1. */
+export const LOCATION_PATTERN = /^([a-z][a-z0-9-]{0,63})#([1-9][0-9]{0,5})$/
+
+/** At most this many links per memory are kept in the summary layer. */
+export const MAX_LINKS = 50
+
+const ID = /^[^\s/\\\0[\]|#]{1,200}$/
+/** `[[id]]`, or `[[id|label]]` as wiki-style editors write it. */
+const BODY_LINK = /\[\[([^\]|\n]{1,200})(?:\|[^\]\n]*)?\]\]/g
+
+function location(value: unknown): string | null {
+  if (typeof value !== 'string') return null
+  const s = value.trim()
+  return LOCATION_PATTERN.test(s) ? s : null
+}
+
+function linkIds(values: Iterable<unknown>): string[] {
+  const out: string[] = []
+  for (const v of values) {
+    const s = typeof v === 'string' ? v.trim() : null
+    if (s === null || !ID.test(s) || out.includes(s)) continue
+    out.push(s)
+    if (out.length === MAX_LINKS) break
+  }
+  return out
+}
+
+/** The ids written as `[[id]]` in a body, in order, each once. */
+export function bodyLinks(body: string): string[] {
+  return linkIds([...body.matchAll(BODY_LINK)].map((m) => m[1]))
+}
+
+function present(loc: string | null, links: string[]): PlaceFields {
+  return { ...(loc !== null ? { location: loc } : {}), ...(links.length > 0 ? { links } : {}) }
+}
+
+/** The place fields a file states: front-matter `location` and `links`, and `[[id]]` in its body. */
+export function placeFieldsFromFile(data: Record<string, unknown>, body: string): PlaceFields {
+  const stated = Array.isArray(data.links) ? data.links : typeof data.links === 'string' ? data.links.split(',') : []
+  return present(location(data.location), linkIds([...stated, ...bodyLinks(body)]))
+}
+
+/** The place fields of an index line (written by this program, but read defensively). */
+export function placeFieldsFromIndexLine(r: Record<string, unknown>): PlaceFields {
+  return present(location(r.location), Array.isArray(r.links) ? linkIds(r.links) : [])
+}

@@ -1,0 +1,54 @@
+/** memory_neighbors: the memories one to three links away from one. */
+
+import { MAX_NEIGHBORS, neighbors } from '../memory/navigation.js'
+import { BRIEF_REQUIRED, briefFields, idField } from './shapes.js'
+import { locationField } from './place-shapes.js'
+import { defineTool } from './tool.js'
+
+export const memoryNeighborsTool = defineTool(
+  {
+    name: 'memory_neighbors',
+    title: 'Neighbours',
+    description:
+      `The memories linked to one, up to hops (1-3) links away: its links (front-matter links, [[id]] in the body), the memories that link to it, and its older or newer version. Each says how far (hop), by which edge (via) and from which memory. At most ${MAX_NEIGHBORS}, nearest first.`,
+    input: {
+      type: 'object',
+      properties: {
+        id: idField,
+        hops: { type: 'integer', minimum: 1, maximum: 3, default: 1, description: 'How many links away, 1 to 3.' },
+      },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    output: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        hops: { type: 'integer' },
+        neighbors: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              ...briefFields,
+              location: locationField,
+              hop: { type: 'integer' },
+              via: { type: 'string', enum: ['links-to', 'linked-from', 'version'] },
+              from: { type: 'string' },
+            },
+            required: [...BRIEF_REQUIRED, 'hop', 'via', 'from'],
+            additionalProperties: false,
+          },
+        },
+        missing: { type: 'array', items: { type: 'string' }, description: 'Linked ids that name no memory.' },
+        truncated: { type: 'boolean' },
+      },
+      required: ['id', 'hops', 'neighbors', 'missing', 'truncated'],
+      additionalProperties: false,
+    },
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+  },
+  (backend, input) => neighbors(backend, input.id, input.hops),
+)
+
+export const neighborsHandler = memoryNeighborsTool.handler

@@ -1,0 +1,59 @@
+/** memory_rooms: the rooms of the palace, or one room's memories in slot order. */
+
+import { ROOM_CAPACITY } from '../memory/rooms.js'
+import { roomsListing } from '../memory/navigation.js'
+import { locationField, placedBriefShape } from './place-shapes.js'
+import { BRIEF_REQUIRED, briefFields } from './shapes.js'
+import { defineTool } from './tool.js'
+
+export const memoryRoomsTool = defineTool(
+  {
+    name: 'memory_rooms',
+    title: 'Rooms',
+    description:
+      `The palace: every memory stands at room#slot. Rooms go by kind (topics, episodes), hold ${ROOM_CAPACITY} slots, and a full room opens the next (topics-2); slots are never reused. Lists the rooms in tour order with their latest memory; with room, that room's current memories by slot.`,
+    input: {
+      type: 'object',
+      properties: { room: { type: 'string', minLength: 1, maxLength: 64, description: 'A room name, such as topics or episodes-2.' } },
+      additionalProperties: false,
+    },
+    output: {
+      type: 'object',
+      properties: {
+        capacity: { type: 'integer' },
+        rooms: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              room: { type: 'string' },
+              kind: { type: 'string' },
+              used: { type: 'integer', description: 'Slots given so far (never reused).' },
+              free: { type: 'integer' },
+              current: { type: 'integer', description: 'Current memories standing here.' },
+              latest: { oneOf: [placedBriefShape, { type: 'null' }] },
+            },
+            required: ['room', 'kind', 'used', 'free', 'current', 'latest'],
+            additionalProperties: false,
+          },
+        },
+        members: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { ...briefFields, location: locationField, slot: { type: 'integer' } },
+            required: [...BRIEF_REQUIRED, 'slot'],
+            additionalProperties: false,
+          },
+        },
+        unplaced: { type: 'integer', description: 'Current memories without a location (imported or hand-written).' },
+      },
+      required: ['capacity', 'rooms', 'unplaced'],
+      additionalProperties: false,
+    },
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+  },
+  (backend, input) => roomsListing(backend, input.room),
+)
+
+export const roomsHandler = memoryRoomsTool.handler

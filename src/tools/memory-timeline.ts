@@ -1,0 +1,43 @@
+/** memory_timeline: the memories in time order, or along the fixed tour of the palace. */
+
+import { timeline } from '../memory/navigation.js'
+import { statusField } from './shapes.js'
+import { placedBriefShape } from './place-shapes.js'
+import { defineTool } from './tool.js'
+
+export const memoryTimelineTool = defineTool(
+  {
+    name: 'memory_timeline',
+    title: 'Timeline',
+    description:
+      'Walk the memories instead of searching: order "time" (default) lists the newest first; order "tour" follows the fixed palace route (rooms in the order they were opened, each by slot), with memories that have no location after it. Current memories (active, conflict) unless status is given. Summaries only, paged.',
+    input: {
+      type: 'object',
+      properties: {
+        order: { type: 'string', enum: ['time', 'tour'], default: 'time', description: 'time: newest first; tour: the palace route.' },
+        limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+        offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+        status: { ...statusField, description: 'Only memories with this status (such as archived).' },
+      },
+      additionalProperties: false,
+    },
+    output: {
+      type: 'object',
+      properties: {
+        order: { type: 'string', enum: ['time', 'tour'] },
+        total: { type: 'integer' },
+        offset: { type: 'integer' },
+        limit: { type: 'integer' },
+        has_more: { type: 'boolean' },
+        unplaced: { type: 'integer', description: 'Tour only: memories without a location, listed after the route.' },
+        entries: { type: 'array', items: placedBriefShape },
+      },
+      required: ['order', 'total', 'offset', 'limit', 'has_more', 'entries'],
+      additionalProperties: false,
+    },
+    annotations: { readOnly: true, destructive: false, idempotent: true },
+  },
+  (backend, input) => timeline(backend, input),
+)
+
+export const timelineHandler = memoryTimelineTool.handler
