@@ -19,6 +19,8 @@ import {
   type MemoryBackend,
 } from '../src/api.js'
 import { allocate, checkPlacard, parseLocation, reconcile, tourKey } from '../src/memory/rooms.js'
+import { IndexView } from '../src/store/index-view.js'
+import type { IndexEntry } from '../src/types.js'
 import { entryFromFile } from '../src/store/frontmatter.js'
 import { renderValue } from '../src/tools/render.js'
 import { expectCode, tempStores } from './store-kit.js'
@@ -144,10 +146,15 @@ describe('placards', () => {
   it('a title shared with another memory is not unique; its own older version does not count', () => {
     const base = entryFromFile('topics/a.md', '---\nid: a\ntitle: Port\nlocation: topics#1\nstatus: active\n---\n# Port\n\nx\n', 0)
     const other = entryFromFile('topics/b.md', '---\nid: b\ntitle: port\nlocation: episodes#1\nstatus: active\n---\n# port\n\ny\n', 0)
-    expect(checkPlacard(base, [other], () => false)).toMatchObject({ unique: false, score: 0.3 })
-    expect(checkPlacard(base, [other], (e) => e.id === 'b')).toMatchObject({ unique: true, score: 0.7 })
+    const viewOf = (...entries: IndexEntry[]) => {
+      const view = new IndexView()
+      for (const e of entries) view.set(e)
+      return view
+    }
+    expect(checkPlacard(base, viewOf(base, other), () => false)).toMatchObject({ unique: false, score: 0.3 })
+    expect(checkPlacard(base, viewOf(base, other), (e) => e.id === 'b')).toMatchObject({ unique: true, score: 0.7 })
     const gone = { ...other, status: 'deleted_pending' as const }
-    expect(checkPlacard(base, [gone], () => false).unique).toBe(true)
+    expect(checkPlacard(base, viewOf(base, gone), () => false).unique).toBe(true)
   })
 })
 

@@ -14,8 +14,7 @@
  */
 
 import type { MemoryBackend } from '../store/backend.js'
-import { LOCATION_PATTERN } from '../store/place-fields.js'
-import { collapseWhitespace } from '../text.js'
+import { LOCATION_PATTERN, placardText } from '../store/place-fields.js'
 import type { IndexEntry, LedgerEvent, MemoryType } from '../types.js'
 import type { IndexLookup } from '../store/index-view.js'
 
@@ -84,15 +83,28 @@ export function reconcile(state: RoomsState, locations: Iterable<string | undefi
   return { rooms }
 }
 
+/** The number of a room of a kind (1 for `topics`, 2 for `topics-2`), without a regex: writes call this per room. */
+function numberIn(room: Room, kind: string): number {
+  return room.room === kind ? 1 : Number(room.room.slice(kind.length + 1)) || 1
+}
+
+/** The kind's highest-numbered room and where it stands in the tour, or null. */
+function lastRoom(state: RoomsState, kind: string): { room: Room; at: number; number: number } | null {
+  let last: { room: Room; at: number; number: number } | null = null
+  state.rooms.forEach((room, at) => {
+    if (room.kind !== kind) return
+    const number = numberIn(room, kind)
+    if (last === null || number > last.number) last = { room, at, number }
+  })
+  return last
+}
+
 /** The next location of a kind and the state after giving it. Pure. */
 export function allocate(state: RoomsState, kind: string): { state: RoomsState; location: string } {
-  let last: { room: Room; number: number } | null = null
-  for (const room of state.rooms) {
-    const p = parseLocation(`${room.room}#1`)
-    if (p !== null && p.kind === kind && (last === null || p.number > last.number)) last = { room, number: p.number }
-  }
+  const last = lastRoom(state, kind)
   if (last !== null && last.room.used < ROOM_CAPACITY) {
-    const rooms = state.rooms.map((r) => (r === last.room ? { ...r, used: r.used + 1 } : r))
+    const rooms = state.rooms.slice()
+    rooms[last.at] = { ...last.room, used: last.room.used + 1 }
     return { state: { rooms }, location: `${last.room.room}#${last.room.used + 1}` }
   }
   const room = roomName(kind, last === null ? 1 : last.number + 1)
@@ -112,10 +124,12 @@ function parseState(text: string | null): RoomsState | null {
 /** The rooms as the file lists them (its order is the tour); malformed rows are skipped. */
 function stateInFileOrder(rows: Array<{ room?: unknown; used?: unknown }>): RoomsState {
   const rooms: Room[] = []
+  const seen = new Set<string>()
   for (const r of rows) {
     if (typeof r !== 'object' || r === null || typeof r.room !== 'string') continue
     const p = parseLocation(`${r.room}#1`)
-    if (p === null || rooms.some((x) => x.room === p.room)) continue
+    if (p === null || seen.has(p.room)) continue
+    seen.add(p.room)
     const used = typeof r.used === 'number' && Number.isInteger(r.used) && r.used >= 0 ? r.used : 0
     rooms.push({ room: p.room, kind: p.kind, used })
   }
@@ -134,15 +148,20 @@ function ledgerLocations(events: readonly LedgerEvent[]): string[] {
  * every location the entries state. Reads only.
  */
 export async function loadRooms(backend: MemoryBackend, entries: Iterable<IndexEntry>): Promise<RoomsState> {
-  const stored = parseState(await backend.readFile(ROOMS_FILE).catch(() => null))
-  const base = stored ?? reconcile({ rooms: [] }, ledgerLocations(await backend.readLedger()))
-  return reconcile(base, (function* () {
+  return reconcile(await storedRooms(backend), (function* () {
     for (const e of entries) yield e.location
   })())
 }
 
+/**
+ * Saves the rooms. Without fsync: rooms.json is derived state, and after a crash that leaves it
+ * empty or old, the ledger's write events and the files' locations bring it back (storedRooms,
+ * raiseKind), while the flush would cost every write as much as the memory file's own.
+ */
 export async function saveRooms(backend: MemoryBackend, state: RoomsState): Promise<void> {
-  await backend.writeFileAtomic(ROOMS_FILE, `${JSON.stringify({ capacity: ROOM_CAPACITY, rooms: state.rooms }, null, 2)}\n`)
+  await backend.writeFileAtomic(ROOMS_FILE, `${JSON.stringify({ capacity: ROOM_CAPACITY, rooms: state.rooms }, null, 2)}\n`, { fsync: false })
+  const signature = signatureOf(await backend.stat(ROOMS_FILE).catch(() => null))
+  if (signature !== null) roomsCache.set(backend, { signature, state })
 }
 
 /** Tour position of a location: room order, then slot; null for an unplaced memory. Pure. */
@@ -170,28 +189,27 @@ export interface PlacardCheck {
 const SEEN = new Set(['active', 'conflict', 'suggested', 'archived'])
 const PREFIX_CHARS = 6
 const DATE = /(?:19|20)\d{2}(?:\s*[-/.年]\s*\d{1,2})?|\d{1,2}\s*月/u
-
-function placardText(title: string): string {
-  return collapseWhitespace(title).normalize('NFKC').toLowerCase()
-}
+const byId = (a: IndexEntry, b: IndexEntry) => a.id.localeCompare(b.id)
 
 /**
  * The placard check for a memory's title: unique among the memories a reader can meet (other
  * versions of its own slot aside), its first six characters unlike those of its room
- * neighbours, and a date in it. Pure over the entries given.
+ * neighbours, and a date in it. Pure over the index given; two indexed lookups, no scan.
  */
-export function checkPlacard(entry: Pick<IndexEntry, 'id' | 'title' | 'time' | 'location'>, others: Iterable<IndexEntry>, sameSlot: (e: IndexEntry) => boolean): PlacardCheck {
+export function checkPlacard(
+  entry: Pick<IndexEntry, 'id' | 'title' | 'time' | 'location'>,
+  index: Pick<IndexLookup, 'withPlacard' | 'inRoom'>,
+  sameSlot: (e: IndexEntry) => boolean,
+): PlacardCheck {
   const text = placardText(entry.title)
   const room = parseLocation(entry.location)?.room
   const prefix = [...text].slice(0, PREFIX_CHARS).join('')
-  let twin: IndexEntry | null = null
-  let lookalike: IndexEntry | null = null
-  for (const e of others) {
-    if (e.id === entry.id || !SEEN.has(e.status) || e.type === 'raw' || sameSlot(e)) continue
-    const other = placardText(e.title)
-    if (twin === null && other === text) twin = e
-    if (lookalike === null && room !== undefined && parseLocation(e.location)?.room === room && [...other].slice(0, PREFIX_CHARS).join('') === prefix) lookalike = e
-  }
+  const meets = (e: IndexEntry) => e.id !== entry.id && SEEN.has(e.status) && e.type !== 'raw' && !sameSlot(e)
+  const twin = index.withPlacard(text).filter(meets).sort(byId)[0] ?? null
+  const lookalike =
+    room === undefined
+      ? null
+      : (index.inRoom(room).filter((e) => meets(e) && [...placardText(e.title)].slice(0, PREFIX_CHARS).join('') === prefix).sort(byId)[0] ?? null)
   const unique = twin === null
   const differentiated = lookalike === null
   const dated = DATE.test(entry.title)
@@ -224,6 +242,50 @@ export async function placeNew(backend: MemoryBackend, index: IndexLookup, type:
     .filter((e) => e.location !== undefined)
     .sort((a, b) => b.time.localeCompare(a.time) || b.id.localeCompare(a.id))[0]
   if (inherited?.location !== undefined) return { location: inherited.location, state: null }
-  const { state, location } = allocate(await loadRooms(backend, index.values()), kind)
+  const { state, location } = allocate(raiseKind(await storedRooms(backend), kind, index), kind)
   return { location, state }
+}
+
+/** The last rooms.json read or written per backend, by its size and mtime. */
+const roomsCache = new WeakMap<MemoryBackend, { signature: string; state: RoomsState }>()
+
+const signatureOf = (st: { size: number; mtimeMs: number } | null) => (st === null ? null : `${st.size}:${st.mtimeMs}`)
+
+/**
+ * rooms.json (parsed again only when its size or mtime changed: another process wrote it), or
+ * (missing or broken) the rooms the ledger's write events opened. Reads only.
+ */
+async function storedRooms(backend: MemoryBackend): Promise<RoomsState> {
+  const signature = signatureOf(await backend.stat(ROOMS_FILE).catch(() => null))
+  const known = roomsCache.get(backend)
+  if (signature !== null && known?.signature === signature) return known.state
+  const stored = parseState(await backend.readFile(ROOMS_FILE).catch(() => null))
+  if (stored !== null && signature !== null) roomsCache.set(backend, { signature, state: stored })
+  return stored ?? reconcile({ rooms: [] }, ledgerLocations(await backend.readLedger()))
+}
+
+/**
+ * The state raised to what the files of one kind's last rooms state (a pulled or hand-edited
+ * location rooms.json has not seen): from the kind's last known room on, while a room has
+ * members. A handful of indexed lookups, so a write costs the same in a store of any size.
+ */
+function raiseKind(state: RoomsState, kind: string, index: Pick<IndexLookup, 'inRoom'>): RoomsState {
+  const number = lastRoom(state, kind)?.number ?? 1
+  const current = roomName(kind, number)
+  const used = state.rooms.find((r) => r.room === current)?.used ?? 0
+  const locations: string[] = []
+  let behind = false
+  for (let n = number; ; n++) {
+    const members = index.inRoom(roomName(kind, n))
+    if (members.length === 0 && n > number) break
+    for (const e of members) {
+      const slot = parseLocation(e.location)?.slot
+      if (slot === undefined) continue
+      locations.push(e.location as string)
+      // A member beyond the known high-water mark, or in a room the state does not list yet.
+      if (n > number || slot > used) behind = true
+    }
+  }
+  // Nearly always rooms.json already accounts for every member: no copy then.
+  return behind ? reconcile(state, locations) : state
 }

@@ -15,6 +15,7 @@ import type { MemoryBackend } from '../store/backend.js'
 import { entryFromFile, parseFile, renderFile } from '../store/frontmatter.js'
 import { noteWritten } from '../store/freshness.js'
 import { slotOf, type IndexLookup, type IndexView } from '../store/index-view.js'
+import { placardText, roomOf } from '../store/place-fields.js'
 import type { IndexEntry, LedgerEvent, LedgerEventDraft } from '../types.js'
 
 /** Front-matter fields a transaction may set; null removes the field from the file. */
@@ -166,6 +167,12 @@ export class Overlay implements IndexLookup {
   }
   fromSession(sessionId: string): IndexEntry[] {
     return this.merge(this.base.fromSession(sessionId), (e) => e.sources.some((s) => s.session_id === sessionId))
+  }
+  inRoom(room: string): IndexEntry[] {
+    return this.merge(this.base.inRoom(room), (e) => roomOf(e.location) === room)
+  }
+  withPlacard(text: string): IndexEntry[] {
+    return this.merge(this.base.withPlacard(text), (e) => placardText(e.title) === text)
   }
   atPath(path: string): IndexEntry | undefined {
     for (const e of this.changed.values()) if (e !== null && e.path === path) return e

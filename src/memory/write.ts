@@ -340,7 +340,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       for (const kept of keptApartInSlot(txn, entry)) if (kept.id !== repeat?.entry.id) warnings.push(differentScopeWarning(kept, claim.scope, 'version'))
     }
     if (target !== null) await markRetracted(txn, target, id)
-    const placard = place.location === null ? null : checkPlacard(entry, txn.index.values(), (e) => versioned && e.type === type && slotOf(e) === slot)
+    const placard = place.location === null ? null : checkPlacard(entry, txn.index, (e) => versioned && e.type === type && slotOf(e) === slot)
     if (place.state !== null) await saveRooms(txn.backend, place.state)
     txn.log({
       event: 'write',

@@ -55,8 +55,11 @@ export interface MemoryBackend {
   readLedger(): Promise<LedgerEvent[]>
   /** The text of a file under the root, or null when there is none. */
   readFile(relPath: string): Promise<string | null>
-  /** Writes a file under the root atomically (temp file, fsync, rename), creating folders. */
-  writeFileAtomic(relPath: string, text: string): Promise<void>
+  /**
+   * Writes a file under the root atomically (temp file, fsync, rename), creating folders.
+   * `fsync: false` skips the flush to disk, for derived state that can be rebuilt after a crash.
+   */
+  writeFileAtomic(relPath: string, text: string, options?: { fsync?: boolean }): Promise<void>
   /** Removes a file under the root; false when there was none. */
   removeFile(relPath: string): Promise<boolean>
   /** Paths (relative to the root) of the regular files below relDir, recursively, dot-files left out. */

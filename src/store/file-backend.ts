@@ -215,12 +215,12 @@ class FileBackend implements MemoryBackend {
     }
   }
 
-  async writeFileAtomic(relPath: string, text: string): Promise<void> {
+  async writeFileAtomic(relPath: string, text: string, options: { fsync?: boolean } = {}): Promise<void> {
     const abs = this.resolveSync(relPath)
     fsSync.mkdirSync(path.dirname(abs), { recursive: true })
     // The folders just created may not be symlinks, but an existing one on the way could be.
     this.resolveSync(relPath)
-    writeFileAtomicImpl.sync(abs, text, { encoding: 'utf8', fsync: true })
+    writeFileAtomicImpl.sync(abs, text, { encoding: 'utf8', fsync: options.fsync ?? true })
   }
 
   async removeFile(relPath: string): Promise<boolean> {

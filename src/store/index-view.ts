@@ -9,6 +9,7 @@
 
 import { normalizeSlot } from '../text.js'
 import type { IndexEntry } from '../types.js'
+import { placardText, roomOf } from './place-fields.js'
 
 /** The slot of an entry: its key when it has one, else its title; normalised (case, width, punctuation, spaces). */
 export function slotOf(entry: Pick<IndexEntry, 'key' | 'title'>): string {
@@ -38,6 +39,10 @@ export interface IndexLookup {
   inSlot(slot: string): IndexEntry[]
   fromSession(sessionId: string): IndexEntry[]
   atPath(path: string): IndexEntry | undefined
+  /** The memories whose location is in this room (a handful: rooms hold 9 slots). */
+  inRoom(room: string): IndexEntry[]
+  /** The memories whose title reads the same as a placard (`placardText`). */
+  withPlacard(text: string): IndexEntry[]
 }
 
 export class IndexView implements IndexLookup {
@@ -46,6 +51,8 @@ export class IndexView implements IndexLookup {
   private readonly bySlot = new Map<string, Set<string>>()
   private readonly bySession = new Map<string, Set<string>>()
   private readonly byPath = new Map<string, string>()
+  private readonly byRoom = new Map<string, Set<string>>()
+  private readonly byPlacard = new Map<string, Set<string>>()
   /** Increases with every change; `generation` changes when the log cannot be followed. */
   private version = 0
   private generationId = 0
@@ -88,6 +95,12 @@ export class IndexView implements IndexLookup {
     const id = this.byPath.get(path)
     return id === undefined ? undefined : this.byId.get(id)
   }
+  inRoom(room: string): IndexEntry[] {
+    return this.pick(this.byRoom.get(room))
+  }
+  withPlacard(text: string): IndexEntry[] {
+    return this.pick(this.byPlacard.get(text))
+  }
 
   set(entry: IndexEntry): void {
     this.unlink(entry.id)
@@ -96,6 +109,9 @@ export class IndexView implements IndexLookup {
     addTo(this.bySlot, slotOf(entry), entry.id)
     this.byPath.set(entry.path, entry.id)
     for (const s of entry.sources) if (s.session_id !== null) addTo(this.bySession, s.session_id, entry.id)
+    const room = roomOf(entry.location)
+    if (room !== null) addTo(this.byRoom, room, entry.id)
+    addTo(this.byPlacard, placardText(entry.title), entry.id)
     this.touch(entry.id)
   }
 
@@ -112,6 +128,8 @@ export class IndexView implements IndexLookup {
     this.bySlot.clear()
     this.bySession.clear()
     this.byPath.clear()
+    this.byRoom.clear()
+    this.byPlacard.clear()
     this.log = []
     this.generationId++
     this.version++
@@ -136,6 +154,9 @@ export class IndexView implements IndexLookup {
     removeFrom(this.bySlot, slotOf(old), id)
     if (this.byPath.get(old.path) === id) this.byPath.delete(old.path)
     for (const s of old.sources) if (s.session_id !== null) removeFrom(this.bySession, s.session_id, id)
+    const room = roomOf(old.location)
+    if (room !== null) removeFrom(this.byRoom, room, id)
+    removeFrom(this.byPlacard, placardText(old.title), id)
     return true
   }
 

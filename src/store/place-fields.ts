@@ -5,12 +5,24 @@
  * entry carries a field only when the file states it, so an ordinary entry stays as it was. Pure.
  */
 
+import { collapseWhitespace } from '../text.js'
 import type { IndexEntry } from '../types.js'
 
 export type PlaceFields = Pick<IndexEntry, 'location' | 'links'>
 
 /** `room#slot`: a room name (lower-case letters, digits, dashes) and a slot counted from 1. */
 export const LOCATION_PATTERN = /^([a-z][a-z0-9-]{0,63})#([1-9][0-9]{0,5})$/
+
+/** The room of a location (`topics-2` of `topics-2#4`), or null for none or a malformed one. */
+export function roomOf(location: string | undefined): string | null {
+  const m = location === undefined ? null : LOCATION_PATTERN.exec(location)
+  return m === null ? null : (m[1] as string)
+}
+
+/** A title as placards compare it: spaces collapsed, width and case folded. */
+export function placardText(title: string): string {
+  return collapseWhitespace(title).normalize('NFKC').toLowerCase()
+}
 
 /** At most this many links per memory are kept in the summary layer. */
 export const MAX_LINKS = 50
