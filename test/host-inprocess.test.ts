@@ -19,9 +19,11 @@ import { WebServer } from '@deepseek-ai/dsh-host-webserver'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import * as plugin from '../src/host/index.js'
 import { compileDsl, compileParameters, dshTool, loadDshTools, toDsl } from '../src/host/tools.js'
-import { API_BODY_LIMIT, API_PATH, PANEL_HEADER, TOKEN_HEADER } from '../src/host/api.js'
+import { API_BODY_LIMIT, API_PATH, PANEL_HEADER, TOKEN_HEADER, handleApiRequest } from '../src/host/api.js'
+import { storeApiDeps } from '../src/host/http.js'
 import { PANEL_KEY_FILE } from '../src/host/panel-key.js'
 import { INJECTION_HEADING } from '../src/memory/inject.js'
+import { PERSONAL_LABEL } from '../src/stores/inject.js'
 import { createFileBackend } from '../src/store/file-backend.js'
 import { TOOLS, findTool } from '../src/tools/index.js'
 import { outputViolation } from '../src/tools/schema.js'
@@ -35,6 +37,26 @@ interface ExecResult {
 }
 
 const RECALL_CONTEXT = 'memory-agent:recall'
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null) {
+    for (const x of Object.values(v)) deepFreeze(x)
+    Object.freeze(v)
+  }
+  return v
+}
+
+/** A past session as the host's session store gives it: deep-frozen messages, user-typed ones with an rpcId. */
+function pastSession(id: string, typed: string[]): { id: string; deriveMessages: () => readonly HostMessage[] } {
+  const messages = deepFreeze<HostMessage[]>([
+    { role: 'user', content: [{ type: 'text', text: 'Current time: 2026-01-01' }], source: { kind: 'runtime-context' } },
+    ...typed.flatMap((text, i): HostMessage[] => [
+      { role: 'user', content: [{ type: 'text', text }], source: { kind: 'user', rpcId: `${id}-rpc-${i}` } },
+      { role: 'assistant', content: [{ type: 'text', text: '好的，明白。' }] },
+    ]),
+  ])
+  return { id, deriveMessages: () => messages }
+}
 const signal = new AbortController().signal
 let calls = 0
 
@@ -360,6 +382,71 @@ describe('the DSH plugin in process', () => {
     expect((await postApi(root, JSON.stringify({ op: 'status' }), `${key.slice(1)}x`)).status).toBe(403)
     expect((await postApi(root, JSON.stringify({ op: 'search', query: 'x'.repeat(API_BODY_LIMIT) }), key)).status).toBe(413)
     expect((await postApi(root, JSON.stringify({ op: 'shell' }), key)).status).toBe(400)
+  })
+
+  it('the resident injection holds the personal store too: project first, then a personal section, within the budget', async () => {
+    const pref = await ok('write_memory', { summary: 'The user prefers answers in short bullet points.', title: 'Answer style', tags: ['preference'] })
+    expect(pref.store).toBe('user')
+    const asm = await root.systemPrompt.assemble({})
+    const recall = asm.contexts.find((c: { name: string }) => c.name === RECALL_CONTEXT)?.text ?? ''
+    expect(recall.startsWith(INJECTION_HEADING)).toBe(true)
+    expect(recall.split(INJECTION_HEADING)).toHaveLength(2) // one heading
+    expect(recall).toContain('周报每周五下午发') // the project store's
+    const label = recall.indexOf(PERSONAL_LABEL)
+    expect(label).toBeGreaterThan(recall.indexOf('周报每周五下午发'))
+    expect(recall.indexOf('short bullet points')).toBeGreaterThan(label)
+    expect(recall.length).toBeLessThanOrEqual(1500)
+    expect(renderContextSnapshot(asm)).toContain('short bullet points')
+  })
+
+  it('backfills the host sessions through the panel API: 409 without them, estimate, run routed by kind, then nothing new', async () => {
+    const key = (await fs.readFile(path.join(dir, 'store', PANEL_KEY_FILE), 'utf8')).trim()
+    const backfill = (args: Record<string, unknown>) => postApi(root, JSON.stringify({ op: 'backfill', ...args }), key)
+    // Before the host offers sessions, and in `memory-agent serve` (no provider at all): INVALID_STATE.
+    const none = await backfill({})
+    expect(none.status).toBe(409)
+    expect(none.json.error).toMatchObject({ code: 'INVALID_STATE', message: expect.stringContaining('no host sessions here') })
+    const serve = await handleApiRequest(
+      { method: 'POST', headers: { 'content-type': 'application/json', [PANEL_HEADER]: 'panel', [TOKEN_HEADER]: key }, remoteAddress: '127.0.0.1', body: '{"op":"backfill"}' },
+      storeApiDeps(createFileBackend(path.join(dir, 'store')), key),
+    )
+    expect(serve.status).toBe(409)
+    expect((await backfill({ maxTurns: 0 })).status).toBe(400)
+
+    const sessions = [
+      pastSession('past-a', ['我习惯用 pnpm 管理依赖，不要用 npm。', '帮我看看这个报错怎么回事？', '我们约定提交信息用英文写，使用 conventional commits 格式。']),
+      pastSession('past-b', ['我偏好用 vim 编辑配置文件，不喜欢图形界面。', '运行一下测试']),
+    ]
+    root.provide('sessions', { list: () => sessions })
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    const project = createFileBackend(path.join(dir, 'store'))
+    const personal = createFileBackend(path.join(dir, 'personal'))
+    const backfilled = async (b: typeof project) => (await b.readIndex()).filter((e) => e.tags.includes('backfill'))
+
+    const estimate = await backfill({})
+    expect(estimate.status).toBe(200)
+    expect(estimate.json.result).toMatchObject({ dryRun: true, sessions: 2, turns: 5, alreadyDone: 0, planned: 5, written: [] })
+    expect(estimate.json.result.candidates).toBeGreaterThanOrEqual(3)
+    expect(await backfilled(project)).toEqual([])
+    expect(await backfilled(personal)).toEqual([])
+
+    const run = await backfill({ dryRun: false })
+    expect(run.status).toBe(200)
+    expect(run.json.result).toMatchObject({ dryRun: false, turnsDone: 5, failed: 0, remaining: 0 })
+    expect(run.json.result.written.length).toBeGreaterThanOrEqual(3)
+    // Preferences went to the personal store, the convention stayed with the project.
+    const mine = await backfilled(personal)
+    const ours = await backfilled(project)
+    expect(mine.map((e) => e.summary).join('\n')).toContain('pnpm')
+    expect(mine.map((e) => e.summary).join('\n')).toContain('vim')
+    expect(mine.every((e) => e.tags.includes('偏好'))).toBe(true)
+    expect(ours.map((e) => e.summary).join('\n')).toContain('conventional commits')
+    expect([...mine, ...ours].map((e) => e.id).sort()).toEqual([...run.json.result.written].sort())
+    expect([...mine, ...ours].every((e) => e.status === 'suggested')).toBe(true)
+
+    const again = await backfill({ dryRun: false })
+    expect(again.json.result).toMatchObject({ alreadyDone: 5, planned: 0, written: [], duplicates: 0 })
+    expect((await backfilled(personal)).length + (await backfilled(project)).length).toBe(mine.length + ours.length)
   })
 
   it('disposing the plugin leaves no tool, no context, no route and no timer', async () => {

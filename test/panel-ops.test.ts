@@ -216,7 +216,7 @@ describe('exportBundle', () => {
 describe('memoryStats and listSessions', () => {
   it('count memories, not raw files, per status', async () => {
     const { backend } = store()
-    expect(await memoryStats(backend)).toEqual({ total: 0, searchable: 0, suggested: 0, conflict: 0, pendingCleanup: 0, orphaned: 0, pendingTopics: 0 })
+    expect(await memoryStats(backend)).toEqual({ total: 0, searchable: 0, suggested: 0, conflict: 0, pendingCleanup: 0, orphaned: 0, pendingTopics: 0, archived: 0 })
     await writeHandler(backend, { summary: 'Active one.', raw: 'r', session_id: 's1' })
     await writeHandler(backend, { summary: 'Suggested one.', requireConfirmation: true })
     await writeHandler(backend, { summary: 'Side A.', key: 'k' })
@@ -225,7 +225,7 @@ describe('memoryStats and listSessions', () => {
     await softDelete(backend, gone.id)
     await writeHandler(backend, { summary: 'Orphan to be.', session_id: 's9' })
     await forgetHandler(backend, { session_id: 's9', scope: 'include_shared_unlink' })
-    expect(await memoryStats(backend)).toEqual({ total: 6, searchable: 3, suggested: 1, conflict: 2, pendingCleanup: 1, orphaned: 1, pendingTopics: 1 })
+    expect(await memoryStats(backend)).toEqual({ total: 6, searchable: 3, suggested: 1, conflict: 2, pendingCleanup: 1, orphaned: 1, pendingTopics: 1, archived: 0 })
   })
 
   it('list sessions with what forgetting each would touch, newest first', async () => {

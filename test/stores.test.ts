@@ -14,6 +14,8 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   TOOLS,
+  findTool,
+  injectionText,
   kindsOf,
   normaliseRemote,
   outputViolation,
@@ -23,6 +25,8 @@ import {
   type MemoryBackend,
   type ToolDeclaration,
 } from '../src/api.js'
+import { INJECTION_HEADING } from '../src/memory/inject.js'
+import { PERSONAL_LABEL, residentInjection } from '../src/stores/inject.js'
 import { expectCode, tempStores } from './store-kit.js'
 
 const store = tempStores('stores-test-')
@@ -279,5 +283,44 @@ describe('command line with two stores (built CLI: run `npx tsc -p .` first)', (
     expect(run('search', 'short answers', '--json', '--root', path.join(dir, 'beta')).out).not.toContain(String(pref['id']))
     expect(run('nav', '--json', '--user', '--user-root', path.join(dir, 'me')).out).toContain(String(pref['id']))
     expect(run('search', 'short answers', '--store', 'team', ...both).code).toBe(2)
+  })
+})
+
+describe('resident injection over two stores (residentInjection)', () => {
+  const write = (b: MemoryBackend, summary: string, title: string) => findTool('write_memory')!.handler(b, { summary, title })
+
+  it('puts the project store first, a personal section after it, under one heading and within every budget', async () => {
+    const project = (await store()).backend
+    const user = (await store()).backend
+    for (let i = 0; i < 12; i++) await write(project, `Project fact number ${i}: the build runs on runner ${i}.`, `Project fact ${i}`)
+    for (let i = 0; i < 6; i++) await write(user, `The user prefers style ${i} in every answer.`, `Preference ${i}`)
+    for (const budgetChars of [200, 300, 450, 600, 1000, 1500, 3000, 8000]) {
+      const r = residentInjection(project, user, { budgetChars })
+      expect(r.text.length, `budget ${budgetChars}`).toBeLessThanOrEqual(budgetChars)
+      // A budget too small for one line of either store injects nothing at all.
+      expect(r.text.split(INJECTION_HEADING)).toHaveLength(r.text === '' ? 1 : 2)
+      expect(r.budgetChars).toBe(budgetChars)
+      if (budgetChars >= 600) {
+        expect(r.text.indexOf(PERSONAL_LABEL)).toBeGreaterThan(r.text.indexOf('Project fact'))
+        expect(r.text.slice(r.text.indexOf(PERSONAL_LABEL))).toContain('The user prefers style')
+      }
+    }
+    // Too small a budget to share: the project store alone, as before.
+    expect(residentInjection(project, user, { budgetChars: 200 }).text).toBe(injectionText(project, { budgetChars: 200 }).text)
+    expect(residentInjection(project, user, { budgetChars: 1500, enabled: false }).text).toBe('')
+  })
+
+  it('shows the personal store under the heading when the project store is empty, and the project alone when the personal one is', async () => {
+    const project = (await store()).backend
+    const user = (await store()).backend
+    expect(residentInjection(project, user).text).toBe('')
+    await write(user, 'The user prefers answers in Chinese.', 'Language')
+    const personalOnly = residentInjection(project, user)
+    expect(personalOnly.text.startsWith(`${INJECTION_HEADING}\n`)).toBe(true)
+    expect(personalOnly.text).toContain(`${PERSONAL_LABEL}\n> Language`)
+    expect(personalOnly.included).toBe(1)
+    const other = (await store()).backend
+    await write(project, 'The repository uses pnpm.', 'Package manager')
+    expect(residentInjection(project, other).text).toBe(injectionText(project).text)
   })
 })

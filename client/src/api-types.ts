@@ -6,9 +6,11 @@
 
 import type { ConfirmResult } from '../../lib/memory/confirm.js'
 import type { RuntimeConfig } from '../../lib/memory/config.js'
+import type { RestoreResult } from '../../lib/memory/decay.js'
 import type { Bundle } from '../../lib/memory/export.js'
 import type { ForgetResult } from '../../lib/memory/forget.js'
 import type { InjectionResult } from '../../lib/memory/inject.js'
+import type { RoomsListing } from '../../lib/memory/navigation.js'
 import type { ListResult, ListedMemory } from '../../lib/memory/listing.js'
 import type { PurgeResult } from '../../lib/memory/purge.js'
 import type { ResolveResult } from '../../lib/memory/resolve.js'
@@ -22,7 +24,7 @@ import type { RebuildResult } from '../../lib/store/rebuild.js'
 import type { SyncResult } from '../../lib/sync/sync.js'
 import type { IndexEntry, MemoryStatus } from '../../lib/types.js'
 
-export type { Bundle, IndexEntry, ListedMemory, MemoryStats, MemoryStatus, RuntimeConfig, SearchHit, SessionSummary }
+export type { Bundle, IndexEntry, ListedMemory, MemoryStats, MemoryStatus, RoomsListing, RuntimeConfig, SearchHit, SessionSummary }
 
 export interface Detail {
   entry: IndexEntry
@@ -46,6 +48,8 @@ export interface Ops {
   purgeDeleted: { args: { includeTopics?: boolean }; result: PurgeResult }
   search: { args: { query: string; tags?: string[]; top_k?: number }; result: SearchResult }
   detail: { args: { id: string }; result: Detail }
+  rooms: { args: { room?: string }; result: RoomsListing }
+  restoreArchived: { args: { ids: string[] }; result: RestoreResult }
   list: { args: { status?: MemoryStatus; limit?: number; offset?: number }; result: ListResult }
   create: { args: { summary: string; title?: string; tags?: string[] }; result: WriteResult }
   forgetSession: { args: { session_id: string; scope?: 'session_only' | 'include_shared_unlink' }; result: ForgetResult }

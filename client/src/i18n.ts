@@ -21,8 +21,10 @@ const zh = {
   statConflict: '冲突',
   statPendingCleanup: '待清理',
   statOrphaned: '孤儿',
+  statArchived: '已归档',
 
   tabMemories: '记忆',
+  tabRooms: '房间',
   tabSettings: '设置',
   tabMaintenance: '维护',
   tabQueryLog: '检索日志',
@@ -47,6 +49,7 @@ const zh = {
   filterConflict: '冲突',
   filterDeleted: '已软删',
   filterOrphaned: '孤儿',
+  filterArchived: '已归档',
   filterSuperseded: '旧版本',
   emptyList: '这里还没有记忆。',
   more: '再显示 {n} 条',
@@ -78,9 +81,11 @@ const zh = {
   resolvedDrop: '已丢弃 {id}。',
   deleted: '已软删 {id}（文件保留，可恢复）。',
   restored: '已恢复 {id}，状态：{status}。',
+  restoreNotArchived: '{id} 不在归档里，没有改动。',
 
   fieldId: 'id',
   fieldPath: '路径',
+  fieldLocation: '位置',
   fieldStatus: '状态',
   fieldTime: '时间',
   fieldConfidence: '置信度',
@@ -180,6 +185,13 @@ const zh = {
   queryHits: '{n} 条命中',
   queryZero: '零命中',
   searchAgain: '再搜一次',
+
+  roomsTitle: '记忆宫殿',
+  roomsHint: '每条记忆都站在「房间#槽位」上。房间按种类分（主题、经历），按参观顺序排列；一个房间满了就开下一个，槽位不会复用。这里列出每个房间里当前的记忆。',
+  roomsEmpty: '还没有房间：写入第一条记忆时会开出第一个房间。',
+  roomEmpty: '这个房间里现在没有当前记忆。',
+  roomUsage: '{current} 条在此 · 已用 {used} / {capacity} 个槽位',
+  roomsUnplaced: '另有 {n} 条当前记忆没有位置（导入或手写的）。',
 }
 
 export type MessageKey = keyof typeof zh
@@ -199,8 +211,10 @@ const en: Record<MessageKey, string> = {
   statConflict: 'Conflict',
   statPendingCleanup: 'To clean',
   statOrphaned: 'Orphans',
+  statArchived: 'Archived',
 
   tabMemories: 'Memories',
+  tabRooms: 'Rooms',
   tabSettings: 'Settings',
   tabMaintenance: 'Maintenance',
   tabQueryLog: 'Query log',
@@ -225,6 +239,7 @@ const en: Record<MessageKey, string> = {
   filterConflict: 'Conflict',
   filterDeleted: 'Soft-deleted',
   filterOrphaned: 'Orphans',
+  filterArchived: 'Archived',
   filterSuperseded: 'Old versions',
   emptyList: 'No memories here yet.',
   more: 'Show {n} more',
@@ -256,9 +271,11 @@ const en: Record<MessageKey, string> = {
   resolvedDrop: 'Dropped {id}.',
   deleted: 'Soft-deleted {id} (the file stays; it can be restored).',
   restored: 'Restored {id}, status: {status}.',
+  restoreNotArchived: '{id} is not archived: nothing changed.',
 
   fieldId: 'id',
   fieldPath: 'Path',
+  fieldLocation: 'Location',
   fieldStatus: 'Status',
   fieldTime: 'Time',
   fieldConfidence: 'Confidence',
@@ -358,6 +375,13 @@ const en: Record<MessageKey, string> = {
   queryHits: '{n} hits',
   queryZero: 'zero hits',
   searchAgain: 'Search again',
+
+  roomsTitle: 'Memory palace',
+  roomsHint: 'Every memory stands at room#slot. Rooms go by kind (topics, episodes), in tour order; a full room opens the next, and slots are never reused. Listed here: the current memories in each room.',
+  roomsEmpty: 'No rooms yet: the first memory written opens the first room.',
+  roomEmpty: 'No current memory stands in this room.',
+  roomUsage: '{current} here · {used} / {capacity} slots used',
+  roomsUnplaced: '{n} more current memories have no location (imported or hand-written).',
 }
 
 export const DICTIONARIES: Readonly<Record<Locale, Readonly<Record<MessageKey, string>>>> = { zh, en }

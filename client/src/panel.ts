@@ -18,6 +18,7 @@ import { isLockError } from './transport.js'
 import { maintenanceView } from './views/maintenance.js'
 import { memoriesView } from './views/memories.js'
 import { queryLogView } from './views/query-log.js'
+import { roomsView } from './views/rooms.js'
 import { settingsView } from './views/settings.js'
 import type { View } from './views/view.js'
 
@@ -32,10 +33,11 @@ export interface PanelOptions {
   styles?: StyleMode
 }
 
-type TabId = 'memories' | 'settings' | 'maintenance' | 'queryLog'
+type TabId = 'memories' | 'rooms' | 'settings' | 'maintenance' | 'queryLog'
 
 const TABS: ReadonlyArray<{ id: TabId; label: MessageKey; make: (ctx: PanelContext) => View }> = [
   { id: 'memories', label: 'tabMemories', make: memoriesView },
+  { id: 'rooms', label: 'tabRooms', make: roomsView },
   { id: 'settings', label: 'tabSettings', make: settingsView },
   { id: 'maintenance', label: 'tabMaintenance', make: maintenanceView },
   { id: 'queryLog', label: 'tabQueryLog', make: queryLogView },
@@ -48,6 +50,7 @@ const STATS: ReadonlyArray<{ key: keyof Status['stats']; label: MessageKey; aler
   { key: 'conflict', label: 'statConflict', alert: true },
   { key: 'pendingCleanup', label: 'statPendingCleanup' },
   { key: 'orphaned', label: 'statOrphaned' },
+  { key: 'archived', label: 'statArchived' },
 ]
 
 export function mountPanel(container: HTMLElement, options: PanelOptions): () => void {

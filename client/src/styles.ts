@@ -24,7 +24,7 @@ box-sizing:border-box;width:100%;max-width:760px;color:var(--dma-fg);font-size:1
 .dma-pathlabel{color:var(--dma-fg3);font-size:12px;flex:none}
 .dma-path{flex:1 1 240px;min-width:0;overflow-wrap:anywhere;color:var(--dma-fg2);background:var(--dma-subtle);border-radius:6px;padding:3px 8px}
 .dma-headactions{display:flex;gap:6px;flex:none}
-.dma-stats{display:grid;grid-template-columns:repeat(6,minmax(0,1fr));gap:8px;margin:0;padding:0;list-style:none}
+.dma-stats{display:grid;grid-template-columns:repeat(7,minmax(0,1fr));gap:8px;margin:0;padding:0;list-style:none}
 .dma-stat{border:1px solid var(--dma-border);background:var(--dma-card);border-radius:10px;padding:8px 10px;min-width:0}
 .dma-stat-n{display:block;font-size:20px;line-height:26px;font-weight:600;font-variant-numeric:tabular-nums}
 .dma-stat-l{display:block;color:var(--dma-fg3);font-size:12px;line-height:16px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
@@ -102,10 +102,20 @@ box-sizing:border-box;width:100%;max-width:760px;color:var(--dma-fg);font-size:1
 .dma-logq{flex:1 1 auto;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .dma-loghits{flex:none;font-size:12px;color:var(--dma-fg3)}
 .dma-loghits[data-zero=true]{color:var(--dma-danger)}
+.dma-rooms{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:10px}
+.dma-room{border:1px solid var(--dma-border);border-radius:8px;padding:8px 12px;display:flex;flex-direction:column;gap:6px;min-width:0}
+.dma-roomhead{display:flex;align-items:baseline;gap:10px;flex-wrap:wrap;min-width:0}
+.dma-roomname{font-family:var(--dma-mono);font-size:13px}
+.dma-slots{list-style:none;margin:0;padding:0;display:flex;flex-direction:column}
+.dma-slot{display:flex;align-items:center;gap:10px;padding:4px 0;border-top:1px solid var(--dma-border);min-width:0}
+.dma-slot:first-child{border-top:0}
+.dma-slotloc{flex:none;min-width:96px;color:var(--dma-accent)}
+.dma-slottitle{flex:1 1 auto;min-width:0;overflow-wrap:anywhere}
+.dma-badge[data-status=archived]{background:var(--dma-subtle);color:var(--dma-fg3)}
 .dma-lock{align-items:flex-start;max-width:560px}
 .dma-lock .dma-inline{width:100%}
 .dma-empty{color:var(--dma-fg3);padding:14px;text-align:center}
-@media (max-width:640px){.dma-stats{grid-template-columns:repeat(3,minmax(0,1fr))}.dma-form{grid-template-columns:minmax(0,1fr) 110px}.dma-form .dma-input{width:110px}.dma-rowtop{flex-wrap:wrap}}
+@media (max-width:640px){.dma-stats{grid-template-columns:repeat(4,minmax(0,1fr))}.dma-form{grid-template-columns:minmax(0,1fr) 110px}.dma-form .dma-input{width:110px}.dma-rowtop{flex-wrap:wrap}}
 body.dma-page{margin:0;background:#f4f5f7;font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Hiragino Sans GB","Microsoft YaHei","Noto Sans CJK SC",sans-serif;-webkit-font-smoothing:antialiased}
 .dma-pagebar{display:flex;align-items:center;gap:10px;max-width:808px;margin:0 auto;padding:18px 24px 0}
 .dma-pagebar h1{margin:0;font-size:16px;line-height:24px;font-weight:600;color:#1f2329}

@@ -34,6 +34,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { isIPv4 } from 'node:net'
 import { isMemoryError, MemoryError, type ErrorCode } from '../errors.js'
+import { backfillHistory, BACKFILL_MAX_TOTAL_TURNS, type BackfillOptions, type BackfillSessionSource } from '../lifecycle/backfill.js'
 import type { RuntimeConfig } from '../memory/config.js'
 import { saveConfigPatch } from '../memory/config-file.js'
 import { DEFAULT_BUNDLE_BYTES, exportBundle } from '../memory/export.js'
@@ -52,6 +53,8 @@ import { forgetMemoriesBySessionTool } from '../tools/forget-memories-by-session
 import { memoryConfirmTool } from '../tools/memory-confirm.js'
 import { memoryNavTool } from '../tools/memory-nav.js'
 import { memoryResolveTool } from '../tools/memory-resolve.js'
+import { memoryRestoreTool } from '../tools/memory-restore.js'
+import { memoryRoomsTool } from '../tools/memory-rooms.js'
 import { memorySearchHybridTool } from '../tools/memory-search-hybrid.js'
 import { parseInput, type Infer, type ObjectSchema } from '../tools/schema.js'
 import { idField, statusField } from '../tools/shapes.js'
@@ -91,6 +94,10 @@ export interface ApiDeps {
      */
     set(patch: Partial<RuntimeConfig>): RuntimeConfig
   }
+  /** The host's sessions for `backfill`, while it has them; absent (`memory-agent serve`): the op answers INVALID_STATE. */
+  sessions?: () => BackfillSessionSource | undefined
+  /** Where `backfill` puts a memory (the project or the personal store); default `backend`. */
+  backfillStoreFor?: BackfillOptions['storeFor']
 }
 
 /** Codes of answers that no handler gave: the gates, and a failure nobody expected. */
@@ -213,6 +220,10 @@ const OPS: Readonly<Record<string, OpHandler>> = {
   // The panel's searches are usage like the model's: the handler records them.
   search: viaTool(memorySearchHybridTool),
   detail: withArgs(ID_ARGS, (args, deps) => detail(deps.backend, args.id)),
+  // The palace as the model sees it: the rooms in tour order, or one room's memories by slot.
+  rooms: viaTool(memoryRoomsTool),
+  // Archived (by decay) is not soft-deleted: it comes back through memory_restore, not `restore`.
+  restoreArchived: viaTool(memoryRestoreTool),
   // The rows the panel lists: search finds only active and conflict memories, yet pending,
   // soft-deleted and orphaned ones need a row to be confirmed, restored or looked at.
   list: withArgs(
@@ -248,6 +259,20 @@ const OPS: Readonly<Record<string, OpHandler>> = {
   // The panel's sync button: the remote is set once (memory-agent sync --remote URL, or git), and
   // git must never wait for a password nobody can type here.
   sync: withArgs(NO_ARGS, (_args, deps) => syncStore(deps.backend, { interactive: false })),
+  // History backfill from the host's sessions: an estimate unless dryRun is false.
+  backfill: withArgs(
+    {
+      type: 'object',
+      properties: { dryRun: { type: 'boolean', default: true }, maxTurns: { type: 'integer', minimum: 1, maximum: BACKFILL_MAX_TOTAL_TURNS } },
+      additionalProperties: false,
+    } as const,
+    (args, deps) => {
+      const sessions = deps.sessions?.()
+      if (sessions === undefined) throw new MemoryError('INVALID_STATE', 'no host sessions here: backfill reads the sessions of the DSH host, so run it from the panel inside DSH')
+      const storeFor = deps.backfillStoreFor
+      return backfillHistory(deps.backend, sessions, { dryRun: args.dryRun, ...(args.maxTurns !== undefined ? { maxTotalTurns: args.maxTurns } : {}), ...(storeFor !== undefined ? { storeFor } : {}) })
+    },
+  ),
 }
 
 /** The ops the API serves. */

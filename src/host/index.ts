@@ -3,9 +3,10 @@
  * `inject`, `Config` and `apply`. `apply` only wires: it opens the file backend (the host adapter
  * is the one place that reads the environment and the working directory, for the store root and
  * the anchor probes), registers every tool of TOOLS with the host's tool registry, registers the
- * synchronous resident-injection context `memory-agent:recall` (which also beats the auto-settle
- * heartbeat), while the host offers `sessions` the session hooks, and while it offers `webServer`
- * the settings panel's API route `POST /memory-agent/api`. Everything is undone with
+ * synchronous resident-injection context `memory-agent:recall` (project and personal store; it also
+ * beats the auto-settle heartbeat), while the host offers `sessions` the session hooks, and while
+ * it offers `webServer` the settings panel's API route `POST /memory-agent/api` (whose `backfill`
+ * reads those sessions). Everything is undone with
  * the fiber: registrations are effects of it, and one more effect lets background work finish and
  * flushes the caches. All state is on disk: the host runs `apply` again whenever an injected
  * service restarts, and nothing but caches is lost.
@@ -26,13 +27,13 @@ import { PluginConfig, runtimeBase } from './config.js'
 import { dshTool, loadDshTools } from './tools.js'
 import { isUserTyped, messageText, type HostMessage } from '../lifecycle/auto-settle.js'
 import { setConfigBase } from '../memory/config.js'
-import { injectionText } from '../memory/inject.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { createFileBackend } from '../store/file-backend.js'
 import { TOOLS } from '../tools/index.js'
 import { projectIdentity } from '../stores/project-id.js'
-import { routeTools, type PersonalStore } from '../stores/route.js'
+import { residentInjection } from '../stores/inject.js'
+import { routeTools, storeByKind, type PersonalStore } from '../stores/route.js'
 
 export const name = 'dsh-memory-agent'
 
@@ -159,7 +160,13 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
     const server = wctx.webServer
     if (!isWebServer(server)) return
     const key = panelKey(backend.root)
-    const handler = apiRouteHandler(storeApiDeps(backend, key))
+    // Backfill reads the sessions tracked above and routes memories as write_memory does.
+    const deps = {
+      ...storeApiDeps(backend, key),
+      sessions: () => sessions,
+      ...(personal !== undefined ? { backfillStoreFor: storeByKind({ project: backend, user: personal.user }) } : {}),
+    }
+    const handler = apiRouteHandler(deps)
     wctx.effect(() => server.register({ kind: 'exact', path: API_PATH, handler }), 'memory-agent: panel API route')
     if (server.port !== undefined) {
       const host = server.host === '0.0.0.0' ? '127.0.0.1' : server.host
@@ -170,10 +177,11 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
   ctx.systemPrompt.context({
     name: RECALL_CONTEXT,
     order: RECALL_ORDER,
-    // Synchronous by the host's contract; injectionText never throws and neutralises `{{`.
+    // Synchronous by the host's contract; residentInjection never throws and neutralises `{{`.
+    // The personal store's memories follow the person into every project, in the same budget.
     text: (assembly) => {
       heartbeat.tick(sessions)
-      return injectionText(backend, { cue: turnCue(assembly) }).text
+      return residentInjection(backend, personal?.user, { cue: turnCue(assembly) }).text
     },
   })
 

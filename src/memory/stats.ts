@@ -24,11 +24,13 @@ export interface MemoryStats {
   orphaned: number
   /** The topics among pendingCleanup: purged only with includeTopics. */
   pendingTopics: number
+  /** Set aside by decay: out of search and injection until restored (src/memory/decay.ts). */
+  archived: number
 }
 
 export async function memoryStats(backend: MemoryBackend): Promise<MemoryStats> {
   await ensureFresh(backend)
-  const stats: MemoryStats = { total: 0, searchable: 0, suggested: 0, conflict: 0, pendingCleanup: 0, orphaned: 0, pendingTopics: 0 }
+  const stats: MemoryStats = { total: 0, searchable: 0, suggested: 0, conflict: 0, pendingCleanup: 0, orphaned: 0, pendingTopics: 0, archived: 0 }
   for (const e of (await backend.indexView()).values()) {
     if (e.type === 'raw') continue
     stats.total++
@@ -36,6 +38,7 @@ export async function memoryStats(backend: MemoryBackend): Promise<MemoryStats> 
     if (e.status === 'suggested') stats.suggested++
     else if (e.status === 'conflict') stats.conflict++
     else if (e.status === 'orphaned') stats.orphaned++
+    else if (e.status === 'archived') stats.archived++
     else if (e.status === 'deleted_pending') {
       stats.pendingCleanup++
       if (isTopic(e)) stats.pendingTopics++

@@ -266,3 +266,11 @@ export function routeTool(tool: ToolDeclaration, personal: PersonalStore): ToolD
 export function routeTools(tools: readonly ToolDeclaration[], personal: PersonalStore): ToolDeclaration[] {
   return tools.map((t) => routeTool(t, personal))
 }
+
+/**
+ * The store a memory with these tags belongs in, as write_memory would route it by default
+ * (kind.ts); backfill's `storeFor`, whose auto-settle signal classes are kind tags (`偏好`, `约定`...).
+ */
+export function storeByKind(stores: StoreSet): (tags: readonly string[]) => MemoryBackend {
+  return (tags) => stores[storeForKinds(kindsOf(tags))]
+}

@@ -4,7 +4,8 @@
  * each checked against the store's files: write, search (alias mark, zero hits with tag chips),
  * details, confirm, resolve, soft delete and restore, settings into config.json, the injection
  * preview, rebuild, purge (topics only on their own, two steps), forget a session (two steps),
- * sync (no remote: a local commit), export (a real download), the query log, Chinese and English. Screenshots of the main views
+ * sync (no remote: a local commit), export (a real download), the query log, archived memories restored, the
+ * rooms with their slots and a location in details, Chinese and English. Screenshots of the main views
  * go to test/artifacts/. The steps share one browser and one store, in order.
  */
 
@@ -14,7 +15,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createFileBackend, flushCaches, memoryStats, softDelete, writeHandler, type MemoryBackend, type MemoryStatus } from '../../src/api.js'
+import { createFileBackend, decayHandler, roomsHandler, flushCaches, memoryStats, softDelete, writeHandler, type MemoryBackend, type MemoryStatus } from '../../src/api.js'
 import { apiFetch, artifacts, ensureBuilt, ensureChromium, launchBrowser, repo, startServe, type Served } from './harness.js'
 
 let root: string
@@ -22,6 +23,8 @@ let served: Served
 let browser: BrowserContext
 let page: Page
 let store: MemoryBackend
+/** The store's clock: real time unless a seed step sets it (decay needs a memory idle for months). */
+let clock: string | null = null
 const ids: Record<string, string> = {}
 const cspViolations: string[] = []
 
@@ -39,6 +42,11 @@ async function seed(): Promise<void> {
   await w('throwaway', { summary: 'A throwaway episode.', raw: 'Nothing to keep.', session_id: 's-gamma' })
   await softDelete(store, ids['oldTopic'] ?? '')
   await softDelete(store, ids['throwaway'] ?? '')
+  // Written unsure (confidence 0.3) half a year ago and never found: decay archives it.
+  clock = new Date(Date.now() - 200 * 86_400_000).toISOString()
+  await w('idle', { summary: 'The office plant might be a ficus.', title: 'Office plant', confidence: 0.3 })
+  clock = null
+  expect((await decayHandler(store, { dryRun: false })).archived.map((a) => a.id)).toEqual([ids['idle']])
   await flushCaches(store)
 }
 
@@ -62,7 +70,7 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(artifacts, `panel-${name}.png`), fullPage: true })
 }
 
-async function tab(name: 'memories' | 'settings' | 'maintenance' | 'queryLog'): Promise<void> {
+async function tab(name: 'memories' | 'rooms' | 'settings' | 'maintenance' | 'queryLog'): Promise<void> {
   await page.click(`[data-tab=${name}]`)
   await page.locator(`[data-tab=${name}][aria-selected=true]`).waitFor()
 }
@@ -76,7 +84,7 @@ beforeAll(async () => {
   ensureChromium()
   ensureBuilt()
   root = mkdtempSync(path.join(tmpdir(), 'panel-e2e-'))
-  store = createFileBackend(root)
+  store = createFileBackend(root, { now: () => clock ?? new Date().toISOString() })
   await seed()
   served = await startServe(root)
   browser = await launchBrowser()
@@ -142,9 +150,10 @@ describe('memory-agent serve: the gates', () => {
 })
 
 describe('the panel, clicked through (Chinese)', () => {
-  it('shows the store path and the six counters', async () => {
+  it('shows the store path and the seven counters', async () => {
     const stats = await memoryStats(store)
-    for (const [key, value] of Object.entries({ total: stats.total, searchable: stats.searchable, suggested: stats.suggested, conflict: stats.conflict, pendingCleanup: stats.pendingCleanup, orphaned: stats.orphaned }))
+    expect(stats.archived).toBe(1)
+    for (const [key, value] of Object.entries({ total: stats.total, searchable: stats.searchable, suggested: stats.suggested, conflict: stats.conflict, pendingCleanup: stats.pendingCleanup, orphaned: stats.orphaned, archived: stats.archived }))
       expect(await page.locator(`[data-stat=${key}] .dma-stat-n`).textContent()).toBe(String(value))
     expect(await page.locator('[data-stat=suggested] .dma-stat-l').textContent()).toBe('待确认')
     // The style sheet is in force under the page's CSP (a constructed sheet, no inline style).
@@ -212,6 +221,9 @@ describe('the panel, clicked through (Chinese)', () => {
     expect(await details.locator('[data-field=tags]').textContent()).toBe('database')
     expect(await details.locator('[data-field=time]').textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/)
     expect(await details.locator('[data-field=preview]').textContent()).toContain('SQLite at /var/db/app.sqlite')
+    const location = (await store.indexView()).get(ids['db'] ?? '')?.location
+    expect(location).toMatch(/^topics(-\d+)?#\d+$/)
+    expect(await details.locator('[data-field=location]').textContent()).toBe(location)
     await shot('zh-details')
     await page.click('[data-action=clear-search]')
   })
@@ -247,6 +259,45 @@ describe('the panel, clicked through (Chinese)', () => {
     await expect.poll(() => row('包管理器').count()).toBe(0)
     await filter('all')
     expect(await row('包管理器').count()).toBe(1)
+  })
+
+  it('lists archived memories under their own chip and restores one through memory_restore', async () => {
+    await filter('archived')
+    expect(await page.locator('[data-filter=archived] .dma-chip-n').textContent()).toBe('1')
+    expect(await page.locator('[data-role=memory-list] > li').count()).toBe(1)
+    const idle = row('Office plant')
+    expect(await idle.getAttribute('data-status')).toBe('archived')
+    // Archived is not soft-deleted: no soft-delete restore here, the archive's own.
+    expect(await idle.locator('[data-action=restore]').count()).toBe(0)
+    await idle.locator('[data-action=restore-archived]').click()
+    await page.locator('[data-card=memories] [data-kind=ok]', { hasText: 'Office plant' }).waitFor()
+    await expect.poll(() => statusOf(ids['idle'] ?? '')).toBe('active')
+    await expect.poll(() => page.locator('[data-stat=archived] .dma-stat-n').textContent()).toBe('0')
+    await expect.poll(() => page.locator('[data-role=memory-list] > li').count()).toBe(0)
+    await filter('all')
+  })
+
+  it('shows the rooms in tour order with their memories by slot (room#slot, title, status)', async () => {
+    const listing = await roomsHandler(store, {})
+    const names = listing.rooms.map((r) => r.room)
+    expect(names).toEqual(expect.arrayContaining(['topics', 'episodes']))
+    await tab('rooms')
+    await page.locator('[data-role=rooms]:not([aria-busy]) > li[data-room]').first().waitFor()
+    expect(await page.locator('[data-role=rooms] > li').evaluateAll((els) => els.map((e) => e.getAttribute('data-room')))).toEqual(names)
+    const view = await store.indexView()
+    for (const name of ['db', 'idle', 'lunchA']) {
+      const entry = view.get(ids[name] ?? '')
+      const slot = page.locator(`[data-room="${entry?.location?.split('#')[0]}"] li[data-id="${entry?.id}"]`)
+      expect(await slot.locator('.dma-slotloc').textContent()).toBe(entry?.location)
+      expect(await slot.locator('.dma-slottitle').textContent()).toBe(entry?.title)
+      expect(await slot.locator('[data-status]').textContent()).toBe('可检索')
+    }
+    // Superseded and soft-deleted memories are not current: they stand in no room.
+    expect(await page.locator(`[data-role=rooms] li[data-id="${ids['lunchB']}"]`).count()).toBe(0)
+    const topics = listing.rooms.find((r) => r.room === 'topics')
+    expect(await page.locator('[data-room=topics] .dma-roomhead .dma-hint').textContent()).toBe(`${topics?.current} 条在此 · 已用 ${topics?.used} / ${listing.capacity} 个槽位`)
+    await shot('zh-rooms')
+    await tab('memories')
   })
 
   it('saves the behaviour settings into config.json (clamped) and previews the resident injection', async () => {

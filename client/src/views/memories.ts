@@ -1,7 +1,8 @@
 /**
  * The memories tab: search (the model's own search, alias hits marked, common tags offered on
  * zero hits), the list by status when no search is active, one row per memory with its details
- * and the actions its status allows (confirm, keep / drop, soft delete, restore), and the form
+ * and the actions its status allows (confirm, keep / drop, soft delete, restore, restore from the
+ * archive), its place in the palace (room#slot) in the details, and the form
  * to write a memory. A row action patches the rows it changed instead of searching again, so the
  * query log records only what a person searched.
  */
@@ -18,7 +19,7 @@ const PREVIEW_CHARS = 4000
 
 type Row = ListedMemory | SearchHit
 
-type Filter = 'all' | 'suggested' | 'conflict' | 'deleted_pending' | 'orphaned' | 'superseded'
+type Filter = 'all' | 'suggested' | 'conflict' | 'deleted_pending' | 'orphaned' | 'archived' | 'superseded'
 
 const FILTERS: ReadonlyArray<{ id: Filter; label: MessageKey; count: (s: Status['stats']) => number }> = [
   { id: 'all', label: 'filterAll', count: (s) => s.total - s.pendingCleanup },
@@ -26,7 +27,8 @@ const FILTERS: ReadonlyArray<{ id: Filter; label: MessageKey; count: (s: Status[
   { id: 'conflict', label: 'filterConflict', count: (s) => s.conflict },
   { id: 'deleted_pending', label: 'filterDeleted', count: (s) => s.pendingCleanup },
   { id: 'orphaned', label: 'filterOrphaned', count: (s) => s.orphaned },
-  { id: 'superseded', label: 'filterSuperseded', count: (s) => s.total - s.searchable - s.suggested - s.pendingCleanup - s.orphaned },
+  { id: 'archived', label: 'filterArchived', count: (s) => s.archived },
+  { id: 'superseded', label: 'filterSuperseded', count: (s) => s.total - s.searchable - s.suggested - s.pendingCleanup - s.orphaned - s.archived },
 ]
 
 type Mode = { kind: 'browse'; filter: Filter } | { kind: 'search'; query: string; tag: string | null }
@@ -205,6 +207,8 @@ export function memoriesView(ctx: PanelContext): View {
         return [act('keep', 'keep', () => resolve(row, 'keep'), 'primary'), act('drop', 'drop', () => resolve(row, 'drop'), 'danger')]
       case 'deleted_pending':
         return [act('restore', 'restore', () => restore(row))]
+      case 'archived':
+        return [act('restore', 'restore-archived', () => restoreArchived(row), 'primary')]
       default:
         return [act('softDelete', 'soft-delete', () => softDelete(row), 'danger')]
     }
@@ -235,6 +239,7 @@ export function memoriesView(ctx: PanelContext): View {
       { class: 'dma-dl' },
       ...field('fieldId', h('code', null, e.id), 'id'),
       ...field('fieldPath', h('code', null, e.path), 'path'),
+      ...(e.location !== undefined ? field('fieldLocation', h('code', null, e.location), 'location') : []),
       ...field('fieldStatus', t(`status_${e.status}` as MessageKey), 'status'),
       ...field('fieldTime', formatTime(e.time), 'time'),
       ...field('fieldConfidence', String(e.confidence), 'confidence'),
@@ -315,6 +320,19 @@ export function memoriesView(ctx: PanelContext): View {
     if (r === undefined) return
     patch(r.id, r.status)
     line.ok(t('restored', { id: row.title, status: t(`status_${r.status}` as MessageKey) }))
+    await settle()
+  }
+
+  /** Archived by decay: back through memory_restore (active, or superseded if a newer version came meanwhile). */
+  async function restoreArchived(row: Row): Promise<void> {
+    const r = await ctx.run('restoreArchived', { ids: [row.id] }, line)
+    if (r === undefined) return
+    const back = r.restored.find((x) => x.id === row.id)
+    if (back === undefined) line.fail(t('restoreNotArchived', { id: row.title }))
+    else {
+      patch(back.id, back.status)
+      line.ok(t('restored', { id: row.title, status: t(`status_${back.status}` as MessageKey) }))
+    }
     await settle()
   }
 
