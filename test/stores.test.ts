@@ -130,6 +130,18 @@ describe('two projects and one personal store', () => {
     expect(hitsOf(onlyUser).every((h) => h.store === 'user')).toBe(true)
   })
 
+  it('a merged search is one evidence batch: memory_assess accepts the ref of a personal hit', async () => {
+    const { a } = await setup()
+    await a.call('write_memory', { summary: 'The staging Redis cache lives on port 6380.', tags: ['environment'] })
+    await a.call('write_memory', { summary: 'I prefer Redis over Memcached for every cache.', tags: ['preference'] })
+    const all = await a.call('memory_search_hybrid', { query: 'redis cache', session_id: 's1' })
+    const hits = all['hits'] as Array<Hit & { ref: string }>
+    const personal = hits.find((h) => h.store === 'user')
+    expect(personal).toBeDefined()
+    const verdict = await a.call('memory_assess', { batchId: all['batch_id'], evidenceRefs: [personal!.ref], nextStrategy: 'answer', sufficient: true, session_id: 's1' })
+    expect(verdict['verdict']).toBe('sufficient')
+  })
+
   it('pages nav across both stores without gaps or repeats', async () => {
     const { a } = await setup()
     for (let i = 0; i < 5; i++) await a.call('write_memory', { summary: `Project fact ${i}.`, title: `p${i}`, time: `2026-01-0${i + 1}T00:00:00Z` })

@@ -19,6 +19,7 @@
  */
 
 import { MemoryError, invalidInput } from '../errors.js'
+import { registerBatch } from '../memory/evidence-gate.js'
 import { ensureFresh } from '../store/freshness.js'
 import type { MemoryBackend } from '../store/backend.js'
 import type { NavSort } from '../memory/nav.js'
@@ -98,13 +99,25 @@ const single: Route = {
   run: (ctx, input, selector) => one(ctx, selector as StoreName, input),
 }
 
-function merged(describe: string, merge: (answers: [Answer, Answer], input: Input) => Out | Promise<Out>): Route {
+function merged(describe: string, merge: (answers: [Answer, Answer], input: Input, ctx: Context) => Out | Promise<Out>): Route {
   return {
     choices: ANY_STORE,
     fallback: 'all',
     describe,
-    run: async (ctx, input, selector) => (selector === 'all' ? merge(await both(ctx, input), input) : one(ctx, selector, input)),
+    run: async (ctx, input, selector) => (selector === 'all' ? merge(await both(ctx, input), input, ctx) : one(ctx, selector, input)),
   }
+}
+
+/**
+ * Both stores' hits are one answer to the agent, so they become one evidence batch, kept in the
+ * project store where memory_assess (project by default) looks: each store registered its own
+ * hits as a batch of its own, and a ref of the personal store's batch would be refused there.
+ */
+async function asOneBatch(ctx: Context, input: Input, out: Out): Promise<Out> {
+  const hits = Array.isArray(out['hits']) ? (out['hits'] as Record<string, unknown>[]) : []
+  const sessionId = typeof input['session_id'] === 'string' ? input['session_id'] : undefined
+  const { batchId, refs } = await registerBatch(ctx.stores.project, sessionId, hits.map((h) => String(h['id'])))
+  return { ...out, batch_id: batchId, hits: hits.map((h, i) => ({ ...h, ref: refs[i] as string })) }
 }
 
 const byId: Route = {
@@ -209,7 +222,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
   write_memory: write,
   memory_search_hybrid: merged(
     'Which store: all (default: both searched, hits ranked together and cut to top_k, each hit says its store), project or user.',
-    (answers, input) => mergeSearch(answers, typeof input['top_k'] === 'number' ? input['top_k'] : 10),
+    (answers, input, ctx) => asOneBatch(ctx, input, mergeSearch(answers, typeof input['top_k'] === 'number' ? input['top_k'] : 10)),
   ),
   memory_nav: nav,
   memory_verify: merged(
