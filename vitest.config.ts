@@ -1,4 +1,13 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { configDefaults, defineConfig } from 'vitest/config'
+
+// The CLI and MCP server serve ~/.agent/memory as the personal store by default. In the suite
+// they serve the project store alone (an empty MEMORY_AGENT_USER_ROOT), so test files running in
+// parallel share no personal store; a test of the default sets its own HOME. The HOME here keeps
+// anything else off the real home folder too.
+const home = mkdtempSync(path.join(tmpdir(), 'memory-agent-test-home-'))
 
 export default defineConfig({
   test: {
@@ -8,5 +17,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    env: { HOME: home, USERPROFILE: home, MEMORY_AGENT_USER_ROOT: '' },
   },
 })

@@ -7,7 +7,7 @@
  */
 
 import { execFileSync, spawnSync } from 'node:child_process'
-import { promises as fs } from 'node:fs'
+import { existsSync, promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -275,10 +275,12 @@ describe('command line with two stores (built CLI: run `npx tsc -p .` first)', (
     await Promise.all(dirs.map((d) => fs.rm(d, { recursive: true, force: true })))
   })
 
-  it('--user-root adds the personal store; --root alone and --user serve one store', async () => {
+  it('--user-root moves the personal store (default ~/.agent/memory); --no-user-root and --user serve one store', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stores-cli-'))
     dirs.push(dir)
-    const env = { ...process.env }
+    // A home of this test's own: the default personal store is ~/.agent/memory.
+    const home = path.join(dir, 'home')
+    const env = { ...process.env, HOME: home, USERPROFILE: home }
     delete env['MEMORY_AGENT_ROOT']
     delete env['MEMORY_AGENT_USER_ROOT']
     const run = (...args: string[]) => {
@@ -290,9 +292,17 @@ describe('command line with two stores (built CLI: run `npx tsc -p .` first)', (
     expect(pref['store']).toBe('user')
     const text = run('search', 'short answers', ...both).out
     expect(text).toContain(`${String(pref['id'])} [topic, active, user store`)
-    // Another project with the same personal store sees it; --root alone does not.
+    // Another project with the same personal store sees it; one with another personal store does not.
     expect(run('search', 'short answers', '--json', '--root', path.join(dir, 'beta'), '--user-root', path.join(dir, 'me')).out).toContain(String(pref['id']))
     expect(run('search', 'short answers', '--json', '--root', path.join(dir, 'beta')).out).not.toContain(String(pref['id']))
+    // Without --user-root the personal store is ~/.agent/memory (the suite's own HOME); --no-user-root leaves it out.
+    const tabs = JSON.parse(run('write', 'I prefer tabs to spaces.', '--tag', 'preference', '--json', '--root', path.join(dir, 'gamma')).out) as Out
+    expect(tabs['store']).toBe('user')
+    expect(existsSync(path.join(home, '.agent', 'memory', String(tabs['path'])))).toBe(true)
+    expect(run('search', 'tabs spaces', '--json', '--root', path.join(dir, 'delta')).out).toContain(String(tabs['id']))
+    expect(run('search', 'tabs spaces', '--json', '--root', path.join(dir, 'delta'), '--no-user-root').out).not.toContain(String(tabs['id']))
+    const alone = JSON.parse(run('write', 'I prefer dark mode.', '--tag', 'preference', '--json', '--root', path.join(dir, 'delta'), '--no-user-root').out) as Out
+    expect(existsSync(path.join(dir, 'delta', String(alone['path'])))).toBe(true)
     expect(run('nav', '--json', '--user', '--user-root', path.join(dir, 'me')).out).toContain(String(pref['id']))
     expect(run('search', 'short answers', '--store', 'team', ...both).code).toBe(2)
   })

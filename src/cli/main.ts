@@ -64,8 +64,9 @@ Usage:
   memory-agent --help                    this text
 
 Every store command takes --root DIR, else $MEMORY_AGENT_ROOT, else ./.agent/memory of the working
-directory. Tool commands and mcp also serve the personal store given by --user-root DIR, else
-$MEMORY_AGENT_USER_ROOT (unset: the project store alone); --user works on the personal store alone
+directory. Tool commands and mcp also serve the personal store: --user-root DIR, else
+$MEMORY_AGENT_USER_ROOT, else ~/.agent/memory (--no-user-root or an empty variable: the project
+store alone); --user works on the personal store alone
 (default ~/.agent/memory). --json prints the structured output instead of text.
 Exit codes: 0 ok, 2 usage or INVALID_INPUT, 3 NOT_FOUND, 4 INVALID_STATE, 5 PATH_OUTSIDE_ROOT,
 6 LOCK_TIMEOUT, 1 anything else.
@@ -151,10 +152,14 @@ function storeRoot(args: string[]): string {
   return path.join(process.cwd(), '.agent', 'memory')
 }
 
-/** The personal store's folder when one is named: --user-root, else $MEMORY_AGENT_USER_ROOT. */
+/**
+ * The personal store's folder: --user-root, else $MEMORY_AGENT_USER_ROOT, else ~/.agent/memory;
+ * none with --no-user-root or an empty $MEMORY_AGENT_USER_ROOT.
+ */
 function userRoot(args: string[]): string | undefined {
-  const root = option(args, '--user-root') ?? process.env['MEMORY_AGENT_USER_ROOT']
-  return root !== undefined && root !== '' ? path.resolve(root.replace(/^~(?=$|[\\/])/, homedir())) : undefined
+  if (args.includes('--no-user-root')) return undefined
+  const root = option(args, '--user-root') ?? process.env['MEMORY_AGENT_USER_ROOT'] ?? path.join(homedir(), '.agent', 'memory')
+  return root !== '' ? path.resolve(root.replace(/^~(?=$|[\\/])/, homedir())) : undefined
 }
 
 /** The personal store served beside the project store, unless --user asked for it alone. */

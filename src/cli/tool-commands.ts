@@ -37,7 +37,7 @@ export const TOOL_COMMANDS: Readonly<Record<string, ToolCommand>> = {
 }
 
 /** Flags every store command takes besides the ones derived from its schema. */
-export const COMMON_FLAGS = ['--root', '--user', '--user-root', '--store', '--json', '--help'] as const
+export const COMMON_FLAGS = ['--root', '--user', '--user-root', '--no-user-root', '--store', '--json', '--help'] as const
 
 /** The process exit code of an error code, mapped once for the CLI. */
 export function exitCode(code: ErrorCode | undefined): number {
@@ -154,7 +154,7 @@ export function parseToolCommand(command: string, args: readonly string[]): Pars
     }
     if (name === '--json') json = true
     else if (name === '--help') help = true
-    else if (name === '--user') continue
+    else if (name === '--user' || name === '--no-user-root') continue
     // The routing layer's field (src/stores/route.ts): only a command serving two stores accepts it.
     else if (name === '--store') fields['store'] = next()
     else if (VALUE_FLAGS.has(name)) next()
@@ -238,7 +238,7 @@ export function commandHelp(command: string): string {
     '  --root DIR, --user, --json',
     '      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory); --json prints the structured output.',
     '  --user-root DIR',
-    '      Also serve the personal store (default $MEMORY_AGENT_USER_ROOT; unset: the project store alone); --user: the personal store alone.',
+    '      Also serve the personal store (default $MEMORY_AGENT_USER_ROOT, else ~/.agent/memory; --no-user-root: the project store alone); --user: the personal store alone.',
     '  --store project|user|all',
     '      With two stores: which one (reads default to all, writes go by kind).',
     '',
