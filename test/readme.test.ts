@@ -66,7 +66,8 @@ describe('README', () => {
   it('runs every command of the CLI tour as written, on the default store of the working directory', () => {
     const cwd = mkdtempSync(path.join(tmpdir(), 'readme-tour-'))
     const cli = path.join(repo, 'lib/cli/main.js')
-    const block = fencedBlocks('bash').find((b) => b.includes('lib/cli/main.js write')) ?? ''
+    // The tour: the block that writes and then searches, navigates and assembles (not the two-store example).
+    const block = fencedBlocks('bash').find((b) => b.includes('lib/cli/main.js write') && b.includes('lib/cli/main.js assemble')) ?? ''
     const commands = commandsOf(block)
     expect(commands.length).toBeGreaterThanOrEqual(8)
     const env = { ...process.env }
@@ -77,6 +78,26 @@ describe('README', () => {
       const out = execFileSync('bash', ['-c', command.replace(/^node lib\/cli\/main\.js/, `node '${cli}'`)], { cwd, env, encoding: 'utf8' })
       expect(out.length).toBeGreaterThan(0)
     }
+    expect(existsSync(path.join(cwd, '.agent', 'memory', 'index.jsonl'))).toBe(true)
+  })
+
+  it('runs the two-store commands as written: a preference lands in ~/.agent/memory, search shows both stores', () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'readme-stores-'))
+    const home = path.join(cwd, 'home')
+    const block = fencedBlocks('bash').find((b) => b.includes('--tag preference')) ?? ''
+    const commands = commandsOf(block)
+    expect(commands).toHaveLength(3)
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, USERPROFILE: home }
+    delete env['MEMORY_AGENT_ROOT']
+    delete env['MEMORY_AGENT_USER_ROOT']
+    const outs = commands.map((command) =>
+      execFileSync('bash', ['-c', command.replace(/^node lib\/cli\/main\.js/, `node '${path.join(repo, 'lib/cli/main.js')}'`)], { cwd, env, encoding: 'utf8' }),
+    )
+    expect(outs[0]).toMatch(/in the user store/)
+    expect(outs[1]).toMatch(/in the project store/)
+    expect(outs[2]).toMatch(/user store/)
+    expect(outs[2]).toMatch(/project store/)
+    expect(existsSync(path.join(home, '.agent', 'memory', 'index.jsonl'))).toBe(true)
     expect(existsSync(path.join(cwd, '.agent', 'memory', 'index.jsonl'))).toBe(true)
   })
 
