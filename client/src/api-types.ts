@@ -4,6 +4,7 @@
  * bundle), so a change of a result shape there breaks this build instead of the page.
  */
 
+import type { BackfillReport } from '../../lib/lifecycle/backfill.js'
 import type { ConfirmResult } from '../../lib/memory/confirm.js'
 import type { RuntimeConfig } from '../../lib/memory/config.js'
 import type { RestoreResult } from '../../lib/memory/decay.js'
@@ -58,6 +59,7 @@ export interface Ops {
   injectPreview: { args: { enabled?: boolean; budgetChars?: number }; result: InjectionResult }
   queryLog: { args: Record<string, never>; result: { queries: QueryLogLine[] } }
   sync: { args: Record<string, never>; result: SyncResult }
+  backfill: { args: { dryRun?: boolean; maxTurns?: number }; result: BackfillReport }
 }
 
 export type OpName = keyof Ops

@@ -179,6 +179,16 @@ const zh = {
   exported: '已导出 {n} 个文件。',
   exportTruncated: '已截断：超过 8 MB，{n} 个文件没有放进去。',
 
+  backfillTitle: '从历史会话补录',
+  backfillHint: '从 DSH 过去会话里你亲手输入的话中提取记忆（写入时不进审阅队列，同一轮不会补录两次）。先估算，再补录；只在 DSH 内的面板里可用。',
+  backfillEstimate: '估算',
+  backfillEstimated: '估算：{sessions} 个会话、{turns} 轮输入（{done} 轮已补录过）；本次将处理 {planned} 轮、约 {candidates} 条候选，留待下次 {remaining} 轮。',
+  backfillRun: '开始补录',
+  backfillConfirm: '从历史会话补录记忆？会按上面的估算写入记忆文件（不进审阅队列）。',
+  backfillYes: '确认补录',
+  backfillDone: '已补录：处理 {turns} 轮，写入 {written} 条，重复 {duplicates} 条，失败 {failed} 条，留待下次 {remaining} 轮。',
+  backfillInterrupted: '（已中断）',
+
   queryLogTitle: '检索日志',
   queryLogHint: '最近的检索（模型和面板的都在），新的在前。零命中说明库里缺这块内容。',
   queryLogEmpty: '还没有检索记录。',
@@ -368,6 +378,16 @@ const en: Record<MessageKey, string> = {
   export: 'Download backup',
   exported: 'Exported {n} files.',
   exportTruncated: 'Truncated: past 8 MB, {n} files were left out.',
+
+  backfillTitle: 'Backfill from past sessions',
+  backfillHint: 'Takes memories from what you typed in past DSH sessions (written past the review queue; a turn is never backfilled twice). Estimate first, then run; only the panel inside DSH can.',
+  backfillEstimate: 'Estimate',
+  backfillEstimated: 'Estimate: {sessions} sessions, {turns} typed turns ({done} already backfilled); this run would settle {planned} turns, about {candidates} candidates, leaving {remaining} for later.',
+  backfillRun: 'Run backfill',
+  backfillConfirm: 'Backfill memories from past sessions? This writes memory files as estimated above (past the review queue).',
+  backfillYes: 'Yes, backfill',
+  backfillDone: 'Backfilled: {turns} turns settled, {written} written, {duplicates} duplicates, {failed} failed, {remaining} left for later.',
+  backfillInterrupted: '(interrupted)',
 
   queryLogTitle: 'Query log',
   queryLogHint: 'Recent searches (the model’s and the panel’s), newest first. Zero hits show what the store lacks.',

@@ -376,6 +376,14 @@ describe('the panel, clicked through (Chinese)', () => {
     await page.locator('[data-card=sync] [data-kind=ok]', { hasText: '还没有远端' }).waitFor()
   })
 
+  it('backfill in serve: Estimate shows INVALID_STATE (no host sessions here)', async () => {
+    await page.click('[data-action=backfill-estimate]')
+    const error = page.locator('[data-card=backfill] [data-kind=error]')
+    await error.waitFor()
+    expect(await error.locator('[data-role=error-code]').textContent()).toBe('INVALID_STATE')
+    expect(await error.textContent()).toMatch(/no host sessions here/)
+  })
+
   it('exports the bundle as a download', async () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action=export]')])
     expect(download.suggestedFilename()).toMatch(/^panel-e2e-\w+-.*\.json$/)

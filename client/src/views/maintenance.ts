@@ -1,7 +1,7 @@
 /**
  * The maintenance tab: rebuild the index; purge soft-deleted files (topics only through their own
  * button, shown only when soft-deleted topics exist); forget what a session wrote; sync through
- * git; download the export bundle. Everything that deletes files asks twice.
+ * git; backfill memories from the host's past sessions (estimate, then run); download the export bundle. Everything that deletes files asks twice.
  */
 
 import type { Bundle } from '../api-types.js'
@@ -160,6 +160,42 @@ export function maintenanceView(ctx: PanelContext): View {
     syncLine.el,
   )
 
+  // ---- backfill from the host's sessions ------------------------------------------------------
+  const backfillLine = new ResultLine()
+  const backfillRun = twoStep(t, {
+    name: 'backfill-run',
+    label: t('backfillRun'),
+    question: t('backfillConfirm'),
+    yes: t('backfillYes'),
+    action: async () => {
+      const r = await ctx.run('backfill', { dryRun: false }, backfillLine)
+      if (r === undefined) return
+      const parts: Array<string | Node> = [t('backfillDone', { turns: r.turnsDone, written: r.written.length, duplicates: r.duplicates, failed: r.failed, remaining: r.remaining })]
+      if (r.interrupted) parts.push(' ', h('strong', null, t('backfillInterrupted')))
+      for (const e of r.errors) parts.push(h('span', { class: 'dma-hint' }, ` ${e}`))
+      backfillLine.ok(...parts)
+      await ctx.refreshStatus()
+    },
+  })
+  const backfillCard = h(
+    'section',
+    { class: 'dma-card', attrs: { 'data-card': 'backfill' } },
+    h('h3', null, t('backfillTitle')),
+    h('p', { class: 'dma-hint' }, t('backfillHint')),
+    h(
+      'div',
+      { class: 'dma-actions' },
+      button(t('backfillEstimate'), async () => {
+        const r = await ctx.run('backfill', { dryRun: true }, backfillLine)
+        if (r === undefined) return
+        backfillLine.ok(t('backfillEstimated', { sessions: r.sessions, turns: r.turns, done: r.alreadyDone, planned: r.planned, candidates: r.candidates, remaining: r.remaining }))
+      }, '', { 'data-action': 'backfill-estimate' }),
+      backfillRun.nodes[0],
+    ),
+    backfillRun.nodes[1],
+    backfillLine.el,
+  )
+
   // ---- export --------------------------------------------------------------------------------
   const exportLine = new ResultLine()
   const exportCard = h(
@@ -187,7 +223,7 @@ export function maintenanceView(ctx: PanelContext): View {
   if (status !== null) drawPurge(status)
 
   return {
-    el: h('div', { class: 'dma-body', attrs: { 'data-view': 'maintenance' } }, rebuildCard, purgeCard, sessionsCard, syncCard, exportCard),
+    el: h('div', { class: 'dma-body', attrs: { 'data-view': 'maintenance' } }, rebuildCard, purgeCard, sessionsCard, syncCard, backfillCard, exportCard),
     show() {
       void loadSessions()
     },
