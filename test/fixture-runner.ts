@@ -51,6 +51,9 @@ import { promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
+import { backfillHistory } from '../src/lifecycle/backfill.js'
+import type { HostMessage } from '../src/lifecycle/auto-settle.js'
+import { routeTools } from '../src/stores/route.js'
 import {
   MemoryError,
   TOOLS,
@@ -381,6 +384,9 @@ const INDEX_SORTS: Record<string, (a: IndexEntry, b: IndexEntry) => number> = {
 
 type OpFn = (ctx: RunContext, input: unknown, step: FixtureStep) => Promise<unknown>
 
+/** The personal store of a case that serves tools over two stores (op routed). */
+const personalStores = new WeakMap<RunContext, MemoryBackend>()
+
 export const OPS: Readonly<Record<string, OpFn>> = {
   // Handler ops: runCase runs them through runHandler (which tells sync throws from rejections).
   write: handlerOp('write'),
@@ -432,6 +438,50 @@ export const OPS: Readonly<Record<string, OpFn>> = {
       ctx.violations.push(`op inject: unexpected result ${pretty(out, 400)}`)
     }
     return out
+  },
+
+  /**
+   * A tool served over two stores, as the adapters serve it (src/stores/route.ts): the case's
+   * store is the project store, and a personal store of the case's own (made on first use, kept
+   * for the case) is the user store. Input: `{ tool, input }`. Result: the routed output, checked
+   * against the tool's declared output schema.
+   */
+  async routed(ctx, input) {
+    const rec = objectInput('routed', input, ['tool', 'input'], ['tool'])
+    const name = stringField('routed', rec, 'tool')
+    let user = personalStores.get(ctx)
+    if (user === undefined) {
+      user = createFileBackend(await fs.mkdtemp(path.join(os.tmpdir(), 'fixture-personal-')))
+      personalStores.set(ctx, user)
+      ctx.backends.push(user)
+    }
+    const tool = routeTools(TOOLS, { user, projectId: 'fixture/project' }).find((t) => t.name === name)
+    if (tool === undefined) throw new FixtureFormatError(`op routed: no tool named ${name}`)
+    const out = await (tool.handler as (b: MemoryBackend, i: unknown) => Promise<unknown>)(ctx.backend, rec['input'] ?? {})
+    const violation = outputViolation(tool.output, out)
+    if (violation !== null) ctx.violations.push(`op routed: ${name} output violates its schema at ${violation.field || '(root)'}: expected ${violation.expected}`)
+    return out
+  },
+
+  /**
+   * History backfill over sessions shaped like the host's (`{ id, deriveMessages() }`): input
+   * `{ sessions: [{ id, typed: [texts] }], dryRun?, maxTotalTurns? }`; each typed text is a
+   * user message with an rpcId, answered by the assistant. Result: the BackfillReport.
+   */
+  async backfill(ctx, input) {
+    const rec = objectInput('backfill', input, ['sessions', 'dryRun', 'maxTotalTurns'], ['sessions'])
+    if (!Array.isArray(rec['sessions'])) throw new FixtureFormatError('op backfill: input.sessions must be a list')
+    const sessions = (rec['sessions'] as Array<{ id: string; typed: string[] }>).map(({ id, typed }) => {
+      const messages: HostMessage[] = typed.flatMap((text, i) => [
+        { role: 'user', content: [{ type: 'text', text }], source: { kind: 'user', rpcId: `${id}-rpc-${i}` } },
+        { role: 'assistant', content: [{ type: 'text', text: 'OK.' }] },
+      ])
+      return { id, deriveMessages: () => messages }
+    })
+    return backfillHistory(ctx.backend, { list: () => sessions }, {
+      ...(typeof rec['dryRun'] === 'boolean' ? { dryRun: rec['dryRun'] } : {}),
+      ...(typeof rec['maxTotalTurns'] === 'number' ? { maxTotalTurns: rec['maxTotalTurns'] } : {}),
+    })
   },
 
   /** Writes config.json (the panel's settings) with the given fields, replacing the file. */
