@@ -13,7 +13,7 @@
  */
 
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { PANEL_KEY_PARAM, PANEL_KEY_PATTERN } from './panel-protocol.js'
 
@@ -30,25 +30,32 @@ function readKey(file: string): string | null {
   }
 }
 
-/** The store's panel key, made on first use. Two processes racing to make it end with one key. */
+/**
+ * The store's panel key, made on first use. Two processes racing to make it end with one key:
+ * the key is written to a private temporary file first and linked into place, so the key file
+ * appears whole or not at all, and the loser of the link reads the winner's key.
+ */
 export function panelKey(root: string): string {
   const file = path.join(root, PANEL_KEY_FILE)
   const known = readKey(file)
   if (known !== null) return known
   mkdirSync(path.dirname(file), { recursive: true })
   const key = randomBytes(32).toString('base64url')
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
+  writeFileSync(temp, `${key}\n`, { mode: 0o600, flag: 'wx' })
   try {
-    // 'wx': only one creator wins; the loser reads the winner's key below.
-    writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' })
+    linkSync(temp, file)
     return key
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    const winner = readKey(file)
+    if (winner !== null) return winner
+    // A file that exists but holds no key (emptied by hand): replaced, in one rename.
+    renameSync(temp, file)
+    return key
+  } finally {
+    rmSync(temp, { force: true })
   }
-  const winner = readKey(file)
-  if (winner !== null) return winner
-  // A file that exists but holds no key (truncated by hand): replace it.
-  writeFileSync(file, `${key}\n`, { mode: 0o600 })
-  return key
 }
 
 /** A link to the panel page that carries the key in its fragment. */
