@@ -1,4 +1,4 @@
-/** Command-line flags for the bench scripts: `--name value` pairs, read in order. */
+/** What the bench scripts share: command-line flags (`--name value` pairs, read in order) and a seeded PRNG. */
 
 export interface Flag {
   name: string
@@ -17,5 +17,17 @@ export function* flags(argv: readonly string[]): Generator<Flag> {
         return v
       },
     }
+  }
+}
+
+/** mulberry32: a small, fast, seeded PRNG; returns [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }

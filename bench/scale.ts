@@ -23,7 +23,7 @@
  * ../lib/api.js.
  */
 
-import { flags } from './args.js'
+import { flags, mulberry32 } from './args.js'
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
@@ -77,17 +77,6 @@ const elapsedS = (): string => ((performance.now() - BENCH_START) / 1000).toFixe
 // ---------------------------------------------------------------------------------------------
 // Deterministic corpus
 
-/** mulberry32: a small, fast, seeded PRNG; returns [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Zipf-distributed ranks 0..n-1 (rank 0 the most frequent). */
 class Zipf {

@@ -19,7 +19,7 @@
  * bench/results/sync.json (or --out). The product is reached only through ../lib/api.js.
  */
 
-import { flags } from './args.js'
+import { flags, mulberry32 } from './args.js'
 import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { cpus, tmpdir } from 'node:os'
@@ -62,17 +62,6 @@ function parseArgs(argv: string[]): Args {
 
 const log = (line: string): void => void process.stderr.write(`${line}\n`)
 
-/** mulberry32: a small seeded PRNG; returns [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const EN = 'database server deploy release backup restore cache queue token session login config port proxy cluster index query migration schema invoice customer meeting budget coffee lunch flight hotel visa gym sleep doctor'.split(' ')
 const ZH = '数据库 服务 部署 发布 备份 恢复 缓存 队列 登录 配置 端口 代理 集群 索引 查询 迁移 客户 会议 预算 咖啡 午饭 机票 酒店 签证 健身 睡眠 医生'.split(' ')
