@@ -60,8 +60,13 @@ export interface IndexEntry {
   raw_ref: string | null
   vector_id: null
   status: MemoryStatus
-  /** Slot key: writes with the same key are versions of one fact. */
+  /**
+   * Slot key: writes with the same key are versions of one fact. Either a caller's `key` (or a
+   * title used as one), or the subject derived from free text at write time (front-matter `slot`).
+   */
   key: string | null
+  /** True when `key` is a derived subject (front-matter `slot`), not a caller's key: revised by evidence, not always. */
+  key_derived?: true
   supersedes: string | null
   superseded_by: string | null
   /** Ids of the other sides of an unresolved conflict in this slot. */

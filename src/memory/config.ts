@@ -18,6 +18,15 @@ export interface RuntimeConfig {
   autoSettleEnabled: boolean
   /** Decay: a low-importance memory without a hit for this many days is archived by memory_decay. */
   decayAfterDays: number
+  /**
+   * Automatic revision (memory/revise.ts): a keyless write derives its subject and value from its
+   * text and revises current memories of the same subject. False: free text makes no versions.
+   */
+  autoRevise: boolean
+  /** Two structured declarations (`X -> Y`, `X: Y`) of one subject with different values: the newer supersedes without a change cue. False: they conflict. */
+  structuredRevises: boolean
+  /** A write with confidence below this (percent) gets a `low-confidence` warning. */
+  lowConfidencePercent: number
 }
 
 export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
@@ -29,6 +38,9 @@ export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
   injectBudgetChars: 1500,
   autoSettleEnabled: false,
   decayAfterDays: 90,
+  autoRevise: true,
+  structuredRevises: true,
+  lowConfidencePercent: 30,
 })
 
 const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
@@ -36,6 +48,7 @@ const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
   maxTopK: [1, 200],
   injectBudgetChars: [200, 8000],
   decayAfterDays: [1, 3650],
+  lowConfidencePercent: [0, 100],
 }
 
 /**

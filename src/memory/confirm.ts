@@ -1,22 +1,30 @@
 /**
  * The confirmation gate: suggested -> active, nothing else. Confirming makes the memory the
- * current statement of its slot (older versions become superseded). Any other status is an
- * INVALID_STATE: confirmation must never bypass a conflict or a forget.
+ * current statement of its slot (older versions become superseded). A memory whose slot was
+ * derived from its text (auto-settle, backfill) is revised like a keyless write (revise.ts): it
+ * may end in `conflict` with a warning instead. Any other status is an INVALID_STATE:
+ * confirmation must never bypass a conflict or a forget.
  */
 
 import { MemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { requireEntry } from './lookup.js'
+import { loadConfig } from './config.js'
+import { reviseDerived } from './revise.js'
 import { setStatus, supersedeSlot } from './slots.js'
 import { transact } from './txn.js'
 
 export interface ConfirmResult {
   id: string
-  status: 'active'
+  /** `conflict` when its derived subject holds another value and nothing says which is current. */
+  status: 'active' | 'conflict'
   superseded: string[]
+  /** Why it ended in conflict (`conflict:`, `shielded:`). */
+  warnings?: string[]
 }
 
-export function confirmMemory(backend: MemoryBackend, id: string): Promise<ConfirmResult> {
+export async function confirmMemory(backend: MemoryBackend, id: string): Promise<ConfirmResult> {
+  const config = await loadConfig(backend)
   return transact(backend, async (txn) => {
     const entry = requireEntry(txn, id, 'confirm')
     if (entry.status === 'active') return { id, status: 'active', superseded: [] }
@@ -26,8 +34,15 @@ export function confirmMemory(backend: MemoryBackend, id: string): Promise<Confi
     }
     const confirmed = await setStatus(txn, entry, 'active')
     if (confirmed === null) throw new MemoryError('NOT_FOUND', `the file of ${id} (${entry.path}) is gone; run rebuild`, 'id')
-    const { superseded } = confirmed.key !== null ? await supersedeSlot(txn, confirmed) : { superseded: [] }
     txn.log({ event: 'confirm', id, from: 'suggested', to: 'active' })
-    return { id, status: 'active', superseded }
+    if (confirmed.key === null) return { id, status: 'active', superseded: [] }
+    if (confirmed.key_derived !== true) return { id, status: 'active', ...(await supersedeSlot(txn, confirmed)) }
+    const revised = await reviseDerived(txn, confirmed, config)
+    return {
+      id,
+      status: revised.winner.status === 'conflict' ? 'conflict' : 'active',
+      superseded: revised.superseded,
+      ...(revised.warnings.length > 0 ? { warnings: revised.warnings } : {}),
+    }
   })
 }

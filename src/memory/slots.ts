@@ -57,10 +57,17 @@ export async function setStatus(txn: Txn, entry: IndexEntry, status: MemoryStatu
  * superseded by it, and `winner.supersedes` points at the newest of them. Returns their ids.
  */
 export async function supersedeSlot(txn: Txn, winner: IndexEntry): Promise<{ winner: IndexEntry; superseded: string[] }> {
-  const losers = slotMates(txn, winner)
+  return supersedeEntries(txn, winner, slotMates(txn, winner))
+}
+
+/**
+ * Makes `winner` the current statement over `losers` (each becomes superseded by it, with its
+ * raw text); `winner.supersedes` points at the newest of them. Logs one `supersede` event.
+ */
+export async function supersedeEntries(txn: Txn, winner: IndexEntry, losers: readonly IndexEntry[]): Promise<{ winner: IndexEntry; superseded: string[] }> {
   if (losers.length === 0) return { winner, superseded: [] }
   const replaced: IndexEntry[] = []
-  for (const loser of losers) {
+  for (const loser of [...losers].sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))) {
     // A version whose file a person deleted is gone, not superseded.
     if ((await setStatus(txn, loser, 'superseded', { superseded_by: winner.id, variants: null })) !== null) replaced.push(loser)
   }

@@ -205,7 +205,7 @@ export function baseFrontMatter(entry: IndexEntry): FrontMatterPatch {
     confidence: entry.confidence,
     tags: entry.tags,
     entities: entry.entities,
-    key: entry.key,
+    ...(entry.key_derived === true ? { slot: entry.key } : { key: entry.key }),
     supersedes: entry.supersedes,
     superseded_by: entry.superseded_by,
     variants: entry.variants,

@@ -28,12 +28,13 @@ import { slotOf, type IndexLookup } from '../store/index-view.js'
 import { collapseWhitespace, normalizeSlot, truncate } from '../text.js'
 import { briefOf, type IndexEntry, type MemoryStatus, type MemoryType } from '../types.js'
 import { parseAsOf, retrievalAsOf } from './as-of.js'
+import { deriveClaim } from './claim-extract.js'
+import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms } from './claim-value.js'
+import { entryClaim, relateClaims, type EntryClaim } from './revise.js'
 import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
 
-/** A current memory supports a claim when it states at least this share of the claim's terms. */
+/** A claim with no recognisable subject is supported by a memory that states at least this share of its terms (and all its numbers and the memory's value). */
 export const SUPPORT_COVERAGE = 0.8
-/** ...and, when the claim names its slot, at least this share of the claim's terms beyond the key. */
-export const VALUE_COVERAGE = 0.5
 /** Search hits considered per claim. */
 const CANDIDATES = 20
 /** At most this many memories per evidence list. */
@@ -86,8 +87,6 @@ export interface VerifyResult {
   note: string
 }
 
-const isNumber = (t: string) => /\d/.test(t)
-
 /** The terms a claim is checked by: strong terms, or all terms when it has none. */
 export function claimTerms(text: string): Set<string> {
   const all = tokenize(text)
@@ -95,16 +94,32 @@ export function claimTerms(text: string): Set<string> {
   return new Set(strong.length > 0 ? strong : all)
 }
 
+/** The words of a subject, order and case aside: "token TTL of the auth service" = "auth service token TTL". */
+function subjectTerms(subject: string): string {
+  return [...claimTerms(subject.replace(/\[[^\]]*\]/gu, (m) => ` ${m} `))].sort().join(' ')
+}
+
+/** Two subjects are one when their slots are equal, or they hold the same words. */
+export function sameSubject(a: string, b: string): boolean {
+  return normalizeSlot(a) === normalizeSlot(b) || subjectTerms(a) === subjectTerms(b)
+}
+
 class Checker {
   private readonly termCache = new Map<string, Set<string>>()
-  readonly numbers: string[]
+  /** What the claim asserts: its subject and value, when it has a recognisable form. */
+  readonly parsed: EntryClaim | null
+  /** Every atom of the claim text (numbers with units, words): what an unstructured claim must find. */
+  private readonly textAtoms: ValueAtoms
 
   constructor(
+    readonly text: string,
     readonly claim: Set<string>,
     readonly premises: string | null,
     private readonly view: IndexLookup,
   ) {
-    this.numbers = [...claim].filter(isNumber)
+    const d = deriveClaim(text)
+    this.parsed = d === null ? null : { subject: d.subject, value: d.value, atoms: valueAtoms(d.value), negated: d.negated, form: d.form, cues: d.cues, retired: d.retired }
+    this.textAtoms = valueAtoms(text)
   }
 
   terms(e: IndexEntry): Set<string> {
@@ -124,31 +139,50 @@ class Checker {
     for (const w of this.claim) if (t.has(w)) n++
     return n / this.claim.size
   }
-  /** The claim names this memory's slot: it has a key and the claim holds every word of it. */
+  /** The subject a memory speaks about: its slot key, or the subject its text names. */
+  subjectOf(e: IndexEntry): string | null {
+    return e.key ?? entryClaim(e)?.subject ?? null
+  }
+  /** The claim is about this memory's subject. */
   namesSlot(e: IndexEntry): boolean {
-    const k = this.keyTerms(e)
+    const subject = this.subjectOf(e)
+    if (subject === null) return false
+    if (this.parsed !== null) return sameSubject(this.parsed.subject as string, subject)
+    const k = claimTerms(subject)
     return k.size > 0 && [...k].every((w) => this.claim.has(w))
   }
+  /**
+   * The memory asserts the claim's value for the claim's subject. A structured claim needs the
+   * same subject and every atom of its value (numbers, units, versions, names) in the memory's
+   * value, with the same polarity; a memory that names no subject needs the claim's subject
+   * words and value atoms in its text. Words that only overlap are never support.
+   */
   states(e: IndexEntry): boolean {
-    const t = this.terms(e)
-    const coverage = this.coverage(e)
-    if (coverage < SUPPORT_COVERAGE || !this.numbers.every((n) => t.has(n))) return false
-    // A memory with a slot key speaks about that subject: a claim that does not name it is about
-    // another subject (the gateway's TTL is not the auth service's) unless it says nothing more.
-    if (!this.namesSlot(e)) return e.key === null || coverage === 1
-    const k = this.keyTerms(e)
-    const beyond = [...this.claim].filter((w) => !k.has(w))
-    return beyond.length === 0 || beyond.filter((w) => t.has(w)).length / beyond.length >= VALUE_COVERAGE
+    const mine = entryClaim(e)
+    if (this.parsed !== null) {
+      const p = this.parsed
+      if (isEmptyValue(p.atoms)) return false
+      const subject = this.subjectOf(e)
+      if (subject !== null && mine !== null) return sameSubject(p.subject as string, subject) && mine.negated === p.negated && atomsWithin(p.atoms, mine.atoms)
+      if (subject !== null) return false
+      // A memory that names no subject: the claim's subject and value must both be in its text.
+      const t = this.terms(e)
+      return !p.negated && [...claimTerms(p.subject as string)].every((w) => t.has(w)) && atomsWithin(p.atoms, valueAtoms(`${e.title}\n${e.summary}`))
+    }
+    // An unstructured claim: most of its words, all its numbers, and the memory's own value.
+    if (this.coverage(e) < SUPPORT_COVERAGE) return false
+    const memoryAtoms = valueAtoms(`${e.title}\n${e.summary}`)
+    if (!this.textAtoms.numbers.every((n) => atomsWithin({ numbers: [n], words: [] }, memoryAtoms))) return false
+    return mine === null || !this.namesSlot(e) || compareValues(mine.atoms, this.textAtoms) !== 'different'
   }
-  /** A slot the claim names, whose current memory says something else (not judged against old versions). */
+  /** The memory gives the claim's subject another value (or the same value with the other polarity). */
   statesOther(e: IndexEntry): boolean {
     if (!this.namesSlot(e) || this.states(e)) return false
-    const t = this.terms(e)
-    const theirs = [...t].filter(isNumber)
-    if (this.numbers.length > 0 && theirs.length > 0 && this.numbers.every((n) => !t.has(n))) return true
-    const k = this.keyTerms(e)
-    const shared = [...this.claim].filter((w) => t.has(w))
-    return shared.every((w) => k.has(w)) && [...this.claim].some((w) => !k.has(w))
+    const mine = entryClaim(e)
+    if (mine === null) return false
+    if (this.parsed !== null) return relateClaims(this.parsed, mine) === 'different'
+    const theirs = mine.atoms.numbers
+    return this.textAtoms.numbers.length > 0 && theirs.length > 0 && compareValues({ numbers: this.textAtoms.numbers, words: [] }, { numbers: theirs, words: [] }) === 'different'
   }
   inScope(e: IndexEntry): boolean {
     return this.premises === null || !premisesConflict(e.scope, this.premises)
@@ -227,7 +261,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     return { verdict: 'unknown', claim, support: null, contradicting: [], newer_related: [], superseded_matches: [], stale_support: false, scopeExcluded: 0, note }
   }
   const view = state.entries
-  const check = new Checker(terms, premises, view)
+  const check = new Checker(claim, terms, premises, view)
 
   const hits = runSearch(view, state.index, state.aliases, { query: claim, top_k: CANDIDATES }).hits
   const candidates: IndexEntry[] = []
@@ -238,6 +272,8 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   // Slots the claim names literally: their current memories are candidates even when the key's
   // words are not in their text (keys are not indexed for search).
   for (const e of slotsNamedIn(claim, view)) if (isSearchable(e)) pushUnique(candidates, e)
+  // The slot of the subject the claim names, read as a write would read it.
+  if (check.parsed?.subject != null) for (const e of view.inSlot(normalizeSlot(check.parsed.subject))) if (isSearchable(e)) pushUnique(candidates, e)
   // The claim word for word as a stored memory, current or not (an old version quoted exactly).
   const exact = (['topic', 'episode'] as const).flatMap((t) => view.withHash(contentHash(t, claim)))
   for (const e of exact) if (isSearchable(e)) pushUnique(candidates, e)
@@ -258,7 +294,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const contradicting: IndexEntry[] = []
   const superseded: IndexEntry[] = []
   for (const e of factual) {
-    if (e.key === null || check.states(e) || check.isRetracted(e) !== null) continue
+    if (check.subjectOf(e) === null || check.states(e) || check.isRetracted(e) !== null) continue
     const old = check.oldVersionsStating(e)
     if (old.length > 0 || check.statesOther(e)) {
       pushUnique(contradicting, e)

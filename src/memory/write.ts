@@ -17,6 +17,9 @@ import { LIVE, rawSibling, slotMates, supersedeSlot } from './slots.js'
 import { transact, type Txn } from './txn.js'
 import { checkPlacard, placeNew, saveRooms, type PlacardCheck } from './rooms.js'
 import { firstDue } from './sm2.js'
+import { deriveClaim, type DerivedClaim } from './claim-extract.js'
+import { confidenceWarning, entryClaim, rangeWarnings, relateClaims, reviseDerived, verifiedReplacedWarning } from './revise.js'
+import { valueAtoms } from './claim-value.js'
 import {
   differentScopeWarning,
   enrichRepeat,
@@ -61,8 +64,15 @@ export interface WriteResult {
   superseded: string[]
   variants: string[]
   redactions: RedactionKind[]
-  /** What a caller should know: premises that kept this memory apart (`different-scope: ...`). */
+  /**
+   * What a caller should know: premises that kept this memory apart (`different-scope:`), a
+   * different value left in conflict (`conflict:`, `shielded:`), a value outside its range
+   * (`value-range:`), a low confidence (`low-confidence:`), a verified memory replaced
+   * (`verified-replaced:`).
+   */
   warnings?: string[]
+  /** The subject derived from the text (front-matter `slot`) when no key was given. */
+  slot?: string
   /** The premises stored with the memory. */
   scope?: string
   /** When its evidence was last checked (a passing result without a time is stamped now). */
@@ -140,7 +150,7 @@ export interface WriteOptions {
 /** Front-matter fields this program writes or derives; everything else in a file is a person's own. */
 export const OWN_FRONT_MATTER = new Set([
   'id', 'type', 'title', 'time', 'status', 'session_id', 'sources', 'confidence', 'tags', 'entities', 'key',
-  'supersedes', 'superseded_by', 'variants', 'raw_ref', 'episode', 'anchors',
+  'supersedes', 'superseded_by', 'variants', 'raw_ref', 'episode', 'anchors', 'slot',
   // memory_merge's record (memory/merge.ts)
   'merged_into', 'merged_from', 'merged_at',
   // the palace (memory/rooms.ts) and decay (memory/decay.ts)
@@ -154,8 +164,10 @@ export interface PreparedWrite {
   type: 'episode' | 'topic'
   sessionId: string | null
   title: string
-  /** The explicit key, or the explicit title when it serves as the key; null: no versions. */
+  /** The explicit key, or the explicit title when it serves as the key; null: no versions by key. */
   slotKey: string | null
+  /** What the text asserts, when no key was given and it asserts something slot-like (claim-extract.ts). */
+  derived: DerivedClaim | null
   slot: string
   tags: string[]
   entities: string[]
@@ -212,6 +224,9 @@ export function prepareWrite(config: RuntimeConfig, req: WriteRequest, options: 
     if (!OWN_FRONT_MATTER.has(field) && value !== undefined) frontMatter[field] = redactDeep(value, redact)
   }
   const claim = prepareClaim(req, redact)
+  // Without a key, the text itself may name its subject; retractions and guards are never versions.
+  const derived =
+    slotKey === null && config.autoRevise && claim.retracts === null && claim.frontMatter.guard_trigger === undefined ? deriveClaim(summary) : null
   return {
     summary,
     raw,
@@ -219,7 +234,8 @@ export function prepareWrite(config: RuntimeConfig, req: WriteRequest, options: 
     sessionId,
     title,
     slotKey,
-    slot: slotOf({ key: slotKey, title }),
+    derived,
+    slot: slotOf({ key: slotKey ?? derived?.subject ?? null, title }),
     tags: cleanList([...(req.tags ?? []), ...claim.tags], redact),
     entities: cleanList(req.entities, redact),
     source: { session_id: sessionId, kind: req.source ?? (sessionId !== null ? 'session' : 'user') },
@@ -250,6 +266,13 @@ export async function findRepeat(
   readFile: (relPath: string) => Promise<string | null>,
   w: Pick<PreparedWrite, 'type' | 'summary' | 'slot' | 'details' | 'near'>,
 ): Promise<Repeat | null> {
+  // A near repeat that gives its subject another value ("port 8080" / "port 8081") is a new statement.
+  let mine: ReturnType<typeof deriveClaim> | undefined
+  const otherValue = (e: IndexEntry): boolean => {
+    if (mine === undefined) mine = deriveClaim(w.summary)
+    const theirs = entryClaim(e)
+    return mine !== null && theirs !== null && relateClaims({ atoms: valueAtoms(mine.value), negated: mine.negated }, theirs) === 'different'
+  }
   const details = normalizeForHash(w.details)
   const sameDetails = async (e: IndexEntry): Promise<boolean> => {
     if (details === '') return true
@@ -264,19 +287,25 @@ export async function findRepeat(
   for (const e of index.inSlot(w.slot)) {
     if (e.type !== w.type || !LIVE.has(e.status)) continue
     const similarity = bigramJaccard(w.summary, e.summary)
-    if (similarity >= NEAR_DUPLICATE_THRESHOLD && (best === null || similarity > best.similarity) && (await sameDetails(e))) best = { entry: e, similarity }
+    if (similarity >= NEAR_DUPLICATE_THRESHOLD && (best === null || similarity > best.similarity) && !otherValue(e) && (await sameDetails(e))) best = { entry: e, similarity }
   }
   return best === null ? null : { entry: best.entry, kind: 'near', similarity: Math.round(best.similarity * 1000) / 1000 }
 }
 
 export async function writeMemory(backend: MemoryBackend, req: WriteRequest, options: WriteOptions = {}): Promise<WriteResult> {
-  const w = prepareWrite(await loadConfig(backend), req, options)
-  const { summary, raw, type, sessionId, title, slotKey, slot, tags, entities, source, gated, time, redactions, claim } = w
+  const config = await loadConfig(backend)
+  const w = prepareWrite(config, req, options)
+  const { summary, raw, type, sessionId, title, slotKey, derived, slot, tags, entities, source, gated, time, redactions, claim } = w
+  // The slot key a version is filed under: the caller's, or the subject the text names.
+  const key = slotKey ?? derived?.subject ?? null
   // A retraction is never a version of anything, and nothing supersedes it.
-  const versioned = slotKey !== null && claim.retracts === null
+  const versioned = key !== null && claim.retracts === null
+  const confidence = req.confidence ?? 0.6
+  const said = derived ?? deriveClaim(summary)
+  const noted = [...(said !== null ? rangeWarnings(said) : []), ...[confidenceWarning(confidence, config)].filter((x): x is string => x !== null)]
 
   return transact(backend, async (txn) => {
-    const warnings: string[] = []
+    const warnings: string[] = [...noted]
     const repeat = await findRepeat(txn.index, (p) => txn.backend.readFile(p), w)
     // The same words under other premises are another statement, not a repeat.
     if (repeat !== null && scopesKeepApart(repeat.entry, claim)) warnings.push(differentScopeWarning(repeat.entry, claim.scope, 'repeat'))
@@ -296,9 +325,9 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
     }
     const path = type === 'episode' ? `episodes/${at.slice(0, 10)}-${id}.md` : `topics/${slugify(title)}-${id}.md`
     const place = await placeNew(txn.backend, txn.index, type, () =>
-      versioned ? slotMates(txn, { id, type, key: slotKey, title, scope: claim.scope ?? undefined }, new Set(MEMORY_STATUSES)) : [],
+      versioned ? slotMates(txn, { id, type, key, title, scope: claim.scope ?? undefined }, new Set(MEMORY_STATUSES)) : [],
     )
-    const rivals = versioned && !gated ? slotMates(txn, { id, type, key: slotKey, title, scope: claim.scope ?? undefined }) : []
+    const rivals = versioned && !gated ? slotMates(txn, { id, type, key, title, scope: claim.scope ?? undefined }) : []
     const conflict = req.expectConflict === true && rivals.length > 0
     const status: MemoryStatus = gated ? 'suggested' : conflict ? 'conflict' : 'active'
     let entry = await txn.create(
@@ -311,10 +340,11 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
         status,
         session_id: sessionId,
         sources: [source],
-        confidence: req.confidence ?? 0.6,
+        confidence,
         tags,
         entities,
         key: slotKey,
+        slot: slotKey === null ? derived?.subject : undefined,
         variants: conflict ? rivals.map((r) => r.id) : [],
         raw_ref: rawRef,
         anchors: cleanAnchors(req.anchors),
@@ -333,8 +363,15 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
         await txn.update(rival, { status: 'conflict', variants: [...new Set([...rival.variants, id])] })
       }
       txn.log({ event: 'conflict', id, ids: rivals.map((r) => r.id), slot })
+    } else if (status === 'active' && versioned && slotKey === null) {
+      const revised = await reviseDerived(txn, entry, config)
+      entry = revised.winner
+      superseded = revised.superseded
+      warnings.push(...revised.warnings)
     } else if (status === 'active' && versioned) {
       ;({ winner: entry, superseded } = await supersedeSlot(txn, entry))
+      const replaced = verifiedReplacedWarning(txn, entry, superseded)
+      if (replaced !== null) warnings.push(replaced)
     }
     if (versioned && !gated) {
       for (const kept of keptApartInSlot(txn, entry)) if (kept.id !== repeat?.entry.id) warnings.push(differentScopeWarning(kept, claim.scope, 'version'))
@@ -365,6 +402,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       variants: entry.variants,
       redactions,
       ...(warnings.length > 0 ? { warnings } : {}),
+      ...(entry.key_derived === true && entry.key !== null ? { slot: entry.key } : {}),
       ...(entry.scope !== undefined ? { scope: entry.scope } : {}),
       ...(entry.evidence?.verified_at != null ? { verified_at: entry.evidence.verified_at } : {}),
       ...(entry.location !== undefined ? { location: entry.location } : {}),

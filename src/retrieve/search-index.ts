@@ -14,8 +14,8 @@ import { SEARCHABLE_STATUSES } from '../types.js'
 import { identifiersOf } from './identifiers.js'
 import { TOKENIZER_VERSION, tokenize } from './tokenizer.js'
 
-/** Bump when the document shape or field set changes (3: the identifiers field). */
-export const SEARCH_INDEX_FORMAT = 3
+/** Bump when the document shape or field set changes (3: the identifiers field; 4: the slot key among the keywords). */
+export const SEARCH_INDEX_FORMAT = 4
 
 /** BM25 parameters and field weights, documented once. */
 export const RANKING = Object.freeze({
@@ -71,11 +71,15 @@ export function isSearchable(entry: IndexEntry): boolean {
   return entry.type !== 'raw' && SEARCHABLE_STATUSES.has(entry.status)
 }
 
-/** The indexed text of an entry. The title is left out when the summary already contains it. */
+/**
+ * The indexed text of an entry. The title is left out when the summary already contains it.
+ * The slot key (a caller's key or the derived subject) is a keyword like a tag: a search by
+ * subject finds the memory that states it.
+ */
 export function documentOf(entry: IndexEntry, context: string): IndexedDoc {
   const title = entry.title.replace(/…$/, '')
   const content = entry.summary.includes(title) ? entry.summary : `${entry.title}\n${entry.summary}`
-  const keywords = [...entry.tags, ...entry.entities].join('\n')
+  const keywords = [...entry.tags, ...entry.entities, ...(entry.key !== null ? [entry.key] : [])].join('\n')
   return { id: entry.id, content, keywords, context, identifiers: identifiersOf(`${entry.title}\n${entry.summary}\n${keywords}`).join(' ') }
 }
 

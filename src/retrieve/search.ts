@@ -93,14 +93,14 @@ function filterOf(req: SearchRequest): (e: IndexEntry) => boolean {
   }
 }
 
-/** Tokens of each tag and entity, per entry object (entries are replaced, never changed). */
+/** Tokens of each tag, entity and slot key, per entry object (entries are replaced, never changed). */
 const keywordTokens = new WeakMap<IndexEntry, string[][]>()
 
-/** True when every token of one of the entry's tags or entities is among the query tokens. */
+/** True when every token of one of the entry's tags, entities or slot key is among the query tokens. */
 function namesKeyword(entry: IndexEntry, queryTokens: ReadonlySet<string>): boolean {
   let keywords = keywordTokens.get(entry)
   if (keywords === undefined) {
-    keywords = [...entry.tags, ...entry.entities].map((k) => tokenize(k, { cjkUnigrams: 'isolated' })).filter((t) => t.length > 0)
+    keywords = [...entry.tags, ...entry.entities, ...(entry.key !== null ? [entry.key] : [])].map((k) => tokenize(k, { cjkUnigrams: 'isolated' })).filter((t) => t.length > 0)
     keywordTokens.set(entry, keywords)
   }
   return keywords.some((tokens) => tokens.every((t) => queryTokens.has(t)))

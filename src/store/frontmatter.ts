@@ -206,6 +206,14 @@ export function contentHash(type: MemoryType, summary: string): string {
   return sha1(`${type}\n${normalizeForHash(summary)}`)
 }
 
+/** The slot key: a caller's `key` wins over a derived `slot` (memory/claim-extract.ts), which a person may correct. */
+function slotFields(data: Record<string, unknown>): Pick<IndexEntry, 'key' | 'key_derived'> {
+  const key = asString(data.key)?.trim() || null
+  if (key !== null) return { key }
+  const slot = asString(data.slot)?.trim() || null
+  return slot === null ? { key: null } : { key: slot, key_derived: true }
+}
+
 /**
  * The index entry for a memory file, derived from its text alone (and its modification time
  * when the front-matter gives none). Never throws on odd content: it falls back field by field.
@@ -238,7 +246,7 @@ export function entryFromFile(relPath: string, text: string, mtimeMs: number): I
     raw_ref: asString(data.raw_ref),
     vector_id: null,
     status: MEMORY_STATUSES.includes(data.status as MemoryStatus) ? (data.status as MemoryStatus) : 'active',
-    key: asString(data.key),
+    ...slotFields(data),
     supersedes: asString(data.supersedes),
     superseded_by: asString(data.superseded_by),
     variants: asStringList(data.variants),

@@ -55,6 +55,7 @@ export function parseIndexLine(line: string): IndexEntry | null {
     vector_id: null,
     status: r.status as MemoryStatus,
     key: stringOr(r.key, null),
+    ...(r.key_derived === true && typeof r.key === 'string' ? { key_derived: true as const } : {}),
     supersedes: stringOr(r.supersedes, null),
     superseded_by: stringOr(r.superseded_by, null),
     variants: stringList(r.variants),

@@ -9,7 +9,7 @@ export const memoryConfirmTool = defineTool(
     name: 'memory_confirm',
     title: 'Confirm a suggested memory',
     description:
-      'Turn a suggested memory (written with requireConfirmation) into an active one that search and assemble use. Idempotent for an active memory; any other status is an error (use memory_resolve for conflicts).',
+      'Turn a suggested memory (written with requireConfirmation) into an active one that search and assemble use; it revises its subject like a new write (it may end in conflict, with warnings). Idempotent for an active memory; any other status is an error (use memory_resolve for conflicts).',
     input: {
       type: 'object',
       properties: { id: idField },
@@ -20,8 +20,9 @@ export const memoryConfirmTool = defineTool(
       type: 'object',
       properties: {
         id: { type: 'string' },
-        status: { type: 'string', enum: ['active'] },
+        status: { type: 'string', enum: ['active', 'conflict'] },
         superseded: { ...idList, description: 'Older versions in the same slot that this memory replaced.' },
+        warnings: { type: 'array', items: { type: 'string' }, description: 'Why it ended in conflict: another value for the same subject and no change cue.' },
       },
       required: ['id', 'status', 'superseded'],
       additionalProperties: false,

@@ -18,7 +18,7 @@ export const writeMemoryTool = defineTool(
     description:
       'Store one memory as a markdown file. Without raw it is a topic (shared knowledge); with raw it is an episode of a session plus its original text, and session_id is required. ' +
       'An exact or near repeat of a stored memory is not stored again (the result says dedupe). A write with the same key (or title) as an older memory supersedes it; ' +
-      'with expectConflict both are kept as a conflict for memory_resolve. With requireConfirmation the memory waits as suggested until memory_confirm. Secrets are redacted before the disk.',
+      'with expectConflict both are kept as a conflict for memory_resolve. Without key or title the subject and value are read from the summary ("X -> Y", "X is Y", "X 是 Y"): a new value for the same subject supersedes the old one when the text says it changed ("now", "no longer", "现在", "改成"), else both become conflict (see warnings). With requireConfirmation the memory waits as suggested until memory_confirm. Secrets are redacted before the disk.',
     input: {
       type: 'object',
       properties: {
@@ -71,7 +71,12 @@ export const writeMemoryTool = defineTool(
         superseded: { ...idList, description: 'Ids of older versions this write replaced.' },
         variants: { ...idList, description: 'Ids of the other sides of a conflict.' },
         redactions: { type: 'array', items: { type: 'string', enum: REDACTION_KINDS }, description: 'Kinds of secrets replaced before writing.' },
-        warnings: { type: 'array', items: { type: 'string' }, description: 'Things to know, such as different-scope: a memory kept apart because its premises differ.' },
+        warnings: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Things to know, each led by its kind: different-scope, conflict, shielded, value-range, low-confidence, verified-replaced.',
+        },
+        slot: { type: 'string', description: 'The subject read from the summary (front-matter slot) when no key or title was given.' },
         scope: { type: 'string', description: 'The premises stored with the memory.' },
         verified_at: { type: 'string', description: 'When its evidence was last checked.' },
         location: locationField,

@@ -1,0 +1,544 @@
+/**
+ * What a free-text memory asserts, without a model: a subject (the slot a person would name:
+ * "API server port", "用户 饮食") and the value it gives that subject ("9090", "素食者"), in
+ * Chinese and English. Plus what a reviser needs: whether the statement is negated, the words
+ * that signal a change ("now", "no longer", "migrated", "现在", "不再", "改成"...), and values
+ * the text says no longer hold ("no longer vegetarian", "不再是素食", the A of "from A to B").
+ *
+ * Forms recognised, first match wins, clause by clause:
+ *   `X -> Y` (also => →)                           arrow
+ *   `X changed/moved/migrated/switched (from A) to Y`, `X (从A)改成/换成/迁移到 Y`   change
+ *   `X: Y`, `X：Y`, `X = Y` (X at most 6 words / 16 characters)                 colon
+ *   `X is/are/uses/runs on/listens on/... Y`, `X 是/为/用/使用/采用/跑在/部署在/监听 Y` relation
+ *   a person (I, the user, 用户, 我) and a word of a personal category (diet, home, job...) category
+ * Subjects are cleaned (articles, possessives, "Y of X" -> "X Y", adverbs, 的) so that two
+ * phrasings of one subject give one slot. A value of the form `port 9090` / `9090 端口` moves its
+ * noun into the subject. A relation verb whose value names a known kind of thing (MySQL is a
+ * database) becomes that kind ("uses MySQL" -> "... database"); a person's statement needs a
+ * personal category, else it asserts nothing slot-like. Questions, chatter and narration
+ * assert nothing: `deriveClaim` returns null for them. Pure and deterministic.
+ */
+
+import { normalizeSlot } from '../text.js'
+
+export type ClaimForm = 'arrow' | 'change' | 'colon' | 'relation' | 'category'
+
+export interface DerivedClaim {
+  /** The subject, as a person reads it; its normalised form is the slot. */
+  subject: string
+  /** What the text says the subject is. */
+  value: string
+  form: ClaimForm
+  /** The statement denies the value ("does not use TLS", "不是素食"). */
+  negated: boolean
+  /** Change cues found in the text, lower-case ("now", "migrated", "不再"). */
+  cues: string[]
+  /** Values the text says no longer hold: "no longer X", "不再是 X", the A of "from A to B". */
+  retired: string[]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lexicon
+
+const SPEAKER = /^(?:user|assistant|human|ai|me)\s*[:：]\s*/i
+/** Lead-ins that frame a statement; the `correcting` ones are change cues themselves. */
+const LEAD_IN = /^(?:(please\s+)?remember(?:\s+that)?|note(?:\s+that)?|fyi|btw|by the way|reminder|heads[- ]up|important|(correction|corrected|update|updated|actually)|记住|请记住|记一下|记得|注意|备注|提醒|(更正|纠正|更新|订正)|补充|另外|顺便说一下|顺便)\s*(?:[:：,，\-–—]\s*|\s+|(?=\p{Script=Han}))/iu
+const HEDGES = /^(?:i think|i believe|i guess|it seems(?: that)?|apparently|we decided(?: that)?|we agreed(?: that)?|i decided(?: that)?|我觉得|我认为|我想|好像|据说|听说|我们决定|决定)\s*[,，]?\s*/iu
+
+const EN_CUES = [
+  'now', 'no longer', 'not anymore', 'anymore', 'any more', 'moved', 'migrated', 'switched', 'changed', 'replaced', 'instead',
+  'upgraded', 'downgraded', 'bumped', 'renamed', 'became', 'has become', 'these days', 'from now on', 'going forward', 'as of today',
+  'correction', 'corrected', 'update', 'updated', 'actually', 'started',
+]
+const EN_CUE = new RegExp(`\\b(?:${EN_CUES.map((c) => c.replace(/ /g, '\\s+')).join('|')})\\b`, 'giu')
+const ZH_CUE =
+  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此/gu
+/** "from A to B" (and its Chinese form): A no longer holds. */
+const EN_FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into)\s+(.+)$/iu
+const ZH_FROM_TO = /从(.+?)(?:改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|到)(.+)$/u
+
+/** Words that name a person; a person's statement needs a category to be a slot. */
+const EN_PERSON: ReadonlyMap<string, string> = new Map([
+  ['i', 'user'], ['me', 'user'], ['my', 'user'], ['the user', 'user'], ['user', 'user'], ['the user\'s', 'user'], ['user\'s', 'user'],
+  ['we', 'team'], ['our', 'team'], ['us', 'team'], ['our team', 'team'], ['the team', 'team'],
+  ['he', 'he'], ['she', 'she'], ['you', 'user'], ['your', 'user'],
+])
+const ZH_PERSON: ReadonlyMap<string, string> = new Map([
+  ['我', '用户'], ['我的', '用户'], ['用户', '用户'], ['用户的', '用户'], ['本人', '用户'], ['你', '用户'], ['你的', '用户'],
+  ['我们', '团队'], ['我们的', '团队'], ['团队', '团队'], ['咱们', '团队'], ['他', '他'], ['她', '她'],
+])
+
+interface Category {
+  en: string
+  zh: string
+  /** Words of a value or predicate that put a statement in this category. */
+  cue: RegExp
+}
+
+/** Kinds of thing a tool or service is: "uses MySQL" is about a database. */
+const KINDS: readonly Category[] = [
+  { en: 'database', zh: '数据库', cue: /\b(?:postgres(?:ql)?|mysql|mariadb|sqlite|mongo(?:db)?|dynamodb|cassandra|oracle db|mssql|sql server|cockroach(?:db)?|tidb|clickhouse|oceanbase|couchdb|neo4j)\b/iu },
+  { en: 'cache', zh: '缓存', cue: /\b(?:redis|memcached?|valkey|varnish)\b/iu },
+  { en: 'message queue', zh: '消息队列', cue: /\b(?:rabbitmq|kafka|sqs|nats|pulsar|activemq|zeromq|rocketmq|nsq)\b/iu },
+  { en: 'search engine', zh: '搜索引擎', cue: /\b(?:elasticsearch|opensearch|solr|meilisearch|typesense|lucene)\b/iu },
+  { en: 'editor', zh: '编辑器', cue: /\b(?:vim|neovim|nvim|emacs|vs ?code|visual studio code|intellij|webstorm|pycharm|sublime(?: text)?|helix|zed)\b/iu },
+  { en: 'CI', zh: 'CI', cue: /\b(?:jenkins|github actions|gitlab ci|circleci|travis(?: ci)?|buildkite|drone|teamcity)\b/iu },
+  { en: 'cloud', zh: '云', cue: /\b(?:aws|gcp|google cloud|azure|digitalocean|hetzner|linode|vercel|netlify|heroku|fly\.io)\b|阿里云|腾讯云|华为云/iu },
+  { en: 'frontend framework', zh: '前端框架', cue: /\b(?:react|vue|angular|svelte|solid(?:js)?|preact|next\.?js|nuxt)\b/iu },
+  { en: 'package manager', zh: '包管理器', cue: /\b(?:npm|yarn|pnpm|bun|pip|poetry|uv|cargo|maven|gradle)\b/iu },
+  { en: 'email provider', zh: '邮件服务商', cue: /\b(?:postmark|sendgrid|mailgun|ses|mailchimp|mandrill|sparkpost)\b/iu },
+  { en: 'operating system', zh: '操作系统', cue: /\b(?:linux|macos|mac os|windows|ubuntu|debian|fedora|arch linux|centos)\b/iu },
+  { en: 'language', zh: '语言', cue: /\b(?:python|golang|rust|java|typescript|javascript|ruby|kotlin|swift|php|scala|elixir|haskell|c\+\+|c#)\b/iu },
+]
+
+/** A person's categories: the only way a statement about a person becomes a slot. */
+const PERSONAL: readonly Category[] = [
+  { en: 'diet', zh: '饮食', cue: /素食|吃素|纯素|荤|吃肉|不吃|吃|饮食|肉|vegetarian|vegan|pescatarian|\bmeat\b|\beats?\b|\beating\b|\bdiet\b/iu },
+  { en: 'home', zh: '住址', cue: /住在|住|搬到|搬去|居住|\blives? in\b|\bliving in\b|\bmoved to\b|\bbased in\b|\bhome\b/iu },
+  { en: 'name', zh: '名字', cue: /名字|叫做|叫|\bname is\b|\bnamed\b|\bcalled\b/iu },
+  { en: 'age', zh: '年龄', cue: /\d+\s*岁|[一二三四五六七八九十]+岁|\byears? old\b/iu },
+  { en: 'employer', zh: '公司', cue: /在.+?(?:工作|上班)|就职|入职|\bworks? (?:at|for)\b|\bemployer\b/iu },
+  { en: 'job', zh: '职业', cue: /工程师|程序员|设计师|医生|老师|教师|学生|经理|律师|作家|研究员|\bengineer\b|\bdeveloper\b|\bdesigner\b|\bdoctor\b|\bteacher\b|\bstudent\b|\bmanager\b|\bworks? as\b/iu },
+  { en: 'timezone', zh: '时区', cue: /时区|\btime ?zone\b|\butc[+-]\d|\bgmt[+-]\d/iu },
+  { en: 'language', zh: '语言', cue: /说中文|说英文|中文|英文|日语|\bspeaks?\b|\bprefers? (?:english|chinese)\b/iu },
+  ...KINDS,
+]
+
+/** Nouns that move from a value into its subject: "listens on port 9090" is about the port. */
+const EN_VALUE_NOUN = /^(port|version|release|tag|branch|region|zone|plan|tier|channel|namespace|bucket|cluster|node|database|db|schema|table|queue|topic)\s+(.+)$/iu
+const ZH_VALUE_NOUN_AFTER = /^(.+?)\s*(端口|版本|分支|区域|机房|集群|数据库|队列)$/u
+const ZH_VALUE_NOUN_BEFORE = /^(端口|版本|分支|区域|机房|集群)\s*(?:号|为|是)?\s*(.+)$/u
+
+const ARTICLES = /^(?:the|a|an|this|that|these|those|its|their|his|her|our|my|your|current|currently)\s+/iu
+const EN_ADVERBS = /\b(?:now|currently|still|also|actually|already|today|presently|nowadays|officially|finally|again)\b/giu
+const ZH_ADVERBS = /现在|如今|目前|眼下|已经|一直|仍然|依然|仍|还是|也|都|还|就|其实|开始|正式|终于|又/gu
+
+/** Blocked words: a relation marker inside one of these is part of a word, not a relation. */
+const ZH_BLOCKED = new Set(
+  (
+    '用户 应用 费用 作用 可用 常用 通用 专用 信用 引用 调用 利用 用途 用来 用于 公用 实用 适用 享用 占用 试用 禁用 启用 备用 用量 用法 ' +
+    '现在 正在 存在 在于 实在 所在 在线 好在 自在 内在 外在 潜在 在乎 在意 ' +
+    '因为 为了 认为 作为 成为 行为 以为 为什么 为何 称为 视为 更为 较为 极为 最为 尤为 为止 ' +
+    '就是 还是 但是 于是 是否 总是 只是 可是 凡是 要是 倒是 正是 真是 硬是 像是 算是 或是 若是 老是 都是 也是 是不是 ' +
+    '叫醒 叫好'
+  ).split(' '),
+)
+
+interface Marker {
+  text: string
+  relation: string
+}
+/** Chinese relation markers, longest first at any position. `copula` keeps the subject as the slot. */
+const ZH_MARKERS: readonly Marker[] = [
+  ...['用的是', '使用的是', '采用的是', '用的', '使用', '采用', '依赖', '用'].map((text) => ({ text, relation: 'uses' })),
+  ...['跑在', '运行在', '部署在', '部署到', '托管在', '放在', '位于'].map((text) => ({ text, relation: 'runs on' })),
+  ...['监听在', '监听'].map((text) => ({ text, relation: 'listens on' })),
+  ...['住在'].map((text) => ({ text, relation: 'lives in' })),
+  ...['默认是', '默认为', '设置为', '设置成', '设为', '设成', '定为', '等于', '叫做', '是', '为', '叫'].map((text) => ({ text, relation: 'copula' })),
+  ...['在'].map((text) => ({ text, relation: 'runs on' })),
+].sort((a, b) => b.text.length - a.text.length)
+
+const ZH_NEGATION_BEFORE = /(不再|并不|从不|从来不|已不|没有|不|没)$/u
+
+interface Phrase {
+  words: string[]
+  relation: string
+}
+/** English relation phrases; `copula` keeps the subject as the slot. */
+const EN_PHRASES: readonly Phrase[] = (
+  [
+    ['copula', 'is set to|are set to|was set to|has been set to|is configured to|are configured to|defaults to|default to|is now|are now|has become|has been|have been|will be|is|are|was|were|equals|became|becomes|set to|\'s'],
+    ['uses', 'is using|are using|relies on|rely on|depends on|depend on|is built with|is built on|are built with|built with|uses|use|used'],
+    ['runs on', 'is running on|are running on|runs on|run on|is hosted on|is hosted at|is hosted in|are hosted on|hosted on|is deployed to|is deployed on|are deployed to|deploys to|deployed to|deployed on|lives on'],
+    ['listens on', 'is listening on|listens on|listen on|serves on|binds to|binds on'],
+    ['lives in', 'lives in|live in|is living in|is located in|is based in|are based in|resides in'],
+    ['written in', 'is written in|are written in|written in|is implemented in|are implemented in'],
+    ['stored in', 'is stored in|are stored in|stores data in|keeps data in|is kept in'],
+    ['points to', 'points to|point to|connects to|connect to|talks to'],
+    ['prefers', 'prefers|prefer|likes|like|loves|love'],
+    ['eats', 'eats|eat|is eating|drinks'],
+    ['works at', 'works at|work at|works for|work for'],
+    ['works as', 'works as|work as'],
+    ['speaks', 'speaks|speak'],
+    ['expires after', 'expires after|expire after|expires in|expire in|times out after|time out after|lasts'],
+    ['runs at', 'runs at|run at|runs every|run every|runs daily at|is scheduled for|is scheduled at|starts at|happens at'],
+    ['has', 'has|have|contains|holds'],
+  ] as const
+).flatMap(([relation, list]) => list.split('|').map((p) => ({ words: p.split(' '), relation })))
+  .sort((a, b) => b.words.length - a.words.length)
+
+const EN_NEGATION = /^(?:does not|do not|did not|doesn't|don't|didn't|is not|are not|isn't|aren't|was not|wasn't|no longer|never|not|cannot|can't|won't|will not)$/iu
+const QUESTION_WORDS = /^(?:what|which|who|whom|whose|when|where|why|how|is|are|do|does|did|can|could|should|would|will|shall)\b/iu
+const ZH_QUESTION = /[吗呢么]$|什么|哪个|哪些|哪里|怎么|为什么|是否|多少|几[个点]?/u
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+const hasHan = (s: string) => /\p{Script=Han}/u.test(s)
+const hasContent = (s: string) => /[\p{L}\p{N}]/u.test(s)
+const words = (s: string) => s.split(/\s+/).filter((w) => w !== '')
+
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)]
+}
+
+/** Cues of change in a text, lower-case, in order of appearance. */
+export function changeCues(text: string): string[] {
+  const t = text.normalize('NFKC')
+  const found: string[] = []
+  for (const m of t.matchAll(EN_CUE)) found.push(m[0].toLowerCase().replace(/\s+/g, ' '))
+  for (const m of t.matchAll(ZH_CUE)) found.push(m[0])
+  return unique(found)
+}
+
+function stripValueEdges(v: string): string {
+  return v
+    .replace(/^[\s"'“”‘’「」『』《》]+|[\s"'“”‘’「」『』《》.。,，;；!！?？…]+$/gu, '')
+    .replace(/[了啦啊呀哦嘛吧]+$/u, '')
+    .replace(/^(?:now|currently|still|also|actually|already|just|现在|目前|如今|已经|开始|也|都|还|就|改成|成)\s*/iu, '')
+    .trim()
+}
+
+/** A subject as stored: articles, adverbs, possessives and 的 removed; "Y of X" read as "X Y"; a person named one way. */
+function cleanSubject(raw: string): string | null {
+  let s = raw.normalize('NFKC').replace(/(\w)['’]s?(?=\s|$)/gu, '$1').replace(/[\s"'“”‘’「」『』《》]+/gu, ' ').trim()
+  s = s.replace(HEDGES, '')
+  if (!hasHan(s)) {
+    s = s.replace(EN_ADVERBS, ' ').replace(/\s+/g, ' ').trim()
+    for (let i = 0; i < 3; i++) s = s.replace(ARTICLES, '')
+    const of = /^(.+?)\s+(?:of|for)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+|its\s+)?(.+)$/iu.exec(s)
+    if (of !== null && words(of[1] as string).length <= 4 && words(of[2] as string).length <= 4) s = `${of[2]} ${of[1]}`
+    const head = words(s)
+    const first2 = head.slice(0, 2).join(' ').toLowerCase()
+    const first = (head[0] ?? '').toLowerCase()
+    if (EN_PERSON.has(first2)) s = [EN_PERSON.get(first2), ...head.slice(2)].join(' ')
+    else if (EN_PERSON.has(first)) s = [EN_PERSON.get(first), ...head.slice(1)].join(' ')
+    s = s.trim()
+    if (s === '' || words(s).length > 7) return null
+    if (/^(?:it|this|that|there|they|them|which|who|what|here|one|something|everything|nothing)$/iu.test(s)) return null
+    if (/\b(?:that|which|who|because|if|when|after|before|while|since|until|so)\b/iu.test(s)) return null
+  } else {
+    s = s.replace(ZH_ADVERBS, '').replace(/的/gu, ' ').replace(/\s+/g, ' ').trim()
+    for (const [word, canon] of ZH_PERSON) {
+      if (s === word) s = canon
+      else if (s.startsWith(word) && !s.startsWith(`${word}们`)) {
+        const rest = s.slice(word.length).trim()
+        if (rest !== '' && !/^[们]/u.test(rest)) s = `${canon} ${rest}`
+        break
+      }
+    }
+    if (s === '' || Array.from(normalizeSlot(s)).length > 16) return null
+    if (/^(?:这|那|它|这个|那个|这里|那里|有人|大家|什么)$/u.test(s)) return null
+    if (/因为|如果|虽然|但是|所以|然后|之后|之前|以后|的时候/u.test(s)) return null
+  }
+  if (!hasContent(s)) return null
+  return s
+}
+
+function isPerson(subject: string): boolean {
+  return /^(?:user|team|he|she|用户|团队|他|她)$/u.test(subject)
+}
+
+function categoryFor(text: string, list: readonly Category[]): Category | null {
+  for (const c of list) if (c.cue.test(text)) return c
+  return null
+}
+
+function named(subject: string, c: Category): boolean {
+  const s = subject.toLowerCase()
+  return s.includes(c.en.toLowerCase()) || s.includes(c.zh)
+}
+
+function withCategory(subject: string, c: Category): string {
+  return `${subject} ${hasHan(subject) ? c.zh : c.en}`
+}
+
+interface Raw {
+  subject: string
+  value: string
+  relation: string
+  form: ClaimForm
+  negated: boolean
+  from?: string
+}
+
+/** Moves a value's leading or trailing noun into the subject: "port 9090" -> subject "... port", value "9090". */
+function promoteValueNoun(subject: string, value: string): { subject: string; value: string } | null {
+  const en = EN_VALUE_NOUN.exec(value)
+  if (en !== null && /[\p{N}]|^[\w.-]+$/u.test(en[2] as string) && words(en[2] as string).length <= 2) {
+    const noun = (en[1] as string).toLowerCase()
+    return { subject: subject.toLowerCase().endsWith(noun) ? subject : `${subject} ${noun}`, value: en[2] as string }
+  }
+  const after = ZH_VALUE_NOUN_AFTER.exec(value)
+  if (after !== null && /\p{N}/u.test(after[1] as string)) return { subject: subject.endsWith(after[2] as string) ? subject : `${subject} ${after[2]}`, value: after[1] as string }
+  const before = ZH_VALUE_NOUN_BEFORE.exec(value)
+  if (before !== null) return { subject: subject.endsWith(before[1] as string) ? subject : `${subject} ${before[1]}`, value: before[2] as string }
+  return null
+}
+
+/** How a relation reads in a subject of each language. */
+const RELATION_LABEL: Readonly<Record<string, { en: string; zh: string }>> = {
+  uses: { en: 'uses', zh: '使用' },
+  'runs on': { en: 'runs on', zh: '运行在' },
+  'listens on': { en: 'listens on', zh: '监听' },
+  'lives in': { en: 'lives in', zh: '住在' },
+  'written in': { en: 'written in', zh: '编写语言' },
+  'stored in': { en: 'stored in', zh: '存储在' },
+  'points to': { en: 'points to', zh: '指向' },
+  prefers: { en: 'prefers', zh: '偏好' },
+  eats: { en: 'eats', zh: '吃' },
+  'works at': { en: 'works at', zh: '工作单位' },
+  'works as': { en: 'works as', zh: '职业' },
+  speaks: { en: 'speaks', zh: '语言' },
+  'expires after': { en: 'expires after', zh: '过期时间' },
+  'runs at': { en: 'runs at', zh: '运行时间' },
+  has: { en: 'has', zh: '有' },
+}
+
+/** The finished claim of a raw match, or null when the subject is not one. */
+function finish(raw: Raw, wholeText: string): Omit<DerivedClaim, 'cues' | 'retired'> | null {
+  let subject = cleanSubject(raw.subject)
+  let value = stripValueEdges(raw.value)
+  if (subject === null || value === '' || !hasContent(value)) return null
+  // "uses MySQL as its database": the role names the attribute.
+  const role = /^(.+?)\s+as\s+(?:its|the|their|our|a|an|his|her|my)?\s*(.+)$/iu.exec(value)
+  if (role !== null && raw.relation !== 'copula' && words(role[2] as string).length <= 3) {
+    value = role[1] as string
+    subject = `${subject} ${role[2]}`
+  }
+  const promoted = promoteValueNoun(subject, value)
+  if (promoted !== null) ({ subject, value } = promoted)
+  if (raw.relation === 'runs on' || raw.relation === 'lives in') value = value.replace(/\s*(?:上|里|中|上面|里面)$/u, '') || value
+  if (isPerson(subject) || /^(?:user|用户|team|团队)\b/u.test(subject)) {
+    // A person's statement is a slot only through a personal category ("用户 饮食").
+    if (isPerson(subject)) {
+      const c = categoryFor(`${raw.relation === 'copula' ? '' : raw.relation} ${value} ${wholeText}`, PERSONAL)
+      if (c === null) return null
+      subject = withCategory(subject, c)
+    }
+  } else if (raw.relation !== 'copula' && raw.form === 'relation') {
+    const kind = categoryFor(value, KINDS)
+    const label = RELATION_LABEL[raw.relation]
+    if (kind !== null) subject = named(subject, kind) ? subject : withCategory(subject, kind)
+    else if (promoted === null && label !== undefined) subject = `${subject} ${hasHan(subject) ? label.zh : label.en}`
+  } else if (raw.form === 'change') {
+    const kind = categoryFor(value, KINDS)
+    if (kind !== null && !named(subject, kind)) subject = withCategory(subject, kind)
+  }
+  if (Array.from(normalizeSlot(subject)).length < 2 && !hasHan(subject)) return null
+  return { subject: subject.replace(/\s+/g, ' ').trim(), value: value.trim(), form: raw.form, negated: raw.negated }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forms
+
+function arrowForm(c: string): Raw | null {
+  const m = /^(.+?)\s*(?:->|=>|→|⟶|➜|⇒)\s*(.+)$/u.exec(c)
+  return m === null ? null : { subject: m[1] as string, value: m[2] as string, relation: 'copula', form: 'arrow', negated: false }
+}
+
+const EN_CHANGE =
+  /^(.+?)\s+(?:has\s+|have\s+|was\s+|were\s+|is\s+|are\s+|got\s+|just\s+|recently\s+|now\s+)*(?:been\s+)?(?:changed|moved|migrated|switched|upgraded|downgraded|bumped|updated|converted|went|changes|moves|switches|migrates)\s+(?:from\s+(.+?)\s+)?(?:to|into|over to)\s+(.+)$/iu
+const ZH_CHANGE =
+  /^(.+?)(?:已经|现在|已|刚刚|刚)?(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去)了?(.+)$/u
+
+function changeForm(c: string): Raw | null {
+  const en = EN_CHANGE.exec(c)
+  if (en !== null) return { subject: en[1] as string, value: en[3] as string, relation: 'copula', form: 'change', negated: false, ...(en[2] !== undefined ? { from: en[2] } : {}) }
+  const zh = ZH_CHANGE.exec(c)
+  if (zh !== null) {
+    const verb = zh[3] as string
+    const relation = verb === '搬到' || verb === '搬去' ? 'lives in' : verb === '改用' || verb === '换用' ? 'uses' : 'copula'
+    return { subject: zh[1] as string, value: zh[4] as string, relation, form: 'change', negated: false, ...(zh[2] !== undefined ? { from: zh[2] } : {}) }
+  }
+  return null
+}
+
+function colonForm(c: string): Raw | null {
+  const m = /^([^:：=]{1,60}?)\s*(?:[:：]|(?<![<>!=])=(?!=))\s*(.+)$/u.exec(c)
+  if (m === null) return null
+  const subject = (m[1] as string).trim()
+  if (/\/\/|^\d+$/.test(m[2] as string) && /^https?$/i.test(subject)) return null
+  if (/\d$/.test(subject) && /^\d/.test(m[2] as string)) return null
+  if (hasHan(subject) ? Array.from(subject.replace(/\s/g, '')).length > 16 : words(subject).length > 6) return null
+  return { subject, value: m[2] as string, relation: 'copula', form: 'colon', negated: false }
+}
+
+function zhRelationForm(c: string): Raw | null {
+  const chars = Array.from(c)
+  for (let i = 1; i < chars.length; i++) {
+    for (const m of ZH_MARKERS) {
+      const text = chars.slice(i, i + Array.from(m.text).length).join('')
+      if (text !== m.text) continue
+      // Part of a longer word ("用户", "现在", "因为")? Then not a relation.
+      const around = [chars.slice(i - 1, i + 1).join(''), chars.slice(i, i + 2).join(''), chars.slice(i - 1, i + 2).join('')]
+      if (around.some((w) => ZH_BLOCKED.has(w))) continue
+      let subject = chars.slice(0, i).join('')
+      const value = chars.slice(i + Array.from(m.text).length).join('')
+      const neg = ZH_NEGATION_BEFORE.exec(subject)
+      if (neg !== null) subject = subject.slice(0, subject.length - (neg[1] as string).length)
+      if (subject.trim() === '' || value.trim() === '') continue
+      return { subject, value, relation: m.relation, form: 'relation', negated: neg !== null }
+    }
+  }
+  return null
+}
+
+function enRelationForm(c: string): Raw | null {
+  const ws = words(c.replace(/(\w)'s\s+(?=(?:now|not|no|a|an|the|\d)\b)/giu, '$1 is '))
+  for (let i = 1; i < ws.length; i++) {
+    const lower = ws.map((w) => w.toLowerCase())
+    for (const p of EN_PHRASES) {
+      if (i + p.words.length > ws.length) continue
+      if (!p.words.every((w, k) => lower[i + k] === w)) continue
+      let end = i
+      let negated = false
+      // "does not use", "is no longer", "doesn't run on": negation sits before or inside the phrase.
+      for (let back = 2; back >= 1; back--) {
+        if (end - back < 1) continue
+        const span = lower.slice(end - back, end).join(' ')
+        if (EN_NEGATION.test(span)) {
+          negated = true
+          end -= back
+          break
+        }
+      }
+      let valueStart = i + p.words.length
+      const after = lower.slice(valueStart, valueStart + 2).join(' ')
+      if (/^(?:not|no longer|never)\b/u.test(after)) {
+        negated = true
+        valueStart += after.startsWith('no longer') ? 2 : 1
+      }
+      const subject = ws.slice(0, end).join(' ')
+      const value = ws.slice(valueStart).join(' ')
+      if (value === '' || subject === '') continue
+      if (p.relation === 'has' && !/\d/.test(value)) continue
+      return { subject, value, relation: p.relation, form: 'relation', negated }
+    }
+  }
+  return null
+}
+
+/** "用户现在开始吃鸡胸肉了", "I eat meat now": a person and a personal category, no relation word. */
+function categoryForm(c: string): Raw | null {
+  const zh = /^(我们|我|用户|本人|他|她)(.+)$/u.exec(c)
+  const en = /^(i|we|the user|user|he|she)\s+(.+)$/iu.exec(c)
+  const m = zh ?? en
+  if (m === null) return null
+  const rest = m[2] as string
+  if (categoryFor(rest, PERSONAL) === null) return null
+  const neg = /^(?:现在|已经|开始|也|还)*(不再|不|没有|没|don't|doesn't|do not|does not|no longer|never)\s*/iu.exec(rest)
+  return { subject: m[1] as string, value: rest.replace(/^(?:现在|已经|开始|也|还|now|also|still)+\s*/iu, ''), relation: 'category', form: 'category', negated: neg !== null }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const CONDITION_EN = /^(?:in|on|for|during|under|within|inside|when|if|while|at)\s+([^,]{1,40}),\s*(.+)$/iu
+const CONDITION_ZH = /^(?:在|当|如果|若|对于|对|于)(.{1,20}?)(?:时|下|中|里|上|的时候|环境下|环境中)?[，,]\s*(.+)$/u
+const CONDITION_ZH_INLINE = /(?:在|于)([^，,。\s]{1,12}?(?:环境|集群|机房|服务器上|机器上))(?:下|中|里|上)?/u
+const CONDITION_EN_TAIL = /\s+(?:in|on|for|during)\s+((?:the\s+)?(?:staging|production|prod|dev|development|test|testing|qa|ci|local|weekends?|weekdays?|holidays?|eu|us|china)(?:\s+(?:environment|env|cluster|region))?)$/iu
+
+function splitClauses(text: string): string[] {
+  return text
+    .split(/[。！？!?；;\n]+|[，,]\s*|\.(?=\s|$)/u)
+    .map((c) => c.trim())
+    .filter((c) => c !== '')
+}
+
+function retiredIn(clause: string): string[] {
+  const out: string[] = []
+  const en = /\b(?:no longer|not any ?more|never again)\s+(?:is\s+|are\s+|a\s+|an\s+|uses?\s+|eats?\s+|runs? on\s+|lives? in\s+)?(.+)$/iu.exec(clause)
+  if (en !== null) out.push(stripValueEdges(en[1] as string))
+  const en2 = /^(.+?)\s+(?:any ?more|no more)$/iu.exec(clause)
+  if (en2 !== null && /\b(?:not|n't|no)\b/iu.test(clause)) out.push(stripValueEdges((en2[1] as string).replace(/^.*\b(?:not|n't)\s+(?:be\s+|use\s+|eat\s+)?/iu, '')))
+  const instead = /\b(?:instead of|rather than|replacing|in place of)\s+(.+)$/iu.exec(clause)
+  if (instead !== null) out.push(stripValueEdges(instead[1] as string))
+  const zh = /不再(?:是|用|使用|采用|吃|住在|在)?(.+)$/u.exec(clause)
+  if (zh !== null) out.push(stripValueEdges(zh[1] as string))
+  const zh2 = /(?:而不是|取代了?|替换了?|代替了?)(.+)$/u.exec(clause)
+  if (zh2 !== null) out.push(stripValueEdges(zh2[1] as string))
+  const from = EN_FROM_TO.exec(clause) ?? ZH_FROM_TO.exec(clause)
+  if (from !== null) out.push(stripValueEdges(from[1] as string))
+  return out.filter((v) => v !== '' && hasContent(v))
+}
+
+/** Removes a statement's frame: a speaker label, "remember:", "更正：", a hedge. Returns the cue a correcting lead-in is. */
+function unframe(text: string): { text: string; cue: string | null } {
+  let t = text.normalize('NFKC').replace(/\s+/g, ' ').trim()
+  let cue: string | null = null
+  for (let i = 0; i < 3; i++) {
+    const before = t
+    t = t.replace(SPEAKER, '')
+    const lead = LEAD_IN.exec(t)
+    if (lead !== null) {
+      if (lead[2] !== undefined || lead[3] !== undefined) cue = (lead[2] ?? lead[3] ?? '').toLowerCase()
+      t = t.slice(lead[0].length)
+    }
+    t = t.replace(HEDGES, '')
+    if (t === before) break
+  }
+  return { text: t.trim(), cue }
+}
+
+/**
+ * What a text asserts, or null when it asserts nothing slot-like (a question, narration,
+ * chatter, a person's statement outside every personal category).
+ */
+export function deriveClaim(input: string): DerivedClaim | null {
+  const { text, cue } = unframe(input)
+  if (text === '' || /[?？]\s*$/u.test(text)) return null
+  // A trailing parenthesis is a remark ("(we migrated last week)"): its cues count, its words are no value.
+  const remark = /\s*[（(]([^()（）]*)[)）]\s*[.。]?$/u.exec(text)
+  const body = remark === null ? text : text.slice(0, remark.index)
+  const cues = unique([...(cue !== null ? [cue] : []), ...changeCues(text)])
+  let condition: string | null = null
+  let rest = body
+  const lead = CONDITION_EN.exec(rest) ?? CONDITION_ZH.exec(rest)
+  if (lead !== null) {
+    condition = (lead[1] as string).trim()
+    rest = lead[2] as string
+  }
+  const clauses = splitClauses(rest)
+  const retired = clauses.flatMap(retiredIn)
+  for (let ci = 0; ci < clauses.length; ci++) {
+    let clause = (clauses[ci] as string).replace(HEDGES, '')
+    if (QUESTION_WORDS.test(clause) && !/->|:|：/.test(clause)) continue
+    if (hasHan(clause) && ZH_QUESTION.test(clause)) continue
+    let cond = condition
+    const inline = hasHan(clause) ? CONDITION_ZH_INLINE.exec(clause) : null
+    if (inline !== null) {
+      cond = cond ?? (inline[1] as string)
+      clause = clause.replace(inline[0], '')
+    }
+    const tail = hasHan(clause) ? null : CONDITION_EN_TAIL.exec(clause)
+    if (tail !== null) {
+      cond = cond ?? (tail[1] as string).replace(/^the\s+/iu, '')
+      clause = clause.slice(0, tail.index)
+    }
+    // A clause that only retires a value ("不再是素食") asserts nothing of its own.
+    if (/^(?:不再|no longer|not any ?more)/iu.test(clause)) continue
+    const raw =
+      arrowForm(clause) ??
+      changeForm(clause) ??
+      colonForm(clause) ??
+      (hasHan(clause) ? zhRelationForm(clause) ?? enRelationForm(clause) : enRelationForm(clause)) ??
+      categoryForm(clause)
+    if (raw === null) continue
+    const done = finish(raw, body)
+    if (done === null) continue
+    const from = raw.from === undefined ? [] : [stripValueEdges(raw.from)]
+    const subject = cond === null ? done.subject : `${done.subject} [${cond}]`
+    return {
+      ...done,
+      subject,
+      cues: raw.form === 'change' && cues.length === 0 ? ['changed'] : cues,
+      retired: unique([...from, ...retired]).filter((v) => v !== ''),
+    }
+  }
+  return null
+}
+
+/** The slot a derived subject files under: the same normalisation as a key. */
+export function derivedSlot(subject: string): string {
+  return normalizeSlot(subject)
+}

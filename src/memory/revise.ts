@@ -1,0 +1,201 @@
+/**
+ * Automatic revision: what a new memory about a subject does to the current memories of that
+ * subject, when nobody gave a key. A memory's claim is its derived subject and value
+ * (claim-extract.ts); two memories of one slot either agree (nothing happens), or state
+ * different values, and then:
+ *
+ *   supersede  the evidence of a change is clear: the new text carries a change cue (now, no
+ *              longer, migrated, from A to B, 现在, 不再, 改成...), retires the old value by name
+ *              ("不再是素食"), or both are structured declarations (`X -> Y`, `X: Y`; setting
+ *              `structuredRevises`);
+ *   conflict   it is not clear: both become `conflict`, and the write says so in `warnings`;
+ *   shielded   the old memory's check passed recently ([VERIFIED]) and the new one has no
+ *              passing evidence: both become `conflict` with a `shielded:` warning.
+ *
+ * It never leaves two active memories that give one subject different values. Also the
+ * warnings a write earns by what it says (values outside their natural range, low confidence).
+ * Pure except for the transaction calls.
+ */
+
+import type { IndexEntry } from '../types.js'
+import { deriveClaim, type ClaimForm, type DerivedClaim } from './claim-extract.js'
+import { compareValues, valueAtoms, type ValueAtoms } from './claim-value.js'
+import type { RuntimeConfig } from './config.js'
+import { evidenceState } from './evidence.js'
+import { slotMates, supersedeEntries } from './slots.js'
+import type { Txn } from './txn.js'
+import { isStrongTerm, tokenize } from '../retrieve/tokenizer.js'
+import { truncate } from '../text.js'
+
+/** What a stored memory claims, as revision and verify compare it. */
+export interface EntryClaim {
+  /** The memory's slot subject (its key, derived or given), or the derived subject. */
+  subject: string | null
+  value: string
+  atoms: ValueAtoms
+  negated: boolean
+  /** How it was stated; `keyed` when only a caller's key names the subject. */
+  form: ClaimForm | 'keyed'
+  cues: string[]
+  retired: string[]
+}
+
+const claimCache = new WeakMap<IndexEntry, EntryClaim | null>()
+
+/** The claim a text makes under a subject, from a derivation. */
+function fromDerived(d: DerivedClaim, subject: string | null): EntryClaim {
+  return { subject: subject ?? d.subject, value: d.value, atoms: valueAtoms(d.value), negated: d.negated, form: d.form, cues: d.cues, retired: d.retired }
+}
+
+/**
+ * What a memory claims: its summary's derived claim (the title's when the summary gives none),
+ * or, for a keyed memory whose text has no recognisable form, the summary without the key's
+ * words as the value. Null: the memory asserts nothing slot-like. Cached per entry object.
+ */
+export function entryClaim(e: IndexEntry): EntryClaim | null {
+  const known = claimCache.get(e)
+  if (known !== undefined) return known
+  const d = deriveClaim(e.summary) ?? (e.title !== e.summary && !e.summary.startsWith(e.title.replace(/…$/, '')) ? deriveClaim(e.title) : null)
+  let claim: EntryClaim | null = d === null ? null : fromDerived(d, e.key)
+  if (claim === null && e.key !== null) {
+    const keyTerms = new Set(tokenize(e.key))
+    const rest = tokenize(e.summary).filter((t) => !keyTerms.has(t) && isStrongTerm(t))
+    const value = rest.length > 0 ? e.summary : ''
+    claim = value === '' ? null : { subject: e.key, value, atoms: valueAtoms(value), negated: false, form: 'keyed', cues: [], retired: [] }
+  }
+  claimCache.set(e, claim)
+  return claim
+}
+
+/** How two claims of one subject relate: they agree, they disagree, or one says nothing comparable. */
+export function relateClaims(a: Pick<EntryClaim, 'atoms' | 'negated'>, b: Pick<EntryClaim, 'atoms' | 'negated'>): 'same' | 'different' | 'empty' {
+  const values = compareValues(a.atoms, b.atoms)
+  if (values === 'empty') return 'empty'
+  if (a.negated !== b.negated) return values === 'same' ? 'different' : 'empty'
+  return values
+}
+
+const STRUCTURED: ReadonlySet<EntryClaim['form']> = new Set(['arrow', 'colon', 'keyed'])
+
+/** The text names the old value as one that no longer holds ("不再是素食", "no longer vegetarian", "from A to B"). */
+function retires(newClaim: EntryClaim, old: EntryClaim): boolean {
+  return newClaim.retired.some((v) => compareValues(valueAtoms(v), old.atoms) === 'same')
+}
+
+export type RevisionKind = 'supersede' | 'conflict' | 'shielded'
+
+/** Why a new claim supersedes an old one, or null when the evidence of a change is not clear. */
+export function changeEvidence(newClaim: EntryClaim, old: EntryClaim, config: Pick<RuntimeConfig, 'structuredRevises'>): string | null {
+  if (retires(newClaim, old)) return 'the new text retires the old value'
+  if (newClaim.cues.length > 0) return `change cue "${newClaim.cues[0]}"`
+  if (config.structuredRevises && STRUCTURED.has(newClaim.form) && STRUCTURED.has(old.form)) return 'both are structured declarations'
+  return null
+}
+
+export interface RevisionOutcome {
+  winner: IndexEntry
+  superseded: string[]
+  /** Rivals now in conflict with the winner. */
+  conflicts: string[]
+  warnings: string[]
+}
+
+const quoteValue = (c: EntryClaim) => `"${truncate(c.value, 80)}"`
+
+/** True when the memory's last check passed within the freshness window. */
+function freshlyVerified(e: IndexEntry, nowMs: number): boolean {
+  return evidenceState(e, nowMs).label === 'verified'
+}
+
+/**
+ * Revises the current memories of a derived-slot entry's subject (see the module comment).
+ * `entry` is the new memory, already written as active. Returns what changed.
+ */
+export async function reviseDerived(txn: Txn, entry: IndexEntry, config: Pick<RuntimeConfig, 'structuredRevises'>): Promise<RevisionOutcome> {
+  const out: RevisionOutcome = { winner: entry, superseded: [], conflicts: [], warnings: [] }
+  const mine = entryClaim(entry)
+  if (mine === null || entry.key === null) return out
+  const nowMs = Date.parse(txn.now)
+  const verifiedSelf = freshlyVerified(entry, nowMs)
+  const losers: IndexEntry[] = []
+  const rivals: IndexEntry[] = []
+  for (const other of slotMates(txn, entry)) {
+    const theirs = entryClaim(other)
+    if (theirs === null || relateClaims(mine, theirs) !== 'different') continue
+    const why = changeEvidence(mine, theirs, config)
+    const older = other.time <= entry.time
+    if (why !== null && older && freshlyVerified(other, nowMs) && !verifiedSelf) {
+      rivals.push(other)
+      out.warnings.push(
+        `shielded: ${other.id} says ${quoteValue(theirs)} for "${entry.key}" and its check passed on ${other.evidence?.verified_at?.slice(0, 10)}; this memory has no passing evidence, so both are kept as conflict. Record a passing check (verify_result: pass) or settle it with memory_resolve.`,
+      )
+    } else if (why !== null && older) losers.push(other)
+    else {
+      rivals.push(other)
+      out.warnings.push(
+        `conflict: ${other.id} says ${quoteValue(theirs)} for "${entry.key}", this memory says ${quoteValue(mine)}, and nothing says which is current (no change cue such as "now" or "现在"); both are kept as conflict. Settle it with memory_resolve.`,
+      )
+    }
+  }
+  if (losers.length > 0) {
+    const done = await supersedeEntries(txn, out.winner, losers)
+    out.winner = done.winner
+    out.superseded = done.superseded
+  }
+  if (rivals.length > 0) {
+    out.winner = (await txn.update(out.winner, { status: 'conflict', variants: [...new Set([...out.winner.variants, ...rivals.map((r) => r.id)])] })) ?? out.winner
+    for (const rival of rivals) await txn.update(rival, { status: 'conflict', variants: [...new Set([...rival.variants, entry.id])] })
+    out.conflicts = rivals.map((r) => r.id)
+    txn.log({ event: 'conflict', id: entry.id, ids: out.conflicts, slot: entry.key, reason: 'different-value' })
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Warnings a write earns by what it says
+
+const DURATION_OR_COUNT = /(?:ms|s|min|h|d|w|mo|y|kb|mb|gb|tb|b|rps)$/u
+const COUNT_SUBJECT = /\b(?:count|number|retries|retry|replicas?|workers?|threads?|nodes?|size|limit|timeout|ttl|duration|interval|delay|age|port|capacity|quota)\b|数量|次数|个数|副本|线程|节点|大小|上限|超时|时长|间隔|延迟|年龄|端口|容量|配额/iu
+const RATIO_SUBJECT = /\b(?:ratio|probability|fraction|share|rate)\b|比例|概率|比率|占比/iu
+
+/** Values outside their natural range: a percentage over 100, a negative count, duration or size, a port past 65535, a ratio over 1. */
+export function rangeWarnings(claim: Pick<DerivedClaim, 'subject' | 'value'>): string[] {
+  const out: string[] = []
+  const value = claim.value.normalize('NFKC')
+  for (const m of value.matchAll(/(-?\d+(?:\.\d+)?)\s*(?:%|percent|百分)/giu)) {
+    const n = Number(m[1])
+    if (n > 100 && !/\b(?:growth|increase|more|faster|slower|over|improv\w*|change)\b|增长|提升|增加|提高/iu.test(`${claim.subject} ${value}`))
+      out.push(`value-range: ${m[0].trim()} for "${claim.subject}" is over 100%; check the figure.`)
+    if (n < 0) out.push(`value-range: ${m[0].trim()} for "${claim.subject}" is a negative percentage; check the figure.`)
+  }
+  for (const m of value.matchAll(/(?:^|[\s(（=:：])(-\d+(?:\.\d+)?)\s*([\p{L}%]*)/gu)) {
+    const atoms = valueAtoms(`${(m[1] as string).slice(1)} ${m[2] ?? ''}`).numbers
+    if (atoms.some((a) => DURATION_OR_COUNT.test(a)) || COUNT_SUBJECT.test(claim.subject))
+      out.push(`value-range: ${(m[1] as string) + (m[2] ?? '')} for "${claim.subject}" is negative, and a count, duration or size cannot be; check the sign.`)
+  }
+  if (/\bport\b|端口/iu.test(claim.subject)) {
+    for (const m of value.matchAll(/\d+/gu)) if (Number(m[0]) > 65535) out.push(`value-range: port ${m[0]} for "${claim.subject}" is past 65535; check the number.`)
+  }
+  if (RATIO_SUBJECT.test(claim.subject) && !/%|percent|百分/iu.test(value)) {
+    const m = /^(\d+(?:\.\d+)?)$/u.exec(value.trim())
+    if (m !== null && Number(m[1]) > 1 && Number(m[1]) <= 100) out.push(`value-range: ${m[1]} for "${claim.subject}" is a ratio over 1; did you mean ${m[1]}%?`)
+  }
+  return [...new Set(out)]
+}
+
+/** The `low-confidence` warning, when a write's confidence is below the configured threshold. */
+export function confidenceWarning(confidence: number, config: Pick<RuntimeConfig, 'lowConfidencePercent'>): string | null {
+  const threshold = config.lowConfidencePercent / 100
+  return confidence < threshold
+    ? `low-confidence: stored with confidence ${confidence} (below ${threshold}, setting lowConfidencePercent); verify it before anyone relies on it.`
+    : null
+}
+
+/** The `verified-replaced` warning: a keyed write superseded memories whose check passed recently, with no passing evidence of its own. */
+export function verifiedReplacedWarning(txn: Txn, winner: IndexEntry, superseded: readonly string[]): string | null {
+  const nowMs = Date.parse(txn.now)
+  if (freshlyVerified(winner, nowMs)) return null
+  const verified = superseded.map((id) => txn.index.get(id)).filter((e): e is IndexEntry => e !== undefined && freshlyVerified(e, nowMs))
+  if (verified.length === 0) return null
+  return `verified-replaced: ${verified.map((e) => `${e.id} (check passed ${e.evidence?.verified_at?.slice(0, 10)})`).join(', ')} replaced by a memory with no passing evidence; record a check for it (verify_cmd, verify_result).`
+}
