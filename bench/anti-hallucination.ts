@@ -11,6 +11,9 @@
  *            memory_search_hybrid, the reader picks an answer from the hits, and the answer is
  *            restated as a claim for memory_verify: only a `supported` claim is said, anything
  *            else is a refusal.
+ *   keyless  the same, but every line (facts, corrections, noise) is written as an agent or
+ *            auto-settle writes it: the message text as a free-text episode, with no key and no
+ *            title. Revision comes only from what the text says (memory/revise.ts).
  *
  * An answer is correct when it names the current value, wrong when it names anything else (a
  * hallucination: an old value or another subject's), refused when the arm says it does not know.
@@ -208,16 +211,19 @@ function naiveArm(lines: readonly string[]): ArmResult {
   return tally('naive retrieval (BM25, all lines)', QUESTIONS.map(ask), CONTROLS.map(ask))
 }
 
-/** This project, and the same run without the verify step (an ablation: what verify adds). */
-async function memoryArms(lines: readonly string[]): Promise<[ArmResult, ArmResult]> {
+/**
+ * This project, and the same run without the verify step (an ablation: what verify adds).
+ * `keyed`: facts are written under their subject as key; otherwise every line is free text.
+ */
+async function memoryArms(lines: readonly string[], keyed: boolean): Promise<[ArmResult, ArmResult]> {
   const root = await mkdtemp(join(tmpdir(), 'anti-hallucination-'))
   const backend = createFileBackend(root)
   try {
-    // What the agent writes while the session runs: each fact under its subject as key (so a
-    // correction is a new version), and every other turn as an episode of the session.
     for (const line of lines) {
       const fact = /^user: (?:remember|correction): (.+?) -> (.+?)(?: \(.*\))?$/.exec(line)
-      if (fact !== null) await writeHandler(backend, { summary: `${fact[1]} -> ${fact[2]}`, key: fact[1] as string, session_id: 'bench', source: 'user' })
+      // Keyed: each fact under its subject as key (so a correction is a new version). Keyless: the
+      // message as said, as auto-settle keeps it. Every other turn is an episode of the session.
+      if (keyed && fact !== null) await writeHandler(backend, { summary: `${fact[1]} -> ${fact[2]}`, key: fact[1] as string, session_id: 'bench', source: 'user' })
       else await writeHandler(backend, { summary: line.replace(/^(user|assistant): /, ''), raw: line, session_id: 'bench' })
     }
     const ask = async (q: Question) => {
@@ -234,8 +240,9 @@ async function memoryArms(lines: readonly string[]): Promise<[ArmResult, ArmResu
     const controls = []
     for (const q of CONTROLS) controls.push(await ask(q))
     await signalsSettled(backend)
+    const name = keyed ? 'this project, keyed writes (search + verify)' : 'this project, keyless free text (search + verify)'
     return [
-      tally('this project (search + verify)', rows.map((r) => r.verified), controls.map((r) => r.verified)),
+      tally(name, rows.map((r) => r.verified), controls.map((r) => r.verified)),
       tally('  ablation: search only, no verify', rows.map((r) => r.unverified), controls.map((r) => r.unverified)),
     ]
   } finally {
@@ -251,7 +258,7 @@ const log = (line: string): void => void process.stderr.write(line + '\n')
 async function main(): Promise<void> {
   const started = Date.now()
   const lines = sessionLines()
-  const arms = [windowArm(lines), naiveArm(lines), ...(await memoryArms(lines))]
+  const arms = [windowArm(lines), naiveArm(lines), ...(await memoryArms(lines, true)), ...(await memoryArms(lines, false))]
   for (const a of arms) {
     log(`\n[${a.arm}]`)
     for (const r of a.answers) log(`  ${r.outcome.padEnd(7)} ${r.question} -> ${r.answer ?? '(refused)'}${r.detail !== undefined ? `  [${r.detail.slice(0, 160)}]` : ''}`)
@@ -267,10 +274,11 @@ async function main(): Promise<void> {
   const out = join(dirname(fileURLToPath(import.meta.url)), 'results', 'anti-hallucination.json')
   await mkdir(dirname(out), { recursive: true })
   await writeFile(out, `${JSON.stringify({ at: new Date().toISOString(), arms }, null, 2)}\n`)
-  const memory = arms[2] as ArmResult
-  if (memory.correct !== n || memory.wrong !== 0) {
-    console.error(`acceptance not met: this project answered ${memory.correct}/${n} correctly with ${memory.wrong} wrong`)
-    process.exitCode = 1
+  for (const memory of [arms[2], arms[4]] as ArmResult[]) {
+    if (memory.correct !== n || memory.wrong !== 0 || memory.controls.refused !== CONTROLS.length) {
+      console.error(`acceptance not met: ${memory.arm} answered ${memory.correct}/${n} correctly with ${memory.wrong} wrong, ${memory.controls.refused}/${CONTROLS.length} controls refused`)
+      process.exitCode = 1
+    }
   }
 }
 

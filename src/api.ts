@@ -113,3 +113,5 @@ export { saveConfigPatch, configPatch, type ConfigWrite } from './memory/config-
 export { syncStore, type SyncOptions, type SyncResult, type SyncProgress, type SyncStep } from './sync/sync.js'
 export { describeSync } from './sync/describe.js'
 export type { SyncConflict, KeptFile } from './sync/conflicts.js'
+export { deriveClaim, changeCues, type DerivedClaim, type ClaimForm } from './memory/claim-extract.js'
+export { valueAtoms, compareValues, type ValueAtoms } from './memory/claim-value.js'

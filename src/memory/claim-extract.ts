@@ -111,7 +111,7 @@ const ZH_VALUE_NOUN_BEFORE = /^(端口|版本|分支|区域|机房|集群)\s*(?:
 
 const ARTICLES = /^(?:the|a|an|this|that|these|those|its|their|his|her|our|my|your|current|currently)\s+/iu
 const EN_ADVERBS = /\b(?:now|currently|still|also|actually|already|today|presently|nowadays|officially|finally|again)\b/giu
-const ZH_ADVERBS = /现在|如今|目前|眼下|已经|一直|仍然|依然|仍|还是|也|都|还|就|其实|开始|正式|终于|又/gu
+const ZH_ADVERBS = /现在|如今|目前|眼下|已经|一直|仍然|依然|仍|还是|也|都|还|就|其实|开始|正式|终于|又|去年|今年|明年|上周|下周|本周|这周|上个月|下个月|这个月|最近|昨天|今天|明天|刚才|刚刚|以后|从此|后来|之后|早就|已|刚/gu
 
 /** Blocked words: a relation marker inside one of these is part of a word, not a relation. */
 const ZH_BLOCKED = new Set(
@@ -191,8 +191,14 @@ export function changeCues(text: string): string[] {
   return unique(found)
 }
 
+/** When-words at a value's end: they say when it changed, not what it is. */
+const VALUE_TAIL =
+  /(?:\s+(?:over the weekend|yesterday|today|tonight|last (?:week|month|year|night|sprint)|this (?:week|month|year|sprint|morning)|recently|again|for now|from now on|going forward|now|anymore|any more|as well|too)|\s*(?:了|啦|去年|今年|上周|上个月|昨天|今天|最近|以后|了呢))+$/iu
+
 function stripValueEdges(v: string): string {
   return v
+    .replace(/[\s"'“”‘’「」『』《》.。,，;；!！?？…]+$/gu, '')
+    .replace(VALUE_TAIL, '')
     .replace(/^[\s"'“”‘’「」『』《》]+|[\s"'“”‘’「」『』《》.。,，;；!！?？…]+$/gu, '')
     .replace(/[了啦啊呀哦嘛吧]+$/u, '')
     .replace(/^(?:now|currently|still|also|actually|already|just|现在|目前|如今|已经|开始|也|都|还|就|改成|成)\s*/iu, '')
@@ -237,6 +243,11 @@ function cleanSubject(raw: string): string | null {
 
 function isPerson(subject: string): boolean {
   return /^(?:user|team|he|she|用户|团队|他|她)$/u.test(subject)
+}
+
+/** The kind of thing a value names ("MySQL" is a database), in English; null when none is known. */
+export function kindOfValue(value: string): string | null {
+  return categoryFor(value, KINDS)?.en ?? null
 }
 
 function categoryFor(text: string, list: readonly Category[]): Category | null {
@@ -293,6 +304,7 @@ const RELATION_LABEL: Readonly<Record<string, { en: string; zh: string }>> = {
   'expires after': { en: 'expires after', zh: '过期时间' },
   'runs at': { en: 'runs at', zh: '运行时间' },
   has: { en: 'has', zh: '有' },
+  'owned by': { en: 'owner', zh: '负责方' },
 }
 
 /** The finished claim of a raw match, or null when the subject is not one. */
@@ -316,7 +328,7 @@ function finish(raw: Raw, wholeText: string): Omit<DerivedClaim, 'cues' | 'retir
       if (c === null) return null
       subject = withCategory(subject, c)
     }
-  } else if (raw.relation !== 'copula' && raw.form === 'relation') {
+  } else if (raw.relation !== 'copula' && (raw.form === 'relation' || raw.form === 'change')) {
     const kind = categoryFor(value, KINDS)
     const label = RELATION_LABEL[raw.relation]
     if (kind !== null) subject = named(subject, kind) ? subject : withCategory(subject, kind)
@@ -334,21 +346,35 @@ function finish(raw: Raw, wholeText: string): Omit<DerivedClaim, 'cues' | 'retir
 
 function arrowForm(c: string): Raw | null {
   const m = /^(.+?)\s*(?:->|=>|→|⟶|➜|⇒)\s*(.+)$/u.exec(c)
-  return m === null ? null : { subject: m[1] as string, value: m[2] as string, relation: 'copula', form: 'arrow', negated: false }
+  if (m === null) return null
+  // "We tried: X -> Y": what stands before a colon frames the declaration.
+  const subject = (m[1] as string).split(/[:：]/u).pop() as string
+  return { subject, value: m[2] as string, relation: 'copula', form: 'arrow', negated: false }
 }
 
 const EN_CHANGE =
-  /^(.+?)\s+(?:has\s+|have\s+|was\s+|were\s+|is\s+|are\s+|got\s+|just\s+|recently\s+|now\s+)*(?:been\s+)?(?:changed|moved|migrated|switched|upgraded|downgraded|bumped|updated|converted|went|changes|moves|switches|migrates)\s+(?:from\s+(.+?)\s+)?(?:to|into|over to)\s+(.+)$/iu
+  /^(.+?)\s+(?:has\s+|have\s+|was\s+|were\s+|is\s+|are\s+|got\s+|just\s+|recently\s+|now\s+|finally\s+)*(?:been\s+)?(?:changed|moved|migrated|switched|upgraded|downgraded|bumped|updated|converted|went|changes|moves|switches|migrates|raised|lowered|increased|decreased|reduced|extended|shortened|tightened|relaxed|relocated|repointed|rescheduled|pushed|pulled|cut|capped|doubled|halved)\s+(?:from\s+(.+?)\s+)?(?:to|into|over to)\s+(.+)$/iu
 const ZH_CHANGE =
-  /^(.+?)(?:已经|现在|已|刚刚|刚)?(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去)了?(.+)$/u
+  /^(.+?)(?:已经|现在|已|刚刚|刚|如今|目前)?(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调整成|调成|调到|调为|改到|搬到|搬去|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|收紧到|放宽到|挪到|移到|转到|交给|改由)了?(.+)$/u
+
+/** "We raised the rate limit to 250", "I set the timeout to 30 s": the object is the subject. */
+const EN_ACTOR_CHANGE =
+  /^(?:we|i|they|ops|the team|our team|someone|he|she|[A-Z][a-z]+)\s+(?:have\s+|has\s+|just\s+|recently\s+|finally\s+)*(?:raised|lowered|increased|decreased|reduced|extended|shortened|tightened|relaxed|bumped|set|changed|moved|switched|upgraded|downgraded|updated|migrated|pinned|repointed|pointed|rotated|renamed|cut|capped|doubled|halved|limited)\s+(.+?)\s+(?:from\s+(.+?)\s+)?(?:to|into|at)\s+(.+)$/u
+/** "把 X 改成 Y": the object of 把 is the subject. */
+const ZH_BA_CHANGE =
+  /^(?:.*?)把(.+?)(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调成|调到|调为|改到|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|设为|设成|设置为|设置成|定为|收紧到|放宽到)了?(.+)$/u
 
 function changeForm(c: string): Raw | null {
+  const actor = EN_ACTOR_CHANGE.exec(c)
+  if (actor !== null) return { subject: actor[1] as string, value: actor[3] as string, relation: 'copula', form: 'change', negated: false, ...(actor[2] !== undefined ? { from: actor[2] } : {}) }
+  const ba = ZH_BA_CHANGE.exec(c)
+  if (ba !== null) return { subject: ba[1] as string, value: ba[4] as string, relation: 'copula', form: 'change', negated: false, ...(ba[2] !== undefined ? { from: ba[2] } : {}) }
   const en = EN_CHANGE.exec(c)
   if (en !== null) return { subject: en[1] as string, value: en[3] as string, relation: 'copula', form: 'change', negated: false, ...(en[2] !== undefined ? { from: en[2] } : {}) }
   const zh = ZH_CHANGE.exec(c)
   if (zh !== null) {
     const verb = zh[3] as string
-    const relation = verb === '搬到' || verb === '搬去' ? 'lives in' : verb === '改用' || verb === '换用' ? 'uses' : 'copula'
+    const relation = verb === '搬到' || verb === '搬去' ? 'lives in' : verb === '改用' || verb === '换用' ? 'uses' : verb === '交给' || verb === '改由' ? 'owned by' : 'copula'
     return { subject: zh[1] as string, value: zh[4] as string, relation, form: 'change', negated: false, ...(zh[2] !== undefined ? { from: zh[2] } : {}) }
   }
   return null

@@ -36,7 +36,7 @@ export async function confirmMemory(backend: MemoryBackend, id: string): Promise
     if (confirmed === null) throw new MemoryError('NOT_FOUND', `the file of ${id} (${entry.path}) is gone; run rebuild`, 'id')
     txn.log({ event: 'confirm', id, from: 'suggested', to: 'active' })
     if (confirmed.key === null) return { id, status: 'active', superseded: [] }
-    if (confirmed.key_derived !== true) return { id, status: 'active', ...(await supersedeSlot(txn, confirmed)) }
+    if (confirmed.key_derived !== true) return { id, status: 'active', superseded: (await supersedeSlot(txn, confirmed)).superseded }
     const revised = await reviseDerived(txn, confirmed, config)
     return {
       id,

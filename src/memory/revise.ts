@@ -18,11 +18,13 @@
  */
 
 import type { IndexEntry } from '../types.js'
-import { deriveClaim, type ClaimForm, type DerivedClaim } from './claim-extract.js'
+import { deriveClaim, kindOfValue, type ClaimForm, type DerivedClaim } from './claim-extract.js'
 import { compareValues, valueAtoms, type ValueAtoms } from './claim-value.js'
 import type { RuntimeConfig } from './config.js'
 import { evidenceState } from './evidence.js'
 import { slotMates, supersedeEntries } from './slots.js'
+import { premisesConflict } from '../retrieve/premises.js'
+import { nearSubjectTerms, sameSubjectTerms, subjectTerms } from '../subject-terms.js'
 import type { Txn } from './txn.js'
 import { isStrongTerm, tokenize } from '../retrieve/tokenizer.js'
 import { truncate } from '../text.js'
@@ -31,6 +33,8 @@ import { truncate } from '../text.js'
 export interface EntryClaim {
   /** The memory's slot subject (its key, derived or given), or the derived subject. */
   subject: string | null
+  /** Every subject the memory speaks about: its key, and the subject its own text names. */
+  names: string[]
   value: string
   atoms: ValueAtoms
   negated: boolean
@@ -44,7 +48,7 @@ const claimCache = new WeakMap<IndexEntry, EntryClaim | null>()
 
 /** The claim a text makes under a subject, from a derivation. */
 function fromDerived(d: DerivedClaim, subject: string | null): EntryClaim {
-  return { subject: subject ?? d.subject, value: d.value, atoms: valueAtoms(d.value), negated: d.negated, form: d.form, cues: d.cues, retired: d.retired }
+  return { subject: subject ?? d.subject, names: [...new Set([subject ?? d.subject, d.subject])], value: d.value, atoms: valueAtoms(d.value), negated: d.negated, form: d.form, cues: d.cues, retired: d.retired }
 }
 
 /**
@@ -61,7 +65,7 @@ export function entryClaim(e: IndexEntry): EntryClaim | null {
     const keyTerms = new Set(tokenize(e.key))
     const rest = tokenize(e.summary).filter((t) => !keyTerms.has(t) && isStrongTerm(t))
     const value = rest.length > 0 ? e.summary : ''
-    claim = value === '' ? null : { subject: e.key, value, atoms: valueAtoms(value), negated: false, form: 'keyed', cues: [], retired: [] }
+    claim = value === '' ? null : { subject: e.key, names: [e.key], value, atoms: valueAtoms(value), negated: false, form: 'keyed', cues: [], retired: [] }
   }
   claimCache.set(e, claim)
   return claim
@@ -107,9 +111,38 @@ function freshlyVerified(e: IndexEntry, nowMs: number): boolean {
   return evidenceState(e, nowMs).label === 'verified'
 }
 
+/** Statuses of memories a revision compares with: the current statements. */
+const CURRENT: ReadonlySet<string> = new Set(['active', 'conflict'])
+
+/**
+ * Current memories of the same type about the entry's subject: the slot itself, the same words
+ * in another order or spelling (`exact`), and subjects one word wider or narrower (`near`: only a
+ * change the text announces revises those). Premises that disagree keep a memory apart.
+ */
+export function subjectMates(txn: Txn, entry: IndexEntry): Array<{ entry: IndexEntry; exact: boolean }> {
+  if (entry.key === null) return []
+  const mine = subjectTerms(entry.key)
+  const out = new Map<string, { entry: IndexEntry; exact: boolean }>()
+  for (const e of slotMates(txn, entry)) out.set(e.id, { entry: e, exact: true })
+  // The two rarest terms: a near subject misses at most one of the entry's terms, so it holds one of them.
+  const postings = mine.map((t) => txn.index.withSubjectTerm(t)).sort((a, b) => a.length - b.length).slice(0, 2)
+  for (const list of postings) {
+    for (const e of list) {
+      if (out.has(e.id) || e.id === entry.id || e.type !== entry.type || !CURRENT.has(e.status) || e.retracts !== undefined || e.key === null) continue
+      if (premisesConflict(e.scope, entry.scope)) continue
+      const theirs = subjectTerms(e.key)
+      if (sameSubjectTerms(mine, theirs)) out.set(e.id, { entry: e, exact: true })
+      else if (nearSubjectTerms(mine, theirs)) out.set(e.id, { entry: e, exact: false })
+    }
+  }
+  return [...out.values()].sort((a, b) => a.entry.time.localeCompare(b.entry.time) || a.entry.id.localeCompare(b.entry.id))
+}
+
 /**
  * Revises the current memories of a derived-slot entry's subject (see the module comment).
- * `entry` is the new memory, already written as active. Returns what changed.
+ * `entry` is the new memory, already written as active. A memory of a near subject is revised
+ * only when the text announces a change and the two values are of one kind (two times, two
+ * sizes, two databases); the new memory then joins its slot, so both read as one history.
  */
 export async function reviseDerived(txn: Txn, entry: IndexEntry, config: Pick<RuntimeConfig, 'structuredRevises'>): Promise<RevisionOutcome> {
   const out: RevisionOutcome = { winner: entry, superseded: [], conflicts: [], warnings: [] }
@@ -119,24 +152,28 @@ export async function reviseDerived(txn: Txn, entry: IndexEntry, config: Pick<Ru
   const verifiedSelf = freshlyVerified(entry, nowMs)
   const losers: IndexEntry[] = []
   const rivals: IndexEntry[] = []
-  for (const other of slotMates(txn, entry)) {
+  for (const { entry: other, exact } of subjectMates(txn, entry)) {
     const theirs = entryClaim(other)
     if (theirs === null || relateClaims(mine, theirs) !== 'different') continue
     const why = changeEvidence(mine, theirs, config)
+    if (!exact && (why === null || mine.cues.length + mine.retired.length === 0 || !sameKind(mine, theirs))) continue
     const older = other.time <= entry.time
     if (why !== null && older && freshlyVerified(other, nowMs) && !verifiedSelf) {
       rivals.push(other)
       out.warnings.push(
-        `shielded: ${other.id} says ${quoteValue(theirs)} for "${entry.key}" and its check passed on ${other.evidence?.verified_at?.slice(0, 10)}; this memory has no passing evidence, so both are kept as conflict. Record a passing check (verify_result: pass) or settle it with memory_resolve.`,
+        `shielded: ${other.id} says ${quoteValue(theirs)} for "${other.key}" and its check passed on ${other.evidence?.verified_at?.slice(0, 10)}; this memory has no passing evidence, so both are kept as conflict. Record a passing check (verify_result: pass) or settle it with memory_resolve.`,
       )
     } else if (why !== null && older) losers.push(other)
     else {
       rivals.push(other)
       out.warnings.push(
-        `conflict: ${other.id} says ${quoteValue(theirs)} for "${entry.key}", this memory says ${quoteValue(mine)}, and nothing says which is current (no change cue such as "now" or "现在"); both are kept as conflict. Settle it with memory_resolve.`,
+        `conflict: ${other.id} says ${quoteValue(theirs)} for "${other.key}", this memory says ${quoteValue(mine)}, and nothing says which is current (no change cue such as "now" or "现在"); both are kept as conflict. Settle it with memory_resolve.`,
       )
     }
   }
+  // One history: the new memory files under the slot of what it revises (the oldest such slot).
+  const joined = [...losers, ...rivals].find((e) => e.key !== entry.key)
+  if (joined !== undefined && joined.key !== null) out.winner = (await txn.update(out.winner, { slot: joined.key })) ?? out.winner
   if (losers.length > 0) {
     const done = await supersedeEntries(txn, out.winner, losers)
     out.winner = done.winner
@@ -146,9 +183,28 @@ export async function reviseDerived(txn: Txn, entry: IndexEntry, config: Pick<Ru
     out.winner = (await txn.update(out.winner, { status: 'conflict', variants: [...new Set([...out.winner.variants, ...rivals.map((r) => r.id)])] })) ?? out.winner
     for (const rival of rivals) await txn.update(rival, { status: 'conflict', variants: [...new Set([...rival.variants, entry.id])] })
     out.conflicts = rivals.map((r) => r.id)
-    txn.log({ event: 'conflict', id: entry.id, ids: out.conflicts, slot: entry.key, reason: 'different-value' })
+    txn.log({ event: 'conflict', id: entry.id, ids: out.conflicts, slot: out.winner.key, reason: 'different-value' })
   }
   return out
+}
+
+/** The kind of a value: a number's unit class (time, duration, size, share, count), a known kind of thing, or text. */
+export function valueKind(c: Pick<EntryClaim, 'atoms' | 'value'>): string {
+  const n = c.atoms.numbers[0]
+  if (n !== undefined) {
+    if (n.includes(':')) return 'time'
+    const unit = /[a-z%]+$/u.exec(n)?.[0] ?? ''
+    if (['ms', 's', 'min', 'h', 'd', 'w', 'mo', 'y'].includes(unit)) return 'duration'
+    if (['b', 'kb', 'mb', 'gb', 'tb'].includes(unit)) return 'size'
+    return unit === '' ? 'number' : unit
+  }
+  return kindOfValue(c.value) ?? 'text'
+}
+
+function sameKind(a: EntryClaim, b: EntryClaim): boolean {
+  const ka = valueKind(a)
+  const kb = valueKind(b)
+  return ka === kb
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import type { MemoryBackend } from '../store/backend.js'
 import { entryFromFile, parseFile, renderFile } from '../store/frontmatter.js'
 import { noteWritten } from '../store/freshness.js'
 import { slotOf, type IndexLookup, type IndexView } from '../store/index-view.js'
+import { subjectTerms } from '../subject-terms.js'
 import { placardText, roomOf } from '../store/place-fields.js'
 import type { IndexEntry, LedgerEvent, LedgerEventDraft } from '../types.js'
 
@@ -173,6 +174,9 @@ export class Overlay implements IndexLookup {
   }
   withPlacard(text: string): IndexEntry[] {
     return this.merge(this.base.withPlacard(text), (e) => placardText(e.title) === text)
+  }
+  withSubjectTerm(term: string): IndexEntry[] {
+    return this.merge(this.base.withSubjectTerm(term), (e) => e.key !== null && subjectTerms(e.key).includes(term))
   }
   atPath(path: string): IndexEntry | undefined {
     for (const e of this.changed.values()) if (e !== null && e.path === path) return e

@@ -28,9 +28,10 @@ import { slotOf, type IndexLookup } from '../store/index-view.js'
 import { collapseWhitespace, normalizeSlot, truncate } from '../text.js'
 import { briefOf, type IndexEntry, type MemoryStatus, type MemoryType } from '../types.js'
 import { parseAsOf, retrievalAsOf } from './as-of.js'
-import { deriveClaim } from './claim-extract.js'
+import { changeCues, deriveClaim } from './claim-extract.js'
 import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms } from './claim-value.js'
 import { entryClaim, relateClaims, type EntryClaim } from './revise.js'
+import { sameSubjectTerms, subjectTerms } from '../subject-terms.js'
 import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
 
 /** A claim with no recognisable subject is supported by a memory that states at least this share of its terms (and all its numbers and the memory's value). */
@@ -94,14 +95,9 @@ export function claimTerms(text: string): Set<string> {
   return new Set(strong.length > 0 ? strong : all)
 }
 
-/** The words of a subject, order and case aside: "token TTL of the auth service" = "auth service token TTL". */
-function subjectTerms(subject: string): string {
-  return [...claimTerms(subject.replace(/\[[^\]]*\]/gu, (m) => ` ${m} `))].sort().join(' ')
-}
-
-/** Two subjects are one when their slots are equal, or they hold the same words. */
+/** Two subjects are one when their slots are equal, or they hold the same words ("token TTL of the auth service" = "auth service token TTL"). */
 export function sameSubject(a: string, b: string): boolean {
-  return normalizeSlot(a) === normalizeSlot(b) || subjectTerms(a) === subjectTerms(b)
+  return normalizeSlot(a) === normalizeSlot(b) || sameSubjectTerms(subjectTerms(a), subjectTerms(b))
 }
 
 class Checker {
@@ -118,7 +114,7 @@ class Checker {
     private readonly view: IndexLookup,
   ) {
     const d = deriveClaim(text)
-    this.parsed = d === null ? null : { subject: d.subject, value: d.value, atoms: valueAtoms(d.value), negated: d.negated, form: d.form, cues: d.cues, retired: d.retired }
+    this.parsed = d === null ? null : { subject: d.subject, names: [d.subject], value: d.value, atoms: valueAtoms(d.value), negated: d.negated, form: d.form, cues: d.cues, retired: d.retired }
     this.textAtoms = valueAtoms(text)
   }
 
@@ -139,17 +135,18 @@ class Checker {
     for (const w of this.claim) if (t.has(w)) n++
     return n / this.claim.size
   }
-  /** The subject a memory speaks about: its slot key, or the subject its text names. */
-  subjectOf(e: IndexEntry): string | null {
-    return e.key ?? entryClaim(e)?.subject ?? null
+  /** The subjects a memory speaks about: its slot key, and the subject its text names. */
+  subjectsOf(e: IndexEntry): string[] {
+    const names = entryClaim(e)?.names ?? []
+    return e.key === null || names.includes(e.key) ? names : [e.key, ...names]
   }
   /** The claim is about this memory's subject. */
   namesSlot(e: IndexEntry): boolean {
-    const subject = this.subjectOf(e)
-    if (subject === null) return false
-    if (this.parsed !== null) return sameSubject(this.parsed.subject as string, subject)
-    const k = claimTerms(subject)
-    return k.size > 0 && [...k].every((w) => this.claim.has(w))
+    return this.subjectsOf(e).some((subject) => {
+      if (this.parsed !== null) return sameSubject(this.parsed.subject as string, subject)
+      const k = claimTerms(subject)
+      return k.size > 0 && [...k].every((w) => this.claim.has(w))
+    })
   }
   /**
    * The memory asserts the claim's value for the claim's subject. A structured claim needs the
@@ -162,9 +159,9 @@ class Checker {
     if (this.parsed !== null) {
       const p = this.parsed
       if (isEmptyValue(p.atoms)) return false
-      const subject = this.subjectOf(e)
-      if (subject !== null && mine !== null) return sameSubject(p.subject as string, subject) && mine.negated === p.negated && atomsWithin(p.atoms, mine.atoms)
-      if (subject !== null) return false
+      const subjects = this.subjectsOf(e)
+      if (subjects.length > 0 && mine !== null) return this.namesSlot(e) && mine.negated === p.negated && atomsWithin(p.atoms, mine.atoms)
+      if (subjects.length > 0) return false
       // A memory that names no subject: the claim's subject and value must both be in its text.
       const t = this.terms(e)
       return !p.negated && [...claimTerms(p.subject as string)].every((w) => t.has(w)) && atomsWithin(p.atoms, valueAtoms(`${e.title}\n${e.summary}`))
@@ -294,7 +291,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const contradicting: IndexEntry[] = []
   const superseded: IndexEntry[] = []
   for (const e of factual) {
-    if (check.subjectOf(e) === null || check.states(e) || check.isRetracted(e) !== null) continue
+    if (check.subjectsOf(e).length === 0 || check.states(e) || check.isRetracted(e) !== null) continue
     const old = check.oldVersionsStating(e)
     if (old.length > 0 || check.statesOther(e)) {
       pushUnique(contradicting, e)
@@ -337,10 +334,14 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     newer.sort(newestFirst)
   }
 
+  // A newer memory about the same subject that says something changed, and does not state the
+  // claim: the support may be out of date even where no version links them.
+  const changed = newer.filter((e) => !check.states(e) && e.type !== 'raw' && changeCues(e.summary).length > 0)
+
   const outOfScope = excluded.filter((e) => e.retracts === undefined && (check.states(e) || check.namesSlot(e)))
   let verdict: Verdict
   if (against.length > 0) verdict = 'contradicted'
-  else if (support !== null) verdict = contested.length > 0 ? 'unknown' : 'supported'
+  else if (support !== null) verdict = contested.length > 0 || changed.length > 0 ? 'unknown' : 'supported'
   else if (outOfScope.length > 0) verdict = 'out_of_scope'
   else verdict = 'unknown'
 
@@ -356,7 +357,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     scopeExcluded: excluded.length,
     note: '',
   }
-  result.note = noteFor({ verdict, support, against, contested, superseded, retracted, newer, outOfScope, live, premises, check, nowMs })
+  result.note = noteFor({ verdict, support, against, contested, changed, superseded, retracted, newer, outOfScope, live, premises, check, nowMs })
   return result
 }
 
@@ -365,6 +366,8 @@ interface NoteParts {
   support: IndexEntry | null
   against: IndexEntry[]
   contested: IndexEntry[]
+  /** Newer memories of the subject that say something changed. */
+  changed: IndexEntry[]
   superseded: IndexEntry[]
   retracted: IndexEntry[]
   newer: IndexEntry[]
@@ -394,6 +397,12 @@ function noteFor(p: NoteParts): string {
       break
     }
     case 'unknown': {
+      if (p.support !== null && p.contested.length === 0) {
+        parts.push(
+          `UNKNOWN (changed?): ${quote(p.support)} supports it, but newer memory says something changed: ${p.changed.map(quote).join('; ')}. Read it before asserting the claim; settle it with memory_resolve or write the current value.`,
+        )
+        break
+      }
       if (p.support !== null) {
         parts.push(`UNKNOWN (contested): ${quote(p.support)} supports it, but ${p.contested.map(quote).join('; ')} says otherwise in an unresolved conflict; settle it with memory_resolve before asserting either.`)
         break

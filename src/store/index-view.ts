@@ -8,6 +8,7 @@
  */
 
 import { normalizeSlot } from '../text.js'
+import { subjectTerms } from '../subject-terms.js'
 import type { IndexEntry } from '../types.js'
 import { placardText, roomOf } from './place-fields.js'
 
@@ -43,6 +44,8 @@ export interface IndexLookup {
   inRoom(room: string): IndexEntry[]
   /** The memories whose title reads the same as a placard (`placardText`). */
   withPlacard(text: string): IndexEntry[]
+  /** The memories with a slot key among whose words (`subjectTerms`) is this one. */
+  withSubjectTerm(term: string): IndexEntry[]
 }
 
 export class IndexView implements IndexLookup {
@@ -53,6 +56,7 @@ export class IndexView implements IndexLookup {
   private readonly byPath = new Map<string, string>()
   private readonly byRoom = new Map<string, Set<string>>()
   private readonly byPlacard = new Map<string, Set<string>>()
+  private readonly bySubjectTerm = new Map<string, Set<string>>()
   /** Increases with every change; `generation` changes when the log cannot be followed. */
   private version = 0
   private generationId = 0
@@ -101,6 +105,9 @@ export class IndexView implements IndexLookup {
   withPlacard(text: string): IndexEntry[] {
     return this.pick(this.byPlacard.get(text))
   }
+  withSubjectTerm(term: string): IndexEntry[] {
+    return this.pick(this.bySubjectTerm.get(term))
+  }
 
   set(entry: IndexEntry): void {
     this.unlink(entry.id)
@@ -112,6 +119,7 @@ export class IndexView implements IndexLookup {
     const room = roomOf(entry.location)
     if (room !== null) addTo(this.byRoom, room, entry.id)
     addTo(this.byPlacard, placardText(entry.title), entry.id)
+    if (entry.key !== null) for (const t of subjectTerms(entry.key)) addTo(this.bySubjectTerm, t, entry.id)
     this.touch(entry.id)
   }
 
@@ -130,6 +138,7 @@ export class IndexView implements IndexLookup {
     this.byPath.clear()
     this.byRoom.clear()
     this.byPlacard.clear()
+    this.bySubjectTerm.clear()
     this.log = []
     this.generationId++
     this.version++
@@ -157,6 +166,7 @@ export class IndexView implements IndexLookup {
     const room = roomOf(old.location)
     if (room !== null) removeFrom(this.byRoom, room, id)
     removeFrom(this.byPlacard, placardText(old.title), id)
+    if (old.key !== null) for (const t of subjectTerms(old.key)) removeFrom(this.bySubjectTerm, t, id)
     return true
   }
 

@@ -1,0 +1,69 @@
+/**
+ * The words of a subject, as two phrasings of one subject share them: "the staging DB host" and
+ * "staging database host", "token TTL of the auth service" and "auth service's token TTL",
+ * "用户的默认 shell" and "用户默认shell". Latin words lower-cased, a plural `s` folded, a few
+ * abbreviations spelled out, filler words ("system", "setup") dropped; Chinese as 2-grams. Used to
+ * find memories about the same subject (index-view.ts) and to compare subjects (revise.ts,
+ * verify.ts). Pure; imports nothing, so the store layer may use it.
+ */
+
+const SPELLED: Readonly<Record<string, string>> = {
+  db: 'database', dbs: 'database', k8s: 'kubernetes', env: 'environment', envs: 'environment', prod: 'production',
+  config: 'configuration', cfg: 'configuration', repo: 'repository', repos: 'repository', msg: 'message', mq: 'queue',
+  ttl: 'ttl', tz: 'timezone', pw: 'password', pwd: 'password', num: 'number', addr: 'address', dir: 'directory',
+  '2fa': 'two-factor', mfa: 'two-factor', ci: 'ci', cd: 'cd', os: 'os', ui: 'ui', vm: 'vm', id: 'id',
+}
+
+/** Words that never tell two subjects apart. */
+const FILLER = new Set(
+  (
+    'the a an of for its it their our my your his her this that these those to in on at by with from and or ' +
+    'system setup settings tool tooling thing stuff value current currently default main now used use uses using ' +
+    'is are was were be been being has have had do does did will would'
+  ).split(' '),
+)
+
+const CJK_RUN = /[\p{Script=Han}]+/gu
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}+#.-]*/gu
+/** Chinese glue inside a subject: dropped before 2-grams are taken. */
+const ZH_GLUE = /[的之把被将了着过]/gu
+
+function fold(word: string): string {
+  const w = word.replace(/[.-]+$/u, '')
+  const spelled = SPELLED[w]
+  if (spelled !== undefined) return spelled
+  if (w.length > 3 && /[^s]s$/u.test(w) && !/(?:us|is|ss)$/u.test(w)) return w.slice(0, -1)
+  return w
+}
+
+/** The subject's terms, deduplicated, sorted. */
+export function subjectTerms(subject: string): string[] {
+  const text = subject.normalize('NFKC').toLowerCase()
+  const out = new Set<string>()
+  for (const run of text.match(CJK_RUN) ?? []) {
+    const chars = Array.from(run.replace(ZH_GLUE, ''))
+    if (chars.length === 1) out.add(chars[0] as string)
+    for (let i = 0; i + 1 < chars.length; i++) out.add(`${chars[i]}${chars[i + 1]}`)
+  }
+  for (const m of text.replace(CJK_RUN, ' ').matchAll(WORD)) {
+    const w = fold(m[0])
+    if (w !== '' && !FILLER.has(w)) out.add(w)
+  }
+  return [...out].sort()
+}
+
+/** One subject in two phrasings: the same terms. */
+export function sameSubjectTerms(a: readonly string[], b: readonly string[]): boolean {
+  return a.length > 0 && a.length === b.length && a.every((t, i) => t === b[i])
+}
+
+/**
+ * Near subjects: all terms of one are terms of the other, which has at most `extra` more ("team
+ * standup" and "standup"). Used only where the text also says what changed.
+ */
+export function nearSubjectTerms(a: readonly string[], b: readonly string[], extra = 1): boolean {
+  const [small, large] = a.length <= b.length ? [a, b] : [b, a]
+  if (small.length === 0 || large.length - small.length > extra) return false
+  const set = new Set(large)
+  return small.every((t) => set.has(t))
+}
