@@ -4,8 +4,10 @@
  * "用户的默认 shell" and "用户默认shell". Latin words lower-cased, a plural `s` folded, a few
  * abbreviations spelled out, filler words ("system", "setup") dropped; Chinese as 2-grams. Used to
  * find memories about the same subject (index-view.ts) and to compare subjects (revise.ts,
- * verify.ts). Pure; imports nothing, so the store layer may use it.
+ * verify.ts). Pure.
  */
+
+import { stem } from './retrieve/tokenizer.js'
 
 const SPELLED: Readonly<Record<string, string>> = {
   db: 'database', dbs: 'database', k8s: 'kubernetes', env: 'environment', envs: 'environment', prod: 'production',
@@ -30,10 +32,11 @@ const ZH_GLUE = /[的之把被将了着过]/gu
 
 function fold(word: string): string {
   const w = word.replace(/[.-]+$/u, '')
-  const spelled = SPELLED[w]
-  if (spelled !== undefined) return spelled
-  if (w.length > 3 && /[^s]s$/u.test(w) && !/(?:us|is|ss)$/u.test(w)) return w.slice(0, -1)
-  return w
+  const spelled = SPELLED[w] ?? w
+  if (/\d/u.test(spelled)) return spelled
+  // "generated" and "generation", "named" and "names": one stem.
+  const s = stem(spelled)
+  return s.length > 6 && s.endsWith('ion') ? s.slice(0, -3) : s
 }
 
 /** The subject's terms, deduplicated, sorted. */

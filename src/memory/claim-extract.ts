@@ -88,13 +88,13 @@ const KINDS: readonly Category[] = [
   { en: 'package manager', zh: '包管理器', cue: /\b(?:npm|yarn|pnpm|bun|pip|poetry|uv|cargo|maven|gradle)\b/iu },
   { en: 'email provider', zh: '邮件服务商', cue: /\b(?:postmark|sendgrid|mailgun|ses|mailchimp|mandrill|sparkpost)\b/iu },
   { en: 'operating system', zh: '操作系统', cue: /\b(?:linux|macos|mac os|windows|ubuntu|debian|fedora|arch linux|centos)\b/iu },
-  { en: 'language', zh: '语言', cue: /\b(?:python|golang|rust|java|typescript|javascript|ruby|kotlin|swift|php|scala|elixir|haskell|c\+\+|c#)\b/iu },
+  { en: 'language', zh: '语言', cue: /\b(?:python|golang|go|rust|java|typescript|javascript|ruby|kotlin|swift|php|scala|elixir|haskell|c\+\+|c#)\b/iu },
 ]
 
 /** A person's categories: the only way a statement about a person becomes a slot. */
 const PERSONAL: readonly Category[] = [
   { en: 'diet', zh: '饮食', cue: /素食|吃素|纯素|荤|吃肉|不吃|吃|饮食|肉|vegetarian|vegan|pescatarian|\bmeat\b|\beats?\b|\beating\b|\bdiet\b/iu },
-  { en: 'home', zh: '住址', cue: /住在|住|搬到|搬去|居住|\blives? in\b|\bliving in\b|\bmoved to\b|\bbased in\b|\bhome\b/iu },
+  { en: 'home', zh: '住址', cue: /住在|住|搬到|搬去|居住|所在城市|城市|在[\p{Script=Han}]{1,3}[市省区县州京海圳都国岛港湾镇村城]$|\blives? in\b|\bliving in\b|\bmoved to\b|\bbased in\b|\bhome\b|\bcity\b/iu },
   { en: 'name', zh: '名字', cue: /名字|叫做|叫|\bname is\b|\bnamed\b|\bcalled\b/iu },
   { en: 'age', zh: '年龄', cue: /\d+\s*岁|[一二三四五六七八九十]+岁|\byears? old\b/iu },
   { en: 'employer', zh: '公司', cue: /在.+?(?:工作|上班)|就职|入职|\bworks? (?:at|for)\b|\bemployer\b/iu },
@@ -116,7 +116,7 @@ const ZH_ADVERBS = /现在|如今|目前|眼下|已经|一直|仍然|依然|仍|
 /** Blocked words: a relation marker inside one of these is part of a word, not a relation. */
 const ZH_BLOCKED = new Set(
   (
-    '用户 应用 费用 作用 可用 常用 通用 专用 信用 引用 调用 利用 用途 用来 用于 公用 实用 适用 享用 占用 试用 禁用 启用 备用 用量 用法 ' +
+    '用户 应用 费用 作用 可用 常用 通用 专用 信用 引用 调用 利用 用途 用来 用于 公用 实用 适用 享用 占用 试用 禁用 备用 用量 用法 ' +
     '现在 正在 存在 在于 实在 所在 在线 好在 自在 内在 外在 潜在 在乎 在意 ' +
     '因为 为了 认为 作为 成为 行为 以为 为什么 为何 称为 视为 更为 较为 极为 最为 尤为 为止 ' +
     '就是 还是 但是 于是 是否 总是 只是 可是 凡是 要是 倒是 正是 真是 硬是 像是 算是 或是 若是 老是 都是 也是 是不是 ' +
@@ -131,11 +131,14 @@ interface Marker {
 /** Chinese relation markers, longest first at any position. `copula` keeps the subject as the slot. */
 const ZH_MARKERS: readonly Marker[] = [
   ...['用的是', '使用的是', '采用的是', '用的', '使用', '采用', '依赖', '用'].map((text) => ({ text, relation: 'uses' })),
-  ...['跑在', '运行在', '部署在', '部署到', '托管在', '放在', '位于'].map((text) => ({ text, relation: 'runs on' })),
+  ...['跑在', '运行在', '部署在', '部署到', '托管在'].map((text) => ({ text, relation: 'runs on' })),
+  ...['放在', '位于'].map((text) => ({ text, relation: 'copula' })),
   ...['监听在', '监听'].map((text) => ({ text, relation: 'listens on' })),
   ...['住在'].map((text) => ({ text, relation: 'lives in' })),
   ...['默认是', '默认为', '设置为', '设置成', '设为', '设成', '定为', '等于', '叫做', '是', '为', '叫'].map((text) => ({ text, relation: 'copula' })),
-  ...['在'].map((text) => ({ text, relation: 'runs on' })),
+  ...['开启了', '启用了', '打开了', '开启', '启用', '打开', '开了'].map((text) => ({ text, relation: 'enabled' })),
+  ...['关闭了', '禁用了', '关掉了', '关闭', '禁用', '关掉', '停用'].map((text) => ({ text, relation: 'disabled' })),
+  ...['在'].map((text) => ({ text, relation: 'copula' })),
 ].sort((a, b) => b.text.length - a.text.length)
 
 const ZH_NEGATION_BEFORE = /(不再|并不|从不|从来不|已不|没有|不|没)$/u
@@ -153,7 +156,7 @@ const EN_PHRASES: readonly Phrase[] = (
     ['listens on', 'is listening on|listens on|listen on|serves on|binds to|binds on'],
     ['lives in', 'lives in|live in|is living in|is located in|is based in|are based in|resides in'],
     ['written in', 'is written in|are written in|written in|is implemented in|are implemented in'],
-    ['stored in', 'is stored in|are stored in|stores data in|keeps data in|is kept in'],
+    ['stored in', 'is stored in|are stored in|stores data in|keeps data in|is kept in|stores its data in|keeps its data in|stores everything in|persists data in|persists to|writes to'],
     ['points to', 'points to|point to|connects to|connect to|talks to'],
     ['prefers', 'prefers|prefer|likes|like|loves|love'],
     ['eats', 'eats|eat|is eating|drinks'],
@@ -195,13 +198,17 @@ export function changeCues(text: string): string[] {
 const VALUE_TAIL =
   /(?:\s+(?:over the weekend|yesterday|today|tonight|last (?:week|month|year|night|sprint)|this (?:week|month|year|sprint|morning)|recently|again|for now|from now on|going forward|now|anymore|any more|as well|too)|\s*(?:了|啦|去年|今年|上周|上个月|昨天|今天|最近|以后|了呢))+$/iu
 
+/** A second statement joined to the value ("vegetarian and doesn't eat meat"): not part of it. */
+const JOINED_STATEMENT = /\s+(?:and|but|while|so|which)\s+(?:is|are|was|were|does|doesn't|do|don't|did|didn't|has|have|had|no longer|not|never|will|won't|can|can't|it|they|we|i)\b.*$/iu
+
 function stripValueEdges(v: string): string {
   return v
+    .replace(JOINED_STATEMENT, '')
     .replace(/[\s"'“”‘’「」『』《》.。,，;；!！?？…]+$/gu, '')
     .replace(VALUE_TAIL, '')
     .replace(/^[\s"'“”‘’「」『』《》]+|[\s"'“”‘’「」『』《》.。,，;；!！?？…]+$/gu, '')
     .replace(/[了啦啊呀哦嘛吧]+$/u, '')
-    .replace(/^(?:now|currently|still|also|actually|already|just|现在|目前|如今|已经|开始|也|都|还|就|改成|成)\s*/iu, '')
+    .replace(/^(?:now|currently|still|also|actually|already|just|现在|目前|如今|已经|开始|也|都|还|就|改成)\s*/iu, '')
     .trim()
 }
 
@@ -238,8 +245,17 @@ function cleanSubject(raw: string): string | null {
     if (/因为|如果|虽然|但是|所以|然后|之后|之前|以后|的时候/u.test(s)) return null
   }
   if (!hasContent(s)) return null
+  for (const [re, name] of ATTRIBUTE_NAMES) s = s.replace(re, name)
   return s
 }
+
+/** One name per attribute that people name several ways ("所在城市" and "住址", "city" and "home"). */
+const ATTRIBUTE_NAMES: ReadonlyArray<[RegExp, string]> = [
+  [/所在城市|居住城市|居住地|所在地|常住地|住的地方|家庭住址/gu, '住址'],
+  [/\b(?:home city|city of residence|hometown|home town|city)\b/giu, 'home'],
+  [/所在公司|工作单位|雇主/gu, '单位'],
+  [/\b(?:employer|company)\b/giu, 'employer'],
+]
 
 function isPerson(subject: string): boolean {
   return /^(?:user|team|he|she|用户|团队|他|她)$/u.test(subject)
@@ -290,21 +306,22 @@ function promoteValueNoun(subject: string, value: string): { subject: string; va
 /** How a relation reads in a subject of each language. */
 const RELATION_LABEL: Readonly<Record<string, { en: string; zh: string }>> = {
   uses: { en: 'uses', zh: '使用' },
-  'runs on': { en: 'runs on', zh: '运行在' },
+  'runs on': { en: 'runs on', zh: '部署' },
   'listens on': { en: 'listens on', zh: '监听' },
-  'lives in': { en: 'lives in', zh: '住在' },
-  'written in': { en: 'written in', zh: '编写语言' },
-  'stored in': { en: 'stored in', zh: '存储在' },
+  'lives in': { en: 'home', zh: '住址' },
+  'written in': { en: 'language', zh: '语言' },
+  'stored in': { en: 'storage', zh: '存储' },
   'points to': { en: 'points to', zh: '指向' },
   prefers: { en: 'prefers', zh: '偏好' },
-  eats: { en: 'eats', zh: '吃' },
-  'works at': { en: 'works at', zh: '工作单位' },
-  'works as': { en: 'works as', zh: '职业' },
-  speaks: { en: 'speaks', zh: '语言' },
-  'expires after': { en: 'expires after', zh: '过期时间' },
-  'runs at': { en: 'runs at', zh: '运行时间' },
-  has: { en: 'has', zh: '有' },
-  'owned by': { en: 'owner', zh: '负责方' },
+  eats: { en: 'diet', zh: '饮食' },
+  'works at': { en: 'employer', zh: '单位' },
+  'works as': { en: 'job', zh: '职业' },
+  speaks: { en: 'language', zh: '语言' },
+  'expires after': { en: 'expiry', zh: '有效期' },
+  'runs at': { en: 'schedule', zh: '时间' },
+  has: { en: 'has', zh: '数量' },
+  'owned by': { en: 'owner', zh: '负责' },
+  enabled: { en: 'enabled', zh: '启用' },
 }
 
 /** The finished claim of a raw match, or null when the subject is not one. */
@@ -321,6 +338,7 @@ function finish(raw: Raw, wholeText: string): Omit<DerivedClaim, 'cues' | 'retir
   const promoted = promoteValueNoun(subject, value)
   if (promoted !== null) ({ subject, value } = promoted)
   if (raw.relation === 'runs on' || raw.relation === 'lives in') value = value.replace(/\s*(?:上|里|中|上面|里面)$/u, '') || value
+  if (raw.relation === 'owned by') value = value.replace(/\s*(?:负责|管理|维护|管)$/u, '') || value
   if (isPerson(subject) || /^(?:user|用户|team|团队)\b/u.test(subject)) {
     // A person's statement is a slot only through a personal category ("用户 饮食").
     if (isPerson(subject)) {
@@ -330,7 +348,7 @@ function finish(raw: Raw, wholeText: string): Omit<DerivedClaim, 'cues' | 'retir
     }
   } else if (raw.relation !== 'copula' && (raw.form === 'relation' || raw.form === 'change')) {
     const kind = categoryFor(value, KINDS)
-    const label = RELATION_LABEL[raw.relation]
+    const label = RELATION_LABEL[raw.relation] ?? { en: raw.relation, zh: raw.relation }
     if (kind !== null) subject = named(subject, kind) ? subject : withCategory(subject, kind)
     else if (promoted === null && label !== undefined) subject = `${subject} ${hasHan(subject) ? label.zh : label.en}`
   } else if (raw.form === 'change') {
@@ -404,9 +422,46 @@ function zhRelationForm(c: string): Raw | null {
       const neg = ZH_NEGATION_BEFORE.exec(subject)
       if (neg !== null) subject = subject.slice(0, subject.length - (neg[1] as string).length)
       if (subject.trim() === '' || value.trim() === '') continue
+      // "关闭 X" is "X not enabled": one relation, two polarities.
+      if (m.relation === 'disabled') return { subject, value, relation: 'enabled', form: 'relation', negated: neg === null }
       return { subject, value, relation: m.relation, form: 'relation', negated: neg !== null }
     }
   }
+  return null
+}
+
+/** Irregular participles; regular ones end in -ed. */
+const PARTICIPLES = new Set('written sent built run held kept set made done known shown given taken driven hidden chosen frozen spoken bound found led paid put read'.split(' '))
+const PREPOSITIONS = new Set('in on at to through via with by for from into onto over under as'.split(' '))
+
+/**
+ * Shapes that name their subject somewhere other than the front: "We run CI on Jenkins", "We use
+ * Sentry for error tracking", "There are 5 nodes in the staging cluster", "X has 3 nodes",
+ * "数据平台归分析组负责", "我们用 Sentry 做错误监控".
+ */
+function shapedForm(c: string): Raw | null {
+  const actor = /^(?:we|i|they|the team|our team)\s+(?:now\s+|still\s+|currently\s+|also\s+)?(run|host|deploy|keep|store|put|send|serve|build|manage|track)s?\s+(.+?)\s+(on|in|with|at|through|via|using|to)\s+(.+)$/iu.exec(c)
+  if (actor !== null) {
+    const verb = (actor[1] as string).toLowerCase()
+    const relation = ['keep', 'store', 'put'].includes(verb) ? 'stored in' : ['send', 'track', 'manage', 'build'].includes(verb) ? 'uses' : 'runs on'
+    return { subject: actor[2] as string, value: actor[4] as string, relation, form: 'relation', negated: false }
+  }
+  const usesFor = /^(?:we|i|they|the team|our team)\s+(?:now\s+|still\s+|currently\s+)?(?:use|rely on|depend on)s?\s+(.+?)\s+(?:for|to handle|to do)\s+(.+)$/iu.exec(c)
+  if (usesFor !== null) return { subject: usesFor[2] as string, value: usesFor[1] as string, relation: 'copula', form: 'relation', negated: false }
+  const zhUses = /^(?:我们|我|团队|公司)?(?:现在|目前|一直)?(?:用|使用|采用)(.+?)(?:来)?(?:做|作为|当)(.+)$/u.exec(c)
+  if (zhUses !== null) return { subject: zhUses[2] as string, value: zhUses[1] as string, relation: 'copula', form: 'relation', negated: false }
+  const there = /^there\s+(?:are|is|were|was)\s+(?:now\s+)?(\S+)\s+(\S+)\s+(?:in|on|at|for|behind)\s+(.+)$/iu.exec(c)
+  if (there !== null) return { subject: `${there[3]} ${there[2]}`, value: there[1] as string, relation: 'copula', form: 'relation', negated: false }
+  const works = /^(.+?)(?:现在|目前|一直|已经)?在(.+?)(?:上班|工作|任职|就职|实习)$/u.exec(c)
+  if (works !== null) return { subject: works[1] as string, value: works[2] as string, relation: 'works at', form: 'relation', negated: false }
+  const expires = /^(.+?)\s*(\d+(?:\.\d+)?|[一二两三四五六七八九十百]+)\s*(毫秒|秒钟?|分钟|个?小时|天|周|个月|年)(?:后|之后|以后)?(?:失效|过期|到期|超时)$/u.exec(c)
+  if (expires !== null) return { subject: expires[1] as string, value: `${expires[2]} ${expires[3]}`, relation: 'expires after', form: 'relation', negated: false }
+  const owned = /^(.+?)(?:现在|目前|一直)?(?:归|由)(.+?)(?:负责|管理|维护|管)$/u.exec(c)
+  if (owned !== null) return { subject: owned[1] as string, value: owned[2] as string, relation: 'owned by', form: 'relation', negated: false }
+  const has = /^(.+?)\s+(?:now\s+|still\s+|currently\s+)?(?:has|have)\s+(?:now\s+)?(\d+(?:\.\d+)?)\s+([a-z][\w-]*)$/iu.exec(c)
+  if (has !== null) return { subject: `${has[1]} ${has[3]}`, value: has[2] as string, relation: 'copula', form: 'relation', negated: false }
+  const zhHas = /^(.+?)(?:现在|目前|一共|总共|共)?(?:有|共有)\s*(\d+|[一二两三四五六七八九十百]+)\s*(?:个|台|条|位|名|家)?(.+)$/u.exec(c)
+  if (zhHas !== null && !/[，,]/u.test(zhHas[3] as string)) return { subject: `${zhHas[1]} ${zhHas[3]}`, value: zhHas[2] as string, relation: 'copula', form: 'relation', negated: false }
   return null
 }
 
@@ -435,11 +490,25 @@ function enRelationForm(c: string): Raw | null {
         negated = true
         valueStart += after.startsWith('no longer') ? 2 : 1
       }
+      let relation = p.relation
+      // "is written in", "are sent through", "are named": the participle is the relation.
+      const part = lower[valueStart]
+      // "is running version 1.29": the verb is the relation.
+      if (relation === 'copula' && part !== undefined && /^[a-z]{3,}ing$/u.test(part) && valueStart + 1 < ws.length) {
+        relation = part.replace(/ing$/u, 's')
+        valueStart += 1 + (PREPOSITIONS.has(lower[valueStart + 1] as string) ? 1 : 0)
+      } else if (relation === 'copula' && part !== undefined && (PARTICIPLES.has(part) || /^[a-z]{3,}ed$/u.test(part)) && valueStart + 1 < ws.length) {
+        const prep = lower[valueStart + 1] as string
+        // "disabled" is "enabled", denied: one relation, two polarities.
+        if (part === 'disabled') negated = !negated
+        relation = part === 'disabled' ? 'enabled' : part
+        valueStart += PREPOSITIONS.has(prep) ? 2 : 1
+      }
       const subject = ws.slice(0, end).join(' ')
       const value = ws.slice(valueStart).join(' ')
       if (value === '' || subject === '') continue
       if (p.relation === 'has' && !/\d/.test(value)) continue
-      return { subject, value, relation: p.relation, form: 'relation', negated }
+      return { subject, value, relation, form: 'relation', negated }
     }
   }
   return null
@@ -471,6 +540,22 @@ function splitClauses(text: string): string[] {
     .filter((c) => c !== '')
 }
 
+/** Where a Chinese clause's subject stops: an adverb, a preposition or a verb of its predicate. */
+const ZH_PREDICATE_START = /已经|现在|目前|如今|从|在|是|把|被|用|去年|上周|最近|刚|又|也|还|不|没|搬|改|换|迁|升|降|调|开始/u
+
+/**
+ * Chinese leaves a repeated subject out ("王芳已经离职，现在在蓝海数据工作"): a later clause that
+ * starts with its predicate gets the first clause's subject.
+ */
+function carryTopic(clauses: string[]): string[] {
+  const first = clauses[0]
+  if (first === undefined || !hasHan(first)) return clauses
+  const at = ZH_PREDICATE_START.exec(first)?.index ?? -1
+  const topic = at > 0 ? first.slice(0, at) : null
+  if (topic === null || Array.from(topic).length > 10) return clauses
+  return clauses.map((c, i) => (i > 0 && /^(?:现在|目前|如今|后来|以后|已经|又|也|还|在|是|用|改|搬)/u.test(c) ? `${topic}${c}` : c))
+}
+
 function retiredIn(clause: string): string[] {
   const out: string[] = []
   const en = /\b(?:no longer|not any ?more|never again)\s+(?:is\s+|are\s+|a\s+|an\s+|uses?\s+|eats?\s+|runs? on\s+|lives? in\s+)?(.+)$/iu.exec(clause)
@@ -481,6 +566,8 @@ function retiredIn(clause: string): string[] {
   if (instead !== null) out.push(stripValueEdges(instead[1] as string))
   const zh = /不再(?:是|用|使用|采用|吃|住在|在)?(.+)$/u.exec(clause)
   if (zh !== null) out.push(stripValueEdges(zh[1] as string))
+  const left = /从(.+?)(?:离职|辞职|离开|搬走|搬出|退出|下线)/u.exec(clause)
+  if (left !== null) out.push(stripValueEdges(left[1] as string))
   const zh2 = /(?:而不是|取代了?|替换了?|代替了?)(.+)$/u.exec(clause)
   if (zh2 !== null) out.push(stripValueEdges(zh2[1] as string))
   const from = EN_FROM_TO.exec(clause) ?? ZH_FROM_TO.exec(clause)
@@ -524,7 +611,7 @@ export function deriveClaim(input: string): DerivedClaim | null {
     condition = (lead[1] as string).trim()
     rest = lead[2] as string
   }
-  const clauses = splitClauses(rest)
+  const clauses = carryTopic(splitClauses(rest))
   const retired = clauses.flatMap(retiredIn)
   for (let ci = 0; ci < clauses.length; ci++) {
     let clause = (clauses[ci] as string).replace(HEDGES, '')
@@ -547,6 +634,7 @@ export function deriveClaim(input: string): DerivedClaim | null {
       arrowForm(clause) ??
       changeForm(clause) ??
       colonForm(clause) ??
+      shapedForm(clause) ??
       (hasHan(clause) ? zhRelationForm(clause) ?? enRelationForm(clause) : enRelationForm(clause)) ??
       categoryForm(clause)
     if (raw === null) continue

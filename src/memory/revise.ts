@@ -116,23 +116,26 @@ const CURRENT: ReadonlySet<string> = new Set(['active', 'conflict'])
 
 /**
  * Current memories of the same type about the entry's subject: the slot itself, the same words
- * in another order or spelling (`exact`), and subjects one word wider or narrower (`near`: only a
- * change the text announces revises those). Premises that disagree keep a memory apart.
+ * in another order or spelling (`exact`), subjects one word wider or narrower (`near`: only a
+ * change the text announces revises those), and with `overlap`, every subject sharing a word
+ * (only a value the text retires by name revises those). Premises that disagree keep a memory apart.
  */
-export function subjectMates(txn: Txn, entry: IndexEntry): Array<{ entry: IndexEntry; exact: boolean }> {
+export type SubjectMatch = 'exact' | 'near' | 'overlap'
+
+export function subjectMates(txn: Txn, entry: IndexEntry, overlap = false): Array<{ entry: IndexEntry; match: SubjectMatch }> {
   if (entry.key === null) return []
   const mine = subjectTerms(entry.key)
-  const out = new Map<string, { entry: IndexEntry; exact: boolean }>()
-  for (const e of slotMates(txn, entry)) out.set(e.id, { entry: e, exact: true })
-  // The two rarest terms: a near subject misses at most one of the entry's terms, so it holds one of them.
-  const postings = mine.map((t) => txn.index.withSubjectTerm(t)).sort((a, b) => a.length - b.length).slice(0, 2)
-  for (const list of postings) {
+  const out = new Map<string, { entry: IndexEntry; match: SubjectMatch }>()
+  for (const e of slotMates(txn, entry)) out.set(e.id, { entry: e, match: 'exact' })
+  // A near subject misses at most one of the entry's terms, so it holds one of the two rarest.
+  const postings = mine.map((t) => txn.index.withSubjectTerm(t)).sort((a, b) => a.length - b.length)
+  for (const list of overlap ? postings : postings.slice(0, 2)) {
     for (const e of list) {
       if (out.has(e.id) || e.id === entry.id || e.type !== entry.type || !CURRENT.has(e.status) || e.retracts !== undefined || e.key === null) continue
       if (premisesConflict(e.scope, entry.scope)) continue
       const theirs = subjectTerms(e.key)
-      if (sameSubjectTerms(mine, theirs)) out.set(e.id, { entry: e, exact: true })
-      else if (nearSubjectTerms(mine, theirs)) out.set(e.id, { entry: e, exact: false })
+      const match: SubjectMatch | null = sameSubjectTerms(mine, theirs) ? 'exact' : nearSubjectTerms(mine, theirs) ? 'near' : overlap ? 'overlap' : null
+      if (match !== null) out.set(e.id, { entry: e, match })
     }
   }
   return [...out.values()].sort((a, b) => a.entry.time.localeCompare(b.entry.time) || a.entry.id.localeCompare(b.entry.id))
@@ -152,11 +155,12 @@ export async function reviseDerived(txn: Txn, entry: IndexEntry, config: Pick<Ru
   const verifiedSelf = freshlyVerified(entry, nowMs)
   const losers: IndexEntry[] = []
   const rivals: IndexEntry[] = []
-  for (const { entry: other, exact } of subjectMates(txn, entry)) {
+  for (const { entry: other, match } of subjectMates(txn, entry, mine.retired.length > 0)) {
     const theirs = entryClaim(other)
     if (theirs === null || relateClaims(mine, theirs) !== 'different') continue
     const why = changeEvidence(mine, theirs, config)
-    if (!exact && (why === null || mine.cues.length + mine.retired.length === 0 || !sameKind(mine, theirs))) continue
+    if (match === 'overlap' && !retires(mine, theirs)) continue
+    if (match === 'near' && (why === null || mine.cues.length + mine.retired.length === 0 || !sameKind(mine, theirs))) continue
     const older = other.time <= entry.time
     if (why !== null && older && freshlyVerified(other, nowMs) && !verifiedSelf) {
       rivals.push(other)

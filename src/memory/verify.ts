@@ -34,8 +34,8 @@ import { entryClaim, relateClaims, type EntryClaim } from './revise.js'
 import { sameSubjectTerms, subjectTerms } from '../subject-terms.js'
 import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
 
-/** A claim with no recognisable subject is supported by a memory that states at least this share of its terms (and all its numbers and the memory's value). */
-export const SUPPORT_COVERAGE = 0.8
+/** A claim with no recognisable subject is supported only by a memory that states every one of its terms (and all its numbers, and the memory's own value). */
+export const SUPPORT_COVERAGE = 1
 /** Search hits considered per claim. */
 const CANDIDATES = 20
 /** At most this many memories per evidence list. */
