@@ -1,8 +1,9 @@
 /**
  * The words of a subject, as two phrasings of one subject share them: "the staging DB host" and
  * "staging database host", "token TTL of the auth service" and "auth service's token TTL",
- * "用户的默认 shell" and "用户默认shell". Latin words lower-cased, a plural `s` folded, a few
- * abbreviations spelled out, filler words ("system", "setup") dropped; Chinese as 2-grams. Used to
+ * "用户的默认 shell" and "用户默认shell". Latin words lower-cased and stemmed, a few
+ * abbreviations spelled out, filler words ("system", "setup") dropped; Chinese as characters (a
+ * subject is short, and "发票生成日" must stay near "发票生成"), grammar characters dropped. Used to
  * find memories about the same subject (index-view.ts) and to compare subjects (revise.ts,
  * verify.ts). Pure.
  */
@@ -28,7 +29,7 @@ const FILLER = new Set(
 const CJK_RUN = /[\p{Script=Han}]+/gu
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}+#.-]*/gu
 /** Chinese glue inside a subject: dropped before 2-grams are taken. */
-const ZH_GLUE = /[的之把被将了着过]/gu
+const ZH_GLUE = /[的之把被将了着过在是]/gu
 
 function fold(word: string): string {
   const w = word.replace(/[.-]+$/u, '')
@@ -44,9 +45,7 @@ export function subjectTerms(subject: string): string[] {
   const text = subject.normalize('NFKC').toLowerCase()
   const out = new Set<string>()
   for (const run of text.match(CJK_RUN) ?? []) {
-    const chars = Array.from(run.replace(ZH_GLUE, ''))
-    if (chars.length === 1) out.add(chars[0] as string)
-    for (let i = 0; i + 1 < chars.length; i++) out.add(`${chars[i]}${chars[i + 1]}`)
+    for (const ch of Array.from(run.replace(ZH_GLUE, ''))) out.add(ch)
   }
   for (const m of text.replace(CJK_RUN, ' ').matchAll(WORD)) {
     const w = fold(m[0])

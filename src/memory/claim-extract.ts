@@ -100,12 +100,12 @@ const PERSONAL: readonly Category[] = [
   { en: 'employer', zh: '公司', cue: /在.+?(?:工作|上班)|就职|入职|\bworks? (?:at|for)\b|\bemployer\b/iu },
   { en: 'job', zh: '职业', cue: /工程师|程序员|设计师|医生|老师|教师|学生|经理|律师|作家|研究员|\bengineer\b|\bdeveloper\b|\bdesigner\b|\bdoctor\b|\bteacher\b|\bstudent\b|\bmanager\b|\bworks? as\b/iu },
   { en: 'timezone', zh: '时区', cue: /时区|\btime ?zone\b|\butc[+-]\d|\bgmt[+-]\d/iu },
-  { en: 'language', zh: '语言', cue: /说中文|说英文|中文|英文|日语|\bspeaks?\b|\bprefers? (?:english|chinese)\b/iu },
+  { en: 'language', zh: '语言', cue: /说中文|说英文|中文|英文|日语|德语|法语|\bspeaks?\b|\b(?:english|german|chinese|french|japanese|spanish|korean|mandarin)\b/iu },
   ...KINDS,
 ]
 
 /** Nouns that move from a value into its subject: "listens on port 9090" is about the port. */
-const EN_VALUE_NOUN = /^(port|version|release|tag|branch|region|zone|plan|tier|channel|namespace|bucket|cluster|node|database|db|schema|table|queue|topic)\s+(.+)$/iu
+const EN_VALUE_NOUN = /^(?:on\s+|at\s+|in\s+)?(port|version|release|tag|branch|region|zone|plan|tier|channel|namespace|bucket|cluster|node|database|db|schema|table|queue|topic|floor|room|level|stage|step)\s+(.+)$/iu
 const ZH_VALUE_NOUN_AFTER = /^(.+?)\s*(端口|版本|分支|区域|机房|集群|数据库|队列)$/u
 const ZH_VALUE_NOUN_BEFORE = /^(端口|版本|分支|区域|机房|集群)\s*(?:号|为|是)?\s*(.+)$/u
 
@@ -136,7 +136,7 @@ const ZH_MARKERS: readonly Marker[] = [
   ...['监听在', '监听'].map((text) => ({ text, relation: 'listens on' })),
   ...['住在'].map((text) => ({ text, relation: 'lives in' })),
   ...['默认是', '默认为', '设置为', '设置成', '设为', '设成', '定为', '等于', '叫做', '是', '为', '叫'].map((text) => ({ text, relation: 'copula' })),
-  ...['开启了', '启用了', '打开了', '开启', '启用', '打开', '开了'].map((text) => ({ text, relation: 'enabled' })),
+  ...['开启了', '启用了', '打开了', '开启', '启用', '打开', '开了'].map((text) => ({ text, relation: 'uses' })),
   ...['关闭了', '禁用了', '关掉了', '关闭', '禁用', '关掉', '停用'].map((text) => ({ text, relation: 'disabled' })),
   ...['在'].map((text) => ({ text, relation: 'copula' })),
 ].sort((a, b) => b.text.length - a.text.length)
@@ -151,7 +151,8 @@ interface Phrase {
 const EN_PHRASES: readonly Phrase[] = (
   [
     ['copula', 'is set to|are set to|was set to|has been set to|is configured to|are configured to|defaults to|default to|is now|are now|has become|has been|have been|will be|is|are|was|were|equals|became|becomes|set to|\'s'],
-    ['uses', 'is using|are using|relies on|rely on|depends on|depend on|is built with|is built on|are built with|built with|uses|use|used'],
+    ['uses', 'is using|are using|relies on|rely on|depends on|depend on|is built with|is built on|are built with|built with|uses|use|used|runs|run'],
+    ['copula', 'is pinned to|are pinned to|pinned to|is locked to|locked to|is capped at|capped at|is limited to|limited to|configured to|set at'],
     ['runs on', 'is running on|are running on|runs on|run on|is hosted on|is hosted at|is hosted in|are hosted on|hosted on|is deployed to|is deployed on|are deployed to|deploys to|deployed to|deployed on|lives on'],
     ['listens on', 'is listening on|listens on|listen on|serves on|binds to|binds on'],
     ['lives in', 'lives in|live in|is living in|is located in|is based in|are based in|resides in'],
@@ -339,13 +340,13 @@ function finish(raw: Raw, wholeText: string): Omit<DerivedClaim, 'cues' | 'retir
   if (promoted !== null) ({ subject, value } = promoted)
   if (raw.relation === 'runs on' || raw.relation === 'lives in') value = value.replace(/\s*(?:上|里|中|上面|里面)$/u, '') || value
   if (raw.relation === 'owned by') value = value.replace(/\s*(?:负责|管理|维护|管)$/u, '') || value
-  if (isPerson(subject) || /^(?:user|用户|team|团队)\b/u.test(subject)) {
-    // A person's statement is a slot only through a personal category ("用户 饮食").
-    if (isPerson(subject)) {
-      const c = categoryFor(`${raw.relation === 'copula' ? '' : raw.relation} ${value} ${wholeText}`, PERSONAL)
-      if (c === null) return null
-      subject = withCategory(subject, c)
-    }
+  const proper = raw.relation === 'copula' && /^\p{Lu}\p{Ll}+$/u.test(subject) && !KINDS.some((k) => k.cue.test(subject as string))
+  if (isPerson(subject) || proper) {
+    // A person's statement is a slot only through a personal category ("用户 饮食"); so is a named
+    // one's ("Dana is the tech lead" names no attribute).
+    const c = categoryFor(`${raw.relation === 'copula' ? '' : raw.relation} ${value} ${wholeText}`, PERSONAL)
+    if (c === null) return null
+    subject = withCategory(subject, c)
   } else if (raw.relation !== 'copula' && (raw.form === 'relation' || raw.form === 'change')) {
     const kind = categoryFor(value, KINDS)
     const label = RELATION_LABEL[raw.relation] ?? { en: raw.relation, zh: raw.relation }
@@ -373,7 +374,7 @@ function arrowForm(c: string): Raw | null {
 const EN_CHANGE =
   /^(.+?)\s+(?:has\s+|have\s+|was\s+|were\s+|is\s+|are\s+|got\s+|just\s+|recently\s+|now\s+|finally\s+)*(?:been\s+)?(?:changed|moved|migrated|switched|upgraded|downgraded|bumped|updated|converted|went|changes|moves|switches|migrates|raised|lowered|increased|decreased|reduced|extended|shortened|tightened|relaxed|relocated|repointed|rescheduled|pushed|pulled|cut|capped|doubled|halved)\s+(?:from\s+(.+?)\s+)?(?:to|into|over to)\s+(.+)$/iu
 const ZH_CHANGE =
-  /^(.+?)(?:已经|现在|已|刚刚|刚|如今|目前)?(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调整成|调成|调到|调为|改到|搬到|搬去|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|收紧到|放宽到|挪到|移到|转到|交给|改由)了?(.+)$/u
+  /^(.+?)(?:已经|现在|已|刚刚|刚|如今|目前)?(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调整成|调成|调到|调为|改到|搬到|搬去|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|收紧到|放宽到|挪到|移到|转到|交给|改由|更换为|更换成|更新为|换为|定为)了?(.+)$/u
 
 /** "We raised the rate limit to 250", "I set the timeout to 30 s": the object is the subject. */
 const EN_ACTOR_CHANGE =
@@ -399,7 +400,7 @@ function changeForm(c: string): Raw | null {
 }
 
 function colonForm(c: string): Raw | null {
-  const m = /^([^:：=]{1,60}?)\s*(?:[:：]|(?<![<>!=])=(?!=))\s*(.+)$/u.exec(c)
+  const m = /^([^:：=]{1,60}?)\s*(?:[:：](?!\/\/)|(?<![<>!=])=(?!=))\s*(.+)$/u.exec(c)
   if (m === null) return null
   const subject = (m[1] as string).trim()
   if (/\/\/|^\d+$/.test(m[2] as string) && /^https?$/i.test(subject)) return null
@@ -423,7 +424,7 @@ function zhRelationForm(c: string): Raw | null {
       if (neg !== null) subject = subject.slice(0, subject.length - (neg[1] as string).length)
       if (subject.trim() === '' || value.trim() === '') continue
       // "关闭 X" is "X not enabled": one relation, two polarities.
-      if (m.relation === 'disabled') return { subject, value, relation: 'enabled', form: 'relation', negated: neg === null }
+      if (m.relation === 'disabled') return { subject, value, relation: 'uses', form: 'relation', negated: neg === null }
       return { subject, value, relation: m.relation, form: 'relation', negated: neg !== null }
     }
   }
@@ -458,6 +459,18 @@ function shapedForm(c: string): Raw | null {
   if (expires !== null) return { subject: expires[1] as string, value: `${expires[2]} ${expires[3]}`, relation: 'expires after', form: 'relation', negated: false }
   const owned = /^(.+?)(?:现在|目前|一直)?(?:归|由)(.+?)(?:负责|管理|维护|管)$/u.exec(c)
   if (owned !== null) return { subject: owned[1] as string, value: owned[2] as string, relation: 'owned by', form: 'relation', negated: false }
+  const hasOf = /^(.+?)\s+(?:now\s+|still\s+|currently\s+)?(?:has|have)\s+(?:a|an)\s+(.+?)\s+of\s+(.+)$/iu.exec(c)
+  if (hasOf !== null) return { subject: `${hasOf[1]} ${hasOf[2]}`, value: hasOf[3] as string, relation: 'copula', form: 'relation', negated: false }
+  const rule = /^(.+?)(?:现在|目前|统一)?按(?:照)?(.+?)(命名|格式|规则|处理|计费|排序)$/u.exec(c)
+  if (rule !== null) return { subject: `${rule[1]} ${rule[3]}`, value: rule[2] as string, relation: 'copula', form: 'relation', negated: false }
+  const when = /^(.*?)((?:每天|每晚|每周[一二三四五六日天]?|每月\s*\d+\s*[号日]|每个工作日|工作日|每\s*\d+\s*(?:分钟|小时|天))[^做跑执行运行开进生]*?)(做|进行|执行|跑|运行|开|生成|发送|备份)(.*)$/u.exec(c)
+  if (when !== null && /[\d一二两三四五六七八九十点号]/u.test(when[2] as string)) {
+    const what = `${when[1]}${when[3] === '做' || when[3] === '进行' || when[3] === '开' ? '' : when[3]}${when[4]}`.replace(/一次$/u, '')
+    if (what.trim() !== '') return { subject: `${what} 时间`, value: when[2] as string, relation: 'copula', form: 'relation', negated: false }
+  }
+  const measured = /^([\p{Script=Han}A-Za-z][\p{Script=Han}A-Za-z0-9 _-]{1,24}?)\s*(v?\d[\d.:]*\s*(?:[A-Za-z%]{1,4}|毫秒|秒|分钟|小时|天|号|点|个|台)?)$/u.exec(c)
+  if (measured !== null && (hasHan(measured[1] as string) || /\b(?:version|limit|size|timeout|port|count|ttl|quota|max|min)\b/iu.test(measured[1] as string)) && !/[做修写看开会]/u.test(measured[1] as string))
+    return { subject: measured[1] as string, value: measured[2] as string, relation: 'copula', form: 'relation', negated: false }
   const has = /^(.+?)\s+(?:now\s+|still\s+|currently\s+)?(?:has|have)\s+(?:now\s+)?(\d+(?:\.\d+)?)\s+([a-z][\w-]*)$/iu.exec(c)
   if (has !== null) return { subject: `${has[1]} ${has[3]}`, value: has[2] as string, relation: 'copula', form: 'relation', negated: false }
   const zhHas = /^(.+?)(?:现在|目前|一共|总共|共)?(?:有|共有)\s*(\d+|[一二两三四五六七八九十百]+)\s*(?:个|台|条|位|名|家)?(.+)$/u.exec(c)
@@ -566,6 +579,8 @@ function retiredIn(clause: string): string[] {
   if (instead !== null) out.push(stripValueEdges(instead[1] as string))
   const zh = /不再(?:是|用|使用|采用|吃|住在|在)?(.+)$/u.exec(clause)
   if (zh !== null) out.push(stripValueEdges(zh[1] as string))
+  const not = /^(?:not|rather than|instead of)\s+(.+)$/iu.exec(clause)
+  if (not !== null) out.push(stripValueEdges(not[1] as string))
   const left = /从(.+?)(?:离职|辞职|离开|搬走|搬出|退出|下线)/u.exec(clause)
   if (left !== null) out.push(stripValueEdges(left[1] as string))
   const zh2 = /(?:而不是|取代了?|替换了?|代替了?)(.+)$/u.exec(clause)
@@ -588,6 +603,12 @@ function unframe(text: string): { text: string; cue: string | null } {
       t = t.slice(lead[0].length)
     }
     t = t.replace(HEDGES, '')
+    // "Branch naming changed: ...", "From now on, ...", "变更：": a frame that announces a change.
+    const framed = /^(?:[^:：]{1,40}?\s(?:changed|updated|moved|switched|update|change)\s*[:：]|(?:from now on|going forward|as of (?:today|now))\s*[,，]?|(?:变更|调整|新规则|新的约定)\s*[:：])\s*/iu.exec(t)
+    if (framed !== null && framed[0].length < t.length) {
+      cue = cue ?? 'changed'
+      t = t.slice(framed[0].length)
+    }
     if (t === before) break
   }
   return { text: t.trim(), cue }

@@ -194,6 +194,8 @@ export function compareValues(a: ValueAtoms, b: ValueAtoms): 'same' | 'different
     const aIn = a.numbers.every((n) => numberIn(n, b.numbers))
     const bIn = b.numbers.every((n) => numberIn(n, a.numbers))
     if (!aIn && !bIn) return 'different'
+    // The same times, durations or sizes: the words around them ("早上", "every weekday") add no value.
+    if (aIn && bIn && [...a.numbers, ...b.numbers].every((n) => /[:a-z%]/u.test(n))) return 'same'
   }
   if (atomsWithin(a, b) || atomsWithin(b, a)) return 'same'
   return 'different'
