@@ -27,6 +27,8 @@ const FILLER = new Set(
 )
 
 const CJK_RUN = /[\p{Script=Han}]+/gu
+/** Chinese attribute and relation words kept whole: one term each, as an English word is. */
+const ZH_WORDS = /使用|部署|监听|住址|语言|存储|指向|偏好|饮食|单位|职业|有效期|时间|数量|负责|名字|年龄|时区|宠物|版本|端口|地址|域名|密码|邮箱|电话|路径|目录|分支|节点|集群|超时|限制|上限|内存|大小|频率|周期/gu
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}+#.-]*/gu
 /** Chinese glue inside a subject: dropped before 2-grams are taken. */
 const ZH_GLUE = /[的之把被将了着过在是]/gu
@@ -44,7 +46,8 @@ function fold(word: string): string {
 export function subjectTerms(subject: string): string[] {
   const text = subject.normalize('NFKC').toLowerCase()
   const out = new Set<string>()
-  for (const run of text.match(CJK_RUN) ?? []) {
+  for (const w of text.match(ZH_WORDS) ?? []) out.add(w)
+  for (const run of text.replace(ZH_WORDS, ' ').match(CJK_RUN) ?? []) {
     for (const ch of Array.from(run.replace(ZH_GLUE, ''))) out.add(ch)
   }
   for (const m of text.replace(CJK_RUN, ' ').matchAll(WORD)) {

@@ -48,11 +48,11 @@ const HEDGES = /^(?:i think|i believe|i guess|it seems(?: that)?|apparently|we d
 const EN_CUES = [
   'now', 'no longer', 'not anymore', 'anymore', 'any more', 'moved', 'migrated', 'switched', 'changed', 'replaced', 'instead',
   'upgraded', 'downgraded', 'bumped', 'renamed', 'became', 'has become', 'these days', 'from now on', 'going forward', 'as of today',
-  'correction', 'corrected', 'update', 'updated', 'actually', 'started',
+  'correction', 'corrected', 'update', 'updated', 'actually', 'started', 'adopted', 'bought', 'quit',
 ]
 const EN_CUE = new RegExp(`\\b(?:${EN_CUES.map((c) => c.replace(/ /g, '\\s+')).join('|')})\\b`, 'giu')
 const ZH_CUE =
-  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此/gu
+  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此|领养了|买了|辞职|离职|更换为|更换成/gu
 /** "from A to B" (and its Chinese form): A no longer holds. */
 const EN_FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into)\s+(.+)$/iu
 const ZH_FROM_TO = /从(.+?)(?:改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|到)(.+)$/u
@@ -100,6 +100,7 @@ const PERSONAL: readonly Category[] = [
   { en: 'employer', zh: '公司', cue: /在.+?(?:工作|上班)|就职|入职|\bworks? (?:at|for)\b|\bemployer\b/iu },
   { en: 'job', zh: '职业', cue: /工程师|程序员|设计师|医生|老师|教师|学生|经理|律师|作家|研究员|\bengineer\b|\bdeveloper\b|\bdesigner\b|\bdoctor\b|\bteacher\b|\bstudent\b|\bmanager\b|\bworks? as\b/iu },
   { en: 'timezone', zh: '时区', cue: /时区|\btime ?zone\b|\butc[+-]\d|\bgmt[+-]\d/iu },
+  { en: 'pet', zh: '宠物', cue: /宠物|猫|狗|仓鼠|鹦鹉|\bpets?\b|\bcats?\b|\bdogs?\b|\bkittens?\b|\bpupp(?:y|ies)\b|\bhamsters?\b/iu },
   { en: 'language', zh: '语言', cue: /说中文|说英文|中文|英文|日语|德语|法语|\bspeaks?\b|\b(?:english|german|chinese|french|japanese|spanish|korean|mandarin)\b/iu },
   ...KINDS,
 ]
@@ -255,7 +256,10 @@ const ATTRIBUTE_NAMES: ReadonlyArray<[RegExp, string]> = [
   [/所在城市|居住城市|居住地|所在地|常住地|住的地方|家庭住址/gu, '住址'],
   [/\b(?:home city|city of residence|hometown|home town|city)\b/giu, 'home'],
   [/所在公司|工作单位|雇主/gu, '单位'],
+  [/(生成|发送|执行|运行|备份|结算|发放|发布|上线)(?:日期|日|时刻)/gu, '$1 时间'],
   [/\b(?:employer|company)\b/giu, 'employer'],
+  [/\b(?:cloud provider|cloud vendor|cloud platform|hosting provider)\b/giu, 'cloud'],
+  [/云服务商|云厂商|云平台|云服务提供商/gu, '云'],
 ]
 
 function isPerson(subject: string): boolean {
@@ -265,6 +269,13 @@ function isPerson(subject: string): boolean {
 /** The kind of thing a value names ("MySQL" is a database), in English; null when none is known. */
 export function kindOfValue(value: string): string | null {
   return categoryFor(value, KINDS)?.en ?? null
+}
+
+/** Every known thing of a kind a text names ("we host on GCP" names the cloud GCP), lower-case. */
+export function kindMentions(text: string, kind: string): string[] {
+  const c = KINDS.find((k) => k.en === kind)
+  if (c === undefined) return []
+  return unique([...text.matchAll(new RegExp(c.cue.source, 'giu'))].map((m) => m[0].toLowerCase()))
 }
 
 function categoryFor(text: string, list: readonly Category[]): Category | null {
@@ -340,10 +351,8 @@ function finish(raw: Raw, wholeText: string): Omit<DerivedClaim, 'cues' | 'retir
   if (promoted !== null) ({ subject, value } = promoted)
   if (raw.relation === 'runs on' || raw.relation === 'lives in') value = value.replace(/\s*(?:上|里|中|上面|里面)$/u, '') || value
   if (raw.relation === 'owned by') value = value.replace(/\s*(?:负责|管理|维护|管)$/u, '') || value
-  const proper = raw.relation === 'copula' && /^\p{Lu}\p{Ll}+$/u.test(subject) && !KINDS.some((k) => k.cue.test(subject as string))
-  if (isPerson(subject) || proper) {
-    // A person's statement is a slot only through a personal category ("用户 饮食"); so is a named
-    // one's ("Dana is the tech lead" names no attribute).
+  if (isPerson(subject)) {
+    // A person's statement is a slot only through a personal category ("用户 饮食").
     const c = categoryFor(`${raw.relation === 'copula' ? '' : raw.relation} ${value} ${wholeText}`, PERSONAL)
     if (c === null) return null
     subject = withCategory(subject, c)
@@ -445,8 +454,12 @@ function shapedForm(c: string): Raw | null {
   if (actor !== null) {
     const verb = (actor[1] as string).toLowerCase()
     const relation = ['keep', 'store', 'put'].includes(verb) ? 'stored in' : ['send', 'track', 'manage', 'build'].includes(verb) ? 'uses' : 'runs on'
-    return { subject: actor[2] as string, value: actor[4] as string, relation, form: 'relation', negated: false }
+    // "We host everything on GCP": no object to name, so the kind of the value is the subject.
+    const kind = /^(?:everything|all|it|them|all of it|our (?:stuff|services|apps)|all (?:our )?services)$/iu.test(actor[2] as string) ? categoryFor(actor[4] as string, KINDS) : null
+    return { subject: kind !== null ? kind.en : (actor[2] as string), value: actor[4] as string, relation: kind !== null ? 'copula' : relation, form: 'relation', negated: false }
   }
+  const replaced = /^(.+?)\s+(?:has\s+|have\s+|just\s+|now\s+)*(?:replaced|swapped|swapped out)\s+(.+?)\s+(?:with|for)\s+(.+)$/iu.exec(c)
+  if (replaced !== null) return { subject: replaced[1] as string, value: replaced[3] as string, relation: 'uses', form: 'change', negated: false, from: replaced[2] as string }
   const usesFor = /^(?:we|i|they|the team|our team)\s+(?:now\s+|still\s+|currently\s+)?(?:use|rely on|depend on)s?\s+(.+?)\s+(?:for|to handle|to do)\s+(.+)$/iu.exec(c)
   if (usesFor !== null) return { subject: usesFor[2] as string, value: usesFor[1] as string, relation: 'copula', form: 'relation', negated: false }
   const zhUses = /^(?:我们|我|团队|公司)?(?:现在|目前|一直)?(?:用|使用|采用)(.+?)(?:来)?(?:做|作为|当)(.+)$/u.exec(c)
@@ -465,12 +478,9 @@ function shapedForm(c: string): Raw | null {
   if (rule !== null) return { subject: `${rule[1]} ${rule[3]}`, value: rule[2] as string, relation: 'copula', form: 'relation', negated: false }
   const when = /^(.*?)((?:每天|每晚|每周[一二三四五六日天]?|每月\s*\d+\s*[号日]|每个工作日|工作日|每\s*\d+\s*(?:分钟|小时|天))[^做跑执行运行开进生]*?)(做|进行|执行|跑|运行|开|生成|发送|备份)(.*)$/u.exec(c)
   if (when !== null && /[\d一二两三四五六七八九十点号]/u.test(when[2] as string)) {
-    const what = `${when[1]}${when[3] === '做' || when[3] === '进行' || when[3] === '开' ? '' : when[3]}${when[4]}`.replace(/一次$/u, '')
+    const what = `${(when[1] as string).replace(/在$/u, '')}${when[3] === '做' || when[3] === '进行' || when[3] === '开' ? '' : when[3]}${when[4]}`.replace(/一次$/u, '')
     if (what.trim() !== '') return { subject: `${what} 时间`, value: when[2] as string, relation: 'copula', form: 'relation', negated: false }
   }
-  const measured = /^([\p{Script=Han}A-Za-z][\p{Script=Han}A-Za-z0-9 _-]{1,24}?)\s*(v?\d[\d.:]*\s*(?:[A-Za-z%]{1,4}|毫秒|秒|分钟|小时|天|号|点|个|台)?)$/u.exec(c)
-  if (measured !== null && (hasHan(measured[1] as string) || /\b(?:version|limit|size|timeout|port|count|ttl|quota|max|min)\b/iu.test(measured[1] as string)) && !/[做修写看开会]/u.test(measured[1] as string))
-    return { subject: measured[1] as string, value: measured[2] as string, relation: 'copula', form: 'relation', negated: false }
   const has = /^(.+?)\s+(?:now\s+|still\s+|currently\s+)?(?:has|have)\s+(?:now\s+)?(\d+(?:\.\d+)?)\s+([a-z][\w-]*)$/iu.exec(c)
   if (has !== null) return { subject: `${has[1]} ${has[3]}`, value: has[2] as string, relation: 'copula', form: 'relation', negated: false }
   const zhHas = /^(.+?)(?:现在|目前|一共|总共|共)?(?:有|共有)\s*(\d+|[一二两三四五六七八九十百]+)\s*(?:个|台|条|位|名|家)?(.+)$/u.exec(c)
@@ -527,6 +537,15 @@ function enRelationForm(c: string): Raw | null {
   return null
 }
 
+/** "入口 nginx 版本 1.22", "Terraform version 1.5.7": a noun phrase and a number, no verb. */
+function measuredForm(c: string): Raw | null {
+  const m = /^([\p{Script=Han}A-Za-z][\p{Script=Han}A-Za-z0-9 _-]{1,24}?)\s*(v?\d[\d.:]*\s*(?:[A-Za-z%]{1,4}|毫秒|秒|分钟|小时|天|号|点|个|台)?)$/u.exec(c)
+  if (m === null) return null
+  const np = m[1] as string
+  if (hasHan(np) ? /[做修写看开会是在为用把被]/u.test(np) : !/\b(?:version|limit|size|timeout|port|count|ttl|quota|max|min)\b/iu.test(np)) return null
+  return { subject: np, value: m[2] as string, relation: 'copula', form: 'relation', negated: false }
+}
+
 /** "用户现在开始吃鸡胸肉了", "I eat meat now": a person and a personal category, no relation word. */
 function categoryForm(c: string): Raw | null {
   const zh = /^(我们|我|用户|本人|他|她)(.+)$/u.exec(c)
@@ -535,8 +554,9 @@ function categoryForm(c: string): Raw | null {
   if (m === null) return null
   const rest = m[2] as string
   if (categoryFor(rest, PERSONAL) === null) return null
-  const neg = /^(?:现在|已经|开始|也|还)*(不再|不|没有|没|don't|doesn't|do not|does not|no longer|never)\s*/iu.exec(rest)
-  return { subject: m[1] as string, value: rest.replace(/^(?:现在|已经|开始|也|还|now|also|still)+\s*/iu, ''), relation: 'category', form: 'category', negated: neg !== null }
+  const neg = /^(?:现在|已经|开始|也|还)*(不再|不|没有|没|don't|doesn't|do not|does not|no longer|never|has no|have no)\s*/iu.exec(rest)
+  const value = rest.replace(/^(?:现在|已经|开始|也|还|now|also|still)+\s*/iu, '').replace(/^(?:has no|have no|没有|没)\s*/iu, '')
+  return { subject: m[1] as string, value, relation: 'category', form: 'category', negated: neg !== null }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -657,6 +677,7 @@ export function deriveClaim(input: string): DerivedClaim | null {
       colonForm(clause) ??
       shapedForm(clause) ??
       (hasHan(clause) ? zhRelationForm(clause) ?? enRelationForm(clause) : enRelationForm(clause)) ??
+      measuredForm(clause) ??
       categoryForm(clause)
     if (raw === null) continue
     const done = finish(raw, body)
