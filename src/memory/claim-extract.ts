@@ -48,7 +48,7 @@ const HEDGES = /^(?:i think|i believe|i guess|it seems(?: that)?|apparently|we d
 const EN_CUES = [
   'now', 'no longer', 'not anymore', 'anymore', 'any more', 'moved', 'migrated', 'switched', 'changed', 'replaced', 'instead',
   'upgraded', 'downgraded', 'bumped', 'renamed', 'became', 'has become', 'these days', 'from now on', 'going forward', 'as of today',
-  'correction', 'corrected', 'update', 'updated', 'actually', 'started', 'adopted', 'bought', 'quit',
+  'correction', 'corrected', 'update', 'updated', 'started', 'adopted', 'bought', 'quit',
 ]
 const EN_CUE = new RegExp(`\\b(?:${EN_CUES.map((c) => c.replace(/ /g, '\\s+')).join('|')})\\b`, 'giu')
 const ZH_CUE =
@@ -160,7 +160,7 @@ const EN_PHRASES: readonly Phrase[] = (
     ['written in', 'is written in|are written in|written in|is implemented in|are implemented in'],
     ['stored in', 'is stored in|are stored in|stores data in|keeps data in|is kept in|stores its data in|keeps its data in|stores everything in|persists data in|persists to|writes to'],
     ['points to', 'points to|point to|connects to|connect to|talks to'],
-    ['prefers', 'prefers|prefer|likes|like|loves|love'],
+    ['prefers', 'prefers|likes|loves'],
     ['eats', 'eats|eat|is eating|drinks'],
     ['works at', 'works at|work at|works for|work for'],
     ['works as', 'works as|work as'],
@@ -232,6 +232,9 @@ function cleanSubject(raw: string): string | null {
     if (s === '' || words(s).length > 7) return null
     if (/^(?:it|this|that|there|they|them|which|who|what|here|one|something|everything|nothing)$/iu.test(s)) return null
     if (/\b(?:that|which|who|because|if|when|after|before|while|since|until|so)\b/iu.test(s)) return null
+    // "Sounds like fun", "It must have been": a verb or a modal where a noun should end the subject.
+    if (/\b(?:sounds|looks|seems|feels|must|should|would|could|might|can|will|really|very|just|d|ll|s|m|re|ve|got|get|gets|thanks|thank|wow|yeah|yes|no|oh|ok|okay|haha|lol|totally|agree)$/iu.test(s)) return null
+    if (/^(?:sounds|looks|seems|feels|thanks|wow|yeah|yes|oh|ok|okay|haha|lol|hey|hi|hello|great|cool|awesome|nice|sure|totally)\b/iu.test(s)) return null
   } else {
     s = s.replace(ZH_ADVERBS, '').replace(/的/gu, ' ').replace(/\s+/g, ' ').trim()
     for (const [word, canon] of ZH_PERSON) {
@@ -337,7 +340,7 @@ const RELATION_LABEL: Readonly<Record<string, { en: string; zh: string }>> = {
 }
 
 /** The finished claim of a raw match, or null when the subject is not one. */
-function finish(raw: Raw, wholeText: string): Omit<DerivedClaim, 'cues' | 'retired'> | null {
+function finish(raw: Raw, wholeText: string, speaker: string | null): Omit<DerivedClaim, 'cues' | 'retired'> | null {
   let subject = cleanSubject(raw.subject)
   let value = stripValueEdges(raw.value)
   if (subject === null || value === '' || !hasContent(value)) return null
@@ -351,8 +354,8 @@ function finish(raw: Raw, wholeText: string): Omit<DerivedClaim, 'cues' | 'retir
   if (promoted !== null) ({ subject, value } = promoted)
   if (raw.relation === 'runs on' || raw.relation === 'lives in') value = value.replace(/\s*(?:上|里|中|上面|里面)$/u, '') || value
   if (raw.relation === 'owned by') value = value.replace(/\s*(?:负责|管理|维护|管)$/u, '') || value
-  if (isPerson(subject)) {
-    // A person's statement is a slot only through a personal category ("用户 饮食").
+  if (isPerson(subject) || subject === speaker) {
+    // A person's statement is a slot only through a personal category ("用户 饮食"); a speaker is a person.
     const c = categoryFor(`${raw.relation === 'copula' ? '' : raw.relation} ${value} ${wholeText}`, PERSONAL)
     if (c === null) return null
     subject = withCategory(subject, c)
@@ -408,10 +411,26 @@ function changeForm(c: string): Raw | null {
   return null
 }
 
+/** Single words that name an attribute, not a speaker, before a colon ("Region: eu-west-1"). */
+const ATTRIBUTE_WORDS = new Set(
+  (
+    'region zone owner status deadline version port host hostname branch env environment timezone language editor database db cache queue ' +
+    'broker provider vendor plan tier price budget limit quota timeout ttl schedule cron endpoint url domain bucket cluster namespace ' +
+    'runtime framework os shell theme font locale currency stack ci cd registry image tag release platform model manager lead oncall'
+  ).split(' '),
+)
+
+/** A value that reads as a value (a number, an identifier, a known kind of thing), not as a line of talk. */
+function valueLike(v: string): boolean {
+  return /\d|[-_./@#]\S/u.test(v) || categoryFor(v, KINDS) !== null
+}
+
 function colonForm(c: string): Raw | null {
   const m = /^([^:：=]{1,60}?)\s*(?:[:：](?!\/\/)|(?<![<>!=])=(?!=))\s*(.+)$/u.exec(c)
   if (m === null) return null
   const subject = (m[1] as string).trim()
+  // "Caroline: Thanks!" is a speaker and a line of talk, not a declaration about Caroline.
+  if (/^\p{Lu}[\p{L}'-]*$/u.test(subject) && !ATTRIBUTE_WORDS.has(subject.toLowerCase()) && !valueLike(m[2] as string)) return null
   if (/\/\/|^\d+$/.test(m[2] as string) && /^https?$/i.test(subject)) return null
   if (/\d$/.test(subject) && /^\d/.test(m[2] as string)) return null
   if (hasHan(subject) ? Array.from(subject.replace(/\s/g, '')).length > 16 : words(subject).length > 6) return null
@@ -566,9 +585,17 @@ const CONDITION_ZH = /^(?:在|当|如果|若|对于|对|于)(.{1,20}?)(?:时|下
 const CONDITION_ZH_INLINE = /(?:在|于)([^，,。\s]{1,12}?(?:环境|集群|机房|服务器上|机器上))(?:下|中|里|上)?/u
 const CONDITION_EN_TAIL = /\s+(?:in|on|for|during)\s+((?:the\s+)?(?:staging|production|prod|dev|development|test|testing|qa|ci|local|weekends?|weekdays?|holidays?|eu|us|china)(?:\s+(?:environment|env|cluster|region))?)$/iu
 
-function splitClauses(text: string): string[] {
+/** The sentences of a text (a decimal point or a domain's dot does not end one). */
+function splitSentences(text: string): string[] {
   return text
-    .split(/[。！？!?；;\n]+|[，,]\s*|\.(?=\s|$)/u)
+    .split(/[。！？!?；;\n]+|\.(?=\s|$)/u)
+    .map((c) => c.trim())
+    .filter((c) => c !== '')
+}
+
+function splitClauses(sentence: string): string[] {
+  return sentence
+    .split(/[，,]\s*/u)
     .map((c) => c.trim())
     .filter((c) => c !== '')
 }
@@ -611,8 +638,26 @@ function retiredIn(clause: string): string[] {
 }
 
 /** Removes a statement's frame: a speaker label, "remember:", "更正：", a hedge. Returns the cue a correcting lead-in is. */
-function unframe(text: string): { text: string; cue: string | null } {
-  let t = text.normalize('NFKC').replace(/\s+/g, ' ').trim()
+/**
+ * "Caroline: I live in Boston now": a speaker's line. The speaker is who "I" is; the label is no
+ * subject of its own. Only for a line of talk (a sentence after the label), never "Region: eu-west-1".
+ */
+function unspeak(t: string): { text: string; speaker: string | null } {
+  const en = /^(\p{Lu}[\p{L}'-]*(?: \p{Lu}[\p{L}'-]*)?)\s*:\s*(.+)$/u.exec(t)
+  const label = (en?.[1] ?? '').toLowerCase().split(' ').pop() as string
+  const said = en?.[2] ?? ''
+  if (en !== null && !ATTRIBUTE_WORDS.has(label) && label !== 'db' && words(said).length >= 2 && (words(said).length >= 4 || !valueLike(said))) {
+    const name = en[1] as string
+    return { text: (en[2] as string).replace(/^(?:I|I'm|I am)\b/u, (m) => (m === 'I' ? name : `${name} is`)).replace(/^my\b/iu, `${name}'s`), speaker: name }
+  }
+  const zh = /^([\p{Script=Han}]{1,4})\s*[:：]\s*(.{4,})$/u.exec(t)
+  if (zh !== null && /^[我你他她]|[。！？!?]$|[吗呢吧啊]/u.test(zh[2] as string)) return { text: (zh[2] as string).replace(/^我/u, zh[1] as string), speaker: zh[1] as string }
+  return { text: t, speaker: null }
+}
+
+function unframe(text: string): { text: string; cue: string | null; speaker: string | null } {
+  const spoken = unspeak(text.normalize('NFKC').replace(/\s+/g, ' ').trim())
+  let t = spoken.text
   let cue: string | null = null
   for (let i = 0; i < 3; i++) {
     const before = t
@@ -631,7 +676,7 @@ function unframe(text: string): { text: string; cue: string | null } {
     }
     if (t === before) break
   }
-  return { text: t.trim(), cue }
+  return { text: t.trim(), cue, speaker: spoken.speaker }
 }
 
 /**
@@ -639,7 +684,7 @@ function unframe(text: string): { text: string; cue: string | null } {
  * chatter, a person's statement outside every personal category).
  */
 export function deriveClaim(input: string): DerivedClaim | null {
-  const { text, cue } = unframe(input)
+  const { text, cue, speaker } = unframe(input)
   if (text === '' || /[?？]\s*$/u.test(text)) return null
   // A trailing parenthesis is a remark ("(we migrated last week)"): its cues count, its words are no value.
   const remark = /\s*[（(]([^()（）]*)[)）]\s*[.。]?$/u.exec(text)
@@ -652,8 +697,11 @@ export function deriveClaim(input: string): DerivedClaim | null {
     condition = (lead[1] as string).trim()
     rest = lead[2] as string
   }
-  const clauses = carryTopic(splitClauses(rest))
-  const retired = clauses.flatMap(retiredIn)
+  // A memory states its fact first; later sentences of a message are talk around it ("I feel the
+  // same way! Art is so cool...") and would make subjects of every remark.
+  const sentences = splitSentences(rest)
+  const clauses = carryTopic(splitClauses(sentences[0] ?? ''))
+  const retired = unique([...clauses, ...splitClauses(sentences[1] ?? '')].flatMap(retiredIn))
   for (let ci = 0; ci < clauses.length; ci++) {
     let clause = (clauses[ci] as string).replace(HEDGES, '')
     if (QUESTION_WORDS.test(clause) && !/->|:|：/.test(clause)) continue
@@ -680,7 +728,7 @@ export function deriveClaim(input: string): DerivedClaim | null {
       measuredForm(clause) ??
       categoryForm(clause)
     if (raw === null) continue
-    const done = finish(raw, body)
+    const done = finish(raw, body, speaker)
     if (done === null) continue
     const from = raw.from === undefined ? [] : [stripValueEdges(raw.from)]
     const subject = cond === null ? done.subject : `${done.subject} [${cond}]`

@@ -72,14 +72,27 @@ export function isSearchable(entry: IndexEntry): boolean {
 }
 
 /**
+ * The words of an entry's slot key that its text does not already hold ("饮食" of a memory
+ * "用户是素食者" filed under "用户 饮食"): a search by subject finds the memory that states it,
+ * and words the text has already are not counted twice.
+ */
+export function slotKeywords(entry: Pick<IndexEntry, 'key' | 'title' | 'summary'>): string[] {
+  if (entry.key === null) return []
+  const text = new Set(tokenize(`${entry.title}\n${entry.summary}`))
+  return entry.key.split(/\s+/u).filter((w) => {
+    const t = tokenize(w)
+    return t.length > 0 && t.some((x) => !text.has(x))
+  })
+}
+
+/**
  * The indexed text of an entry. The title is left out when the summary already contains it.
- * The slot key (a caller's key or the derived subject) is a keyword like a tag: a search by
- * subject finds the memory that states it.
+ * The slot key's own words (slotKeywords) are keywords like tags.
  */
 export function documentOf(entry: IndexEntry, context: string): IndexedDoc {
   const title = entry.title.replace(/…$/, '')
   const content = entry.summary.includes(title) ? entry.summary : `${entry.title}\n${entry.summary}`
-  const keywords = [...entry.tags, ...entry.entities, ...(entry.key !== null ? [entry.key] : [])].join('\n')
+  const keywords = [...entry.tags, ...entry.entities, ...slotKeywords(entry)].join('\n')
   return { id: entry.id, content, keywords, context, identifiers: identifiersOf(`${entry.title}\n${entry.summary}\n${keywords}`).join(' ') }
 }
 
