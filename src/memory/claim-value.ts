@@ -38,6 +38,10 @@ const UNITS: ReadonlyArray<[RegExp, string]> = [
   [/^(?:%|percent|pct|百分之)$/u, '%'],
   [/^(?:rps|req\/s|requests?\/s|qps)$/u, 'rps'],
   [/^(?:点|点钟|o'?clock)$/u, 'oclock'],
+  [/^(?:usd|dollars?|美元|美金)$/u, 'usd'],
+  [/^(?:cny|rmb|元|块|人民币)$/u, 'cny'],
+  [/^(?:eur|euros?|欧元)$/u, 'eur'],
+  [/^(?:gbp|pounds?|英镑)$/u, 'gbp'],
   [/^(?:个|条|次|台|人|位|件|行|核|cores?|threads?|workers?|replicas?|retries|times|x)$/u, 'count'],
 ]
 
@@ -80,6 +84,8 @@ function unitOf(word: string): string | null {
 
 /** "7.0" is "7", "02" is "2", "v1.2" is "1.2". */
 function normaliseNumber(n: string): string {
+  // A time: hours without a leading zero, minutes (and seconds) with two digits.
+  if (/^\d{1,2}(?::\d{1,2}){1,2}$/u.test(n)) return n.split(':').map((p, i) => (i === 0 ? String(Number(p)) : p.padStart(2, '0'))).join(':')
   return n
     .replace(/^v(?=\d)/i, '')
     .split(/([.:])/)
@@ -110,7 +116,12 @@ export function valueAtoms(value: string): ValueAtoms {
   const numbers: string[] = []
   const words: string[] = []
   const parts: string[] = []
-  for (const m of text.matchAll(TOKEN)) parts.push(m[0])
+  // "10,000" is one number; "$20" is 20 dollars.
+  const plain = text
+    .replace(/(\d),(?=\d{3}(?:\D|$))/gu, '$1')
+    .replace(/\b(usd|eur|gbp|cny|\d+)\/(?=(?:s|sec|min|h|hr|hour|d|day|w|week|mo|month|y|yr|year)\b)/giu, '$1 per ')
+    .replace(/([$€£¥])\s*(\d[\d.]*)/gu, (_, sign: string, n: string) => `${n} ${sign === '$' ? 'usd' : sign === '€' ? 'eur' : sign === '£' ? 'gbp' : 'cny'}`)
+  for (const m of plain.matchAll(TOKEN)) parts.push(m[0])
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i] as string
     if (/^v?\d/.test(p)) {
@@ -135,7 +146,12 @@ export function valueAtoms(value: string): ValueAtoms {
         n = `${n}:00`
         unit = null
       }
-      numbers.push(unit === null || unit === 'count' ? n : `${n}${unit}`)
+      // "$20 per month", "24 usd/month": a rate keeps its period.
+      const per = parts[i + 1] !== undefined && /^(?:per|a|an|each|every)$/u.test(parts[i + 1] as string) ? 2 : 1
+      const period = parts[i + per] === undefined ? null : unitOf(parts[i + per] as string)
+      const rate = unit !== null && unit !== 'count' && period !== null && ['s', 'min', 'h', 'd', 'w', 'mo', 'y'].includes(period) && !['s', 'min', 'h', 'd', 'w', 'mo', 'y'].includes(unit)
+      if (rate) i += per
+      numbers.push(unit === null || unit === 'count' ? n : rate ? `${n}${unit}/${period}` : `${n}${unit}`)
       continue
     }
     if (p in EN_NUMBERS) {

@@ -18,8 +18,9 @@
  */
 
 import type { IndexEntry } from '../types.js'
-import { deriveClaim, kindOfValue, type ClaimForm, type DerivedClaim } from './claim-extract.js'
-import { compareValues, valueAtoms, type ValueAtoms } from './claim-value.js'
+import { changeCues, deriveClaim, kindOfValue, type ClaimForm, type DerivedClaim } from './claim-extract.js'
+import { frameOf, otherValue, sharedTerms, valueNames } from './claim-frame.js'
+import { atomsWithin, compareValues, valueAtoms, type ValueAtoms } from './claim-value.js'
 import type { RuntimeConfig } from './config.js'
 import { evidenceState } from './evidence.js'
 import { slotMates, supersedeEntries } from './slots.js'
@@ -147,15 +148,24 @@ export function subjectMates(txn: Txn, entry: IndexEntry, overlap = false): Arra
  * only when the text announces a change and the two values are of one kind (two times, two
  * sizes, two databases); the new memory then joins its slot, so both read as one history.
  */
-export async function reviseDerived(txn: Txn, entry: IndexEntry, config: Pick<RuntimeConfig, 'structuredRevises'>): Promise<RevisionOutcome> {
+export async function reviseDerived(
+  txn: Txn,
+  entry: IndexEntry,
+  config: Pick<RuntimeConfig, 'structuredRevises'>,
+  /** Memories a search for the new text found: revised by frame when the text announces a change. */
+  related: readonly string[] = [],
+): Promise<RevisionOutcome> {
   const out: RevisionOutcome = { winner: entry, superseded: [], conflicts: [], warnings: [] }
+  // "now supports Linux too", "也支持": a value added beside the others, not instead of them.
+  if (ADDITIVE.test(entry.summary)) return out
   const mine = entryClaim(entry)
-  if (mine === null || entry.key === null) return out
   const nowMs = Date.parse(txn.now)
   const verifiedSelf = freshlyVerified(entry, nowMs)
   const losers: IndexEntry[] = []
   const rivals: IndexEntry[] = []
-  for (const { entry: other, match } of subjectMates(txn, entry, mine.retired.length > 0)) {
+  const bySubject = mine === null || entry.key === null ? [] : subjectMates(txn, entry, mine.retired.length > 0)
+  for (const { entry: other, match } of bySubject) {
+    if (mine === null) break
     const theirs = entryClaim(other)
     if (theirs === null || relateClaims(mine, theirs) !== 'different') continue
     const why = changeEvidence(mine, theirs, config)
@@ -175,8 +185,21 @@ export async function reviseDerived(txn: Txn, entry: IndexEntry, config: Pick<Ru
       )
     }
   }
+  // A change announced in words no subject could be read from ("we moved the DNS off GoDaddy onto
+  // Route 53"): the memories the search found whose frame it shares and whose value it replaces.
+  const cues = mine?.cues ?? changeCues(entry.summary)
+  if (cues.length > 0 || (mine?.retired.length ?? 0) > 0) {
+    const seen = new Set([...losers, ...rivals, ...bySubject.map((m) => m.entry)].map((e) => e.id))
+    for (const id of related) {
+      const other = txn.index.get(id)
+      if (other === undefined || seen.has(id) || other.id === entry.id || other.type !== entry.type || !CURRENT.has(other.status)) continue
+      if (other.retracts !== undefined || other.guard !== undefined || other.time > entry.time || premisesConflict(other.scope, entry.scope)) continue
+      if (freshlyVerified(other, nowMs) && !verifiedSelf) continue
+      if (replacesByFrame(entry, other)) losers.push(other)
+    }
+  }
   // One history: the new memory files under the slot of what it revises (the oldest such slot).
-  const joined = [...losers, ...rivals].find((e) => e.key !== entry.key)
+  const joined = [...losers, ...rivals].find((e) => e.key !== entry.key && e.key !== null)
   if (joined !== undefined && joined.key !== null) out.winner = (await txn.update(out.winner, { slot: joined.key })) ?? out.winner
   if (losers.length > 0) {
     const done = await supersedeEntries(txn, out.winner, losers)
@@ -190,6 +213,32 @@ export async function reviseDerived(txn: Txn, entry: IndexEntry, config: Pick<Ru
     txn.log({ event: 'conflict', id: entry.id, ids: out.conflicts, slot: out.winner.key, reason: 'different-value' })
   }
   return out
+}
+
+/** Words that add a value beside the others rather than replace them. */
+const ADDITIVE = /\b(?:too|also|as well|in addition|additionally|besides|alongside|on top of)\b|也|还(?:支持|有|用|会)|另外|此外|新增|同时|以及/iu
+
+/** Words that take a value back: the old value may be named in a change only beside one of these. */
+const RETIRING = /\b(?:replaced|replacing|off|from|instead|gone|no longer|not|dropped|left|closed|retired|lapsed|ditched|stopped|quit)\b|不再|取代|替换|从|不用|停用|下线|退掉|离开|离职|而不是/iu
+
+/**
+ * The new memory replaces the old by frame: it talks about most of what the old one talks about
+ * (two of its words, or its only one), gives a value of the old one's kind that the old one
+ * lacks, and either no longer names the old value or names it only beside a word that takes it
+ * back ("off", "instead of", "不再").
+ */
+export function replacesByFrame(next: IndexEntry, old: IndexEntry): boolean {
+  const theirs = entryClaim(old)
+  const frame = theirs === null ? frameOf(old.summary) : frameOf(old.summary, theirs.subject ?? old.summary, theirs.value)
+  if (frame.terms.size === 0 || (frame.names.size === 0 && frame.atoms.numbers.length === 0)) return false
+  const nextFrame = frameOf(next.summary)
+  const shared = sharedTerms(frame, nextFrame.terms)
+  if (!(shared >= 2 || (shared >= 1 && frame.terms.size <= 2)) || shared / frame.terms.size < 0.5) return false
+  if (!otherValue(frame, next.summary)) return false
+  const names = valueNames(next.summary)
+  const numbers = valueAtoms(next.summary)
+  const stillNamed = [...frame.names].some((n) => names.has(n)) || frame.atoms.numbers.some((n) => atomsWithin({ numbers: [n], words: [] }, numbers))
+  return !stillNamed || RETIRING.test(next.summary)
 }
 
 /** The kind of a value: a number's unit class (time, duration, size, share, count), a known kind of thing, or text. */

@@ -28,7 +28,8 @@ import { slotOf, type IndexLookup } from '../store/index-view.js'
 import { collapseWhitespace, normalizeSlot, truncate } from '../text.js'
 import { briefOf, type IndexEntry, type MemoryStatus, type MemoryType } from '../types.js'
 import { parseAsOf, retrievalAsOf } from './as-of.js'
-import { changeCues, deriveClaim, kindMentions, kindOfValue } from './claim-extract.js'
+import { changeCues, deriveClaim } from './claim-extract.js'
+import { frameOf, otherValue, type Frame } from './claim-frame.js'
 import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms } from './claim-value.js'
 import { entryClaim, relateClaims, type EntryClaim } from './revise.js'
 import { sameSubjectTerms, subjectTerms } from '../subject-terms.js'
@@ -336,19 +337,20 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
 
   // A newer memory about the same subject that says something changed, and does not state the
   // claim: the support may be out of date even where no version links them.
+  const frame = claimFrame(claim, check)
   const changed: IndexEntry[] = []
+  const mentions: IndexEntry[] = []
   if (support !== null) {
-    const matched = [...terms].filter((w) => check.terms(support).has(w))
-    const needed = Math.max(2, Math.ceil(matched.length / 2))
     for (const e of live) {
-      if (e.id === support.id || e.time < support.time || e.retracts !== undefined || check.states(e) || changeCues(e.summary).length === 0) continue
-      const t = check.terms(e)
-      if (newer.includes(e) || matched.filter((w) => t.has(w)).length >= needed) changed.push(e)
+      if (e.id === support.id || e.type === 'raw' || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || check.states(e)) continue
+      const shared = [...frame.terms].filter((w) => check.terms(e).has(w)).length
+      const other = otherValue(frame, `${e.title}\n${e.summary}`)
+      // Newer, says something changed, speaks of the subject, and names something else.
+      if (e.time >= support.time && changeCues(e.summary).length > 0 && (newer.includes(e) || (other && shared >= (frame.terms.size <= 3 ? 1 : 2)))) changed.push(e)
+      // Speaks of the subject as fully and gives another value of the same kind: a conflict nobody recorded.
+      else if (other && frame.terms.size > 0 && shared >= Math.max(Math.min(2, frame.terms.size), Math.ceil(frame.terms.size * 0.6))) mentions.push(e)
     }
   }
-  // Another current memory that gives the support's subject another value of the same kind
-  // (another duration, another database) where nothing links the two: it contests the support.
-  const mentions = support === null ? [] : otherMentions(support, live, check)
 
   const outOfScope = excluded.filter((e) => e.retracts === undefined && (check.states(e) || check.namesSlot(e)))
   let verdict: Verdict
@@ -373,43 +375,9 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   return result
 }
 
-/** The unit class of a number atom ("15min" is a duration), or null for a bare number. */
-function unitClass(n: string): string | null {
-  if (n.includes(':')) return 'time'
-  const unit = /[a-z%]+$/u.exec(n)?.[0]
-  if (unit === undefined) return null
-  if (['ms', 's', 'min', 'h', 'd', 'w', 'mo', 'y'].includes(unit)) return 'duration'
-  if (['b', 'kb', 'mb', 'gb', 'tb'].includes(unit)) return 'size'
-  return unit
-}
 
-/**
- * Current memories that name the support's subject (its words, or a thing of the same kind) with
- * another value of the same kind and are not versions of it: a duration beside a duration, a
- * database beside a database. What a conflict would have said had the write read both.
- */
-function otherMentions(support: IndexEntry, live: readonly IndexEntry[], check: Checker): IndexEntry[] {
-  const mine = entryClaim(support)
-  if (mine === null) return []
-  const subjectWords = claimTerms(mine.subject ?? '')
-  const classes = new Set(mine.atoms.numbers.map(unitClass).filter((c): c is string => c !== null))
-  const kind = mine.atoms.numbers.length === 0 ? kindOfValue(mine.value) : null
-  const own = kind === null ? [] : kindMentions(mine.value, kind)
-  const out: IndexEntry[] = []
-  for (const e of live) {
-    if (e.id === support.id || e.type === 'raw' || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || check.states(e)) continue
-    const text = `${e.title}\n${e.summary}`
-    const t = check.terms(e)
-    const shared = [...subjectWords].filter((w) => t.has(w)).length
-    if (classes.size > 0 && shared >= Math.max(1, Math.ceil(subjectWords.size / 2))) {
-      const theirs = valueAtoms(text).numbers.filter((n) => classes.has(unitClass(n) ?? ''))
-      if (theirs.length > 0 && !theirs.some((n) => atomsWithin({ numbers: [n], words: [] }, mine.atoms))) out.push(e)
-    } else if (kind !== null && (shared > 0 || entryClaim(e) === null)) {
-      const theirs = kindMentions(text, kind).filter((m) => !own.includes(m))
-      if (theirs.length > 0 && !kindMentions(text, kind).some((m) => own.includes(m))) out.push(e)
-    }
-  }
-  return out
+function claimFrame(claim: string, check: Checker): Frame {
+  return check.parsed === null ? frameOf(claim) : frameOf(claim, check.parsed.subject ?? claim, check.parsed.value)
 }
 
 interface NoteParts {

@@ -17,7 +17,9 @@ import { LIVE, rawSibling, slotMates, supersedeSlot } from './slots.js'
 import { transact, type Txn } from './txn.js'
 import { checkPlacard, placeNew, saveRooms, type PlacardCheck } from './rooms.js'
 import { firstDue } from './sm2.js'
-import { deriveClaim, type DerivedClaim } from './claim-extract.js'
+import { changeCues, deriveClaim, type DerivedClaim } from './claim-extract.js'
+import { retrievalState } from '../retrieve/retriever.js'
+import { runSearch } from '../retrieve/search.js'
 import { confidenceWarning, entryClaim, rangeWarnings, relateClaims, reviseDerived, verifiedReplacedWarning } from './revise.js'
 import { valueAtoms } from './claim-value.js'
 import {
@@ -292,6 +294,15 @@ export async function findRepeat(
   return best === null ? null : { entry: best.entry, kind: 'near', similarity: Math.round(best.similarity * 1000) / 1000 }
 }
 
+/** How many search hits a change is compared with. */
+const RELATED_HITS = 10
+
+/** The memories a search for this text finds first: what a change it announces may replace. */
+export async function relatedIds(backend: MemoryBackend, text: string): Promise<string[]> {
+  const state = await retrievalState(backend)
+  return runSearch(state.entries, state.index, state.aliases, { query: text, top_k: RELATED_HITS }).hits.map((h) => h.id)
+}
+
 export async function writeMemory(backend: MemoryBackend, req: WriteRequest, options: WriteOptions = {}): Promise<WriteResult> {
   const config = await loadConfig(backend)
   const w = prepareWrite(config, req, options)
@@ -303,6 +314,10 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
   const confidence = req.confidence ?? 0.6
   const said = derived ?? deriveClaim(summary)
   const noted = [...(said !== null ? rangeWarnings(said) : []), ...[confidenceWarning(confidence, config)].filter((x): x is string => x !== null)]
+  // A keyless write that announces a change may revise memories no subject links it to: the
+  // search finds them (read before the lock; the transaction checks each again).
+  const revising = slotKey === null && config.autoRevise && claim.retracts === null && !gated
+  const related = revising && (changeCues(summary).length > 0 || (derived?.retired.length ?? 0) > 0) ? await relatedIds(backend, summary) : []
 
   return transact(backend, async (txn) => {
     const warnings: string[] = [...noted]
@@ -363,8 +378,8 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
         await txn.update(rival, { status: 'conflict', variants: [...new Set([...rival.variants, id])] })
       }
       txn.log({ event: 'conflict', id, ids: rivals.map((r) => r.id), slot })
-    } else if (status === 'active' && versioned && slotKey === null) {
-      const revised = await reviseDerived(txn, entry, config)
+    } else if (status === 'active' && revising) {
+      const revised = await reviseDerived(txn, entry, config, related)
       entry = revised.winner
       superseded = revised.superseded
       warnings.push(...revised.warnings)
