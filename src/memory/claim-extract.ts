@@ -46,7 +46,7 @@ const LEAD_IN = /^(?:(please\s+)?remember(?:\s+that)?|note(?:\s+that)?|fyi|btw|b
 const HEDGES = /^(?:i think|i believe|i guess|it seems(?: that)?|apparently|we decided(?: that)?|we agreed(?: that)?|i decided(?: that)?|我觉得|我认为|我想|好像|据说|听说|我们决定|决定)\s*[,，]?\s*/iu
 
 const EN_CUES = [
-  'now', 'no longer', 'not anymore', 'anymore', 'any more', 'moved', 'migrated', 'switched', 'changed', 'replaced', 'instead',
+  'now', 'no longer', 'not anymore', 'moved', 'migrated', 'switched', 'changed', 'replaced', 'instead',
   'upgraded', 'downgraded', 'bumped', 'renamed', 'became', 'has become', 'these days', 'from now on', 'going forward', 'as of today',
   'correction', 'corrected', 'update', 'updated', 'started', 'adopted', 'bought', 'quit',
 ]
@@ -740,6 +740,15 @@ export function deriveClaim(input: string): DerivedClaim | null {
     }
   }
   return null
+}
+
+/** At most this many sentences and characters: a statement, not a conversation (frame revision reads only statements). */
+export const STATEMENT_SENTENCES = 2
+export const STATEMENT_CHARS = 240
+
+/** A text short enough to be one statement: two sentences at most, 240 characters at most. */
+export function isStatement(text: string): boolean {
+  return text.length <= STATEMENT_CHARS && splitSentences(text).length <= STATEMENT_SENTENCES
 }
 
 /** The slot a derived subject files under: the same normalisation as a key. */

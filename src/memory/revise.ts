@@ -18,7 +18,7 @@
  */
 
 import type { IndexEntry } from '../types.js'
-import { changeCues, deriveClaim, kindOfValue, type ClaimForm, type DerivedClaim } from './claim-extract.js'
+import { changeCues, deriveClaim, isStatement, kindOfValue, type ClaimForm, type DerivedClaim } from './claim-extract.js'
 import { frameOf, otherValue, sharedTerms, valueNames } from './claim-frame.js'
 import { atomsWithin, compareValues, valueAtoms, type ValueAtoms } from './claim-value.js'
 import type { RuntimeConfig } from './config.js'
@@ -188,13 +188,13 @@ export async function reviseDerived(
   // A change announced in words no subject could be read from ("we moved the DNS off GoDaddy onto
   // Route 53"): the memories the search found whose frame it shares and whose value it replaces.
   const cues = mine?.cues ?? changeCues(entry.summary)
-  if (cues.length > 0 || (mine?.retired.length ?? 0) > 0) {
+  if ((cues.length > 0 || (mine?.retired.length ?? 0) > 0) && isStatement(entry.summary)) {
     const seen = new Set([...losers, ...rivals, ...bySubject.map((m) => m.entry)].map((e) => e.id))
     for (const id of related) {
       const other = txn.index.get(id)
       if (other === undefined || seen.has(id) || other.id === entry.id || other.type !== entry.type || !CURRENT.has(other.status)) continue
       if (other.retracts !== undefined || other.guard !== undefined || other.time > entry.time || premisesConflict(other.scope, entry.scope)) continue
-      if (freshlyVerified(other, nowMs) && !verifiedSelf) continue
+      if ((freshlyVerified(other, nowMs) && !verifiedSelf) || !isStatement(other.summary)) continue
       if (replacesByFrame(entry, other)) losers.push(other)
     }
   }
