@@ -343,12 +343,15 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   if (support !== null) {
     for (const e of live) {
       if (e.id === support.id || e.type === 'raw' || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || check.states(e)) continue
+      // A memory that names a subject of its own, another than the claim's, speaks of something else.
+      if (check.parsed !== null && check.subjectsOf(e).length > 0 && !check.namesSlot(e)) continue
       const shared = [...frame.terms].filter((w) => check.terms(e).has(w)).length
-      const other = otherValue(frame, `${e.title}\n${e.summary}`)
+      const about = frame.terms.size > 0 && (shared >= 2 || (shared >= 1 && frame.terms.size <= 2)) && shared / frame.terms.size >= 0.5
+      const other = about && otherValue(frame, `${e.title}\n${e.summary}`)
       // Newer, says something changed, speaks of the subject, and names something else.
-      if (e.time >= support.time && changeCues(e.summary).length > 0 && (newer.includes(e) || (other && shared >= (frame.terms.size <= 3 ? 1 : 2)))) changed.push(e)
+      if (e.time >= support.time && changeCues(e.summary).length > 0 && (newer.includes(e) || other)) changed.push(e)
       // Speaks of the subject as fully and gives another value of the same kind: a conflict nobody recorded.
-      else if (other && frame.terms.size > 0 && shared >= Math.max(Math.min(2, frame.terms.size), Math.ceil(frame.terms.size * 0.6))) mentions.push(e)
+      else if (other && shared / frame.terms.size >= 0.6) mentions.push(e)
     }
   }
 
