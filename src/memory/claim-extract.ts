@@ -65,7 +65,7 @@ const EN_PERSON: ReadonlyMap<string, string> = new Map([
 ])
 const ZH_PERSON: ReadonlyMap<string, string> = new Map([
   ['我', '用户'], ['我的', '用户'], ['用户', '用户'], ['用户的', '用户'], ['本人', '用户'], ['你', '用户'], ['你的', '用户'],
-  ['我们', '团队'], ['我们的', '团队'], ['团队', '团队'], ['咱们', '团队'], ['他', '他'], ['她', '她'],
+  ['我们', '团队'], ['团队', '团队'], ['咱们', '团队'], ['他', '他'], ['她', '她'],
 ])
 
 interface Category {
@@ -236,6 +236,8 @@ function cleanSubject(raw: string): string | null {
     if (/\b(?:sounds|looks|seems|feels|must|should|would|could|might|can|will|really|very|just|d|ll|s|m|re|ve|got|get|gets|thanks|thank|wow|yeah|yes|no|oh|ok|okay|haha|lol|totally|agree)$/iu.test(s)) return null
     if (/^(?:sounds|looks|seems|feels|thanks|wow|yeah|yes|oh|ok|okay|haha|lol|hey|hi|hello|great|cool|awesome|nice|sure|totally)\b/iu.test(s)) return null
   } else {
+    // "我们的 X", "我们 X" is "our X": the team is no part of the subject (as "our" is not in English).
+    s = s.replace(/^(?:我们|咱们)(?:的)?(?=\s*\S{2,})/u, '')
     s = s.replace(ZH_ADVERBS, '').replace(/的/gu, ' ').replace(/\s+/g, ' ').trim()
     for (const [word, canon] of ZH_PERSON) {
       if (s === word) s = canon
@@ -259,6 +261,7 @@ const ATTRIBUTE_NAMES: ReadonlyArray<[RegExp, string]> = [
   [/所在城市|居住城市|居住地|所在地|常住地|住的地方|家庭住址/gu, '住址'],
   [/\b(?:home city|city of residence|hometown|home town|city)\b/giu, 'home'],
   [/所在公司|工作单位|雇主/gu, '单位'],
+  [/命名规则|命名方式|命名规范|命名格式/gu, '命名'],
   [/(生成|发送|执行|运行|备份|结算|发放|发布|上线)(?:日期|日|时刻)/gu, '$1 时间'],
   [/\b(?:employer|company)\b/giu, 'employer'],
   [/\b(?:cloud provider|cloud vendor|cloud platform|hosting provider)\b/giu, 'cloud'],
@@ -349,6 +352,12 @@ function finish(raw: Raw, wholeText: string, speaker: string | null): Omit<Deriv
   if (role !== null && raw.relation !== 'copula' && words(role[2] as string).length <= 3) {
     value = role[1] as string
     subject = `${subject} ${role[2]}`
+  }
+  // "所有服务都托管在华为云", "everything runs on GCP": no subject but the kind of the value.
+  if (/^(?:所有服务|全部服务|所有的服务|所有东西|一切|全部|everything|all services|all)$/iu.test(subject)) {
+    const kind = categoryFor(value, KINDS)
+    if (kind === null) return null
+    subject = hasHan(subject) ? kind.zh : kind.en
   }
   const promoted = promoteValueNoun(subject, value)
   if (promoted !== null) ({ subject, value } = promoted)

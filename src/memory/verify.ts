@@ -343,8 +343,9 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   if (support !== null) {
     for (const e of live) {
       if (e.id === support.id || e.type === 'raw' || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || check.states(e)) continue
-      // A memory that names a subject of its own, another than the claim's, speaks of something else.
-      if (check.parsed !== null && check.subjectsOf(e).length > 0 && !check.namesSlot(e)) continue
+      // A memory about another attribute of the claim's subject ("billing service currency" beside
+      // "billing service database") speaks of something else.
+      if (check.parsed !== null && !check.namesSlot(e) && check.subjectsOf(e).some((s) => sharesSubjectWord(s, check.parsed?.subject ?? ''))) continue
       const shared = [...frame.terms].filter((w) => check.terms(e).has(w)).length
       const about = frame.terms.size > 0 && (shared >= 2 || (shared >= 1 && frame.terms.size <= 2)) && shared / frame.terms.size >= 0.5
       const other = about && otherValue(frame, `${e.title}\n${e.summary}`)
@@ -378,6 +379,11 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   return result
 }
 
+
+function sharesSubjectWord(a: string, b: string): boolean {
+  const x = new Set(subjectTerms(a))
+  return subjectTerms(b).some((t) => x.has(t))
+}
 
 function claimFrame(claim: string, check: Checker): Frame {
   return check.parsed === null ? frameOf(claim) : frameOf(claim, check.parsed.subject ?? claim, check.parsed.value)
