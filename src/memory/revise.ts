@@ -195,6 +195,8 @@ export async function reviseDerived(
       if (other === undefined || seen.has(id) || other.id === entry.id || other.type !== entry.type || !CURRENT.has(other.status)) continue
       if (other.retracts !== undefined || other.guard !== undefined || other.time > entry.time || premisesConflict(other.scope, entry.scope)) continue
       if ((freshlyVerified(other, nowMs) && !verifiedSelf) || !isStatement(other.summary)) continue
+      // Where both name a subject, the subjects decide (above); the frame speaks only for a text without one.
+      if (mine !== null && entryClaim(other) !== null) continue
       if (replacesByFrame(entry, other)) losers.push(other)
     }
   }

@@ -1,0 +1,279 @@
+/**
+ * Memory that stays true when nobody gives a key (issue 13): claims derived from free text,
+ * automatic revision (supersede on a change cue, conflict otherwise), verify by value, slots in
+ * search, the warnings a write earns, and everything downstream (history, as-of, digests,
+ * injection, confirm) on keyless writes, in Chinese and English.
+ */
+
+import { promises as fs } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import {
+  confirmHandler,
+  deriveClaim,
+  digestHandler,
+  historyHandler,
+  injectionText,
+  memoryConfirmTool,
+  memoryVerifyTool,
+  outputViolation,
+  rebuildIndex,
+  searchHandler,
+  verifyHandler,
+  writeHandler,
+  writeMemoryTool,
+  type MemoryBackend,
+} from '../src/api.js'
+import { tempStores } from './store-kit.js'
+
+const store = tempStores('mem-revision-')
+
+async function write(b: MemoryBackend, input: Parameters<typeof writeHandler>[1]) {
+  const out = await writeHandler(b, input)
+  expect(outputViolation(writeMemoryTool.output, out)).toBeNull()
+  return out
+}
+async function verify(b: MemoryBackend, claim: string) {
+  const out = await verifyHandler(b, { claim })
+  expect(outputViolation(memoryVerifyTool.output, out)).toBeNull()
+  return out
+}
+async function statusOf(b: MemoryBackend, id: string): Promise<string | undefined> {
+  return (await b.indexView()).get(id)?.status
+}
+
+describe('claims from free text', () => {
+  it('reads a subject and a value from the forms the issue names, in English and Chinese', () => {
+    const cases: Array<[string, string, string]> = [
+      ['billing service database -> postgres', 'billing service database', 'postgres'],
+      ['Region: eu-west-1', 'Region', 'eu-west-1'],
+      ['The API server listens on port 8080.', 'API server port', '8080'],
+      ['The billing service uses MySQL as its database.', 'billing service database', 'MySQL'],
+      ['缓存服务用的是 redis 7', '缓存服务', 'redis 7'],
+      ['数据库端口是 5432', '数据库端口', '5432'],
+      ['用户是素食者，不吃肉。', '用户 饮食', '素食者'],
+      ['The token TTL of the auth service is 15 min', 'auth service token TTL', '15 min'],
+      ['部署目标从测试环境改成生产环境', '部署目标', '生产环境'],
+    ]
+    for (const [text, subject, value] of cases) {
+      const c = deriveClaim(text)
+      expect(c, text).not.toBeNull()
+      expect(c?.subject, text).toBe(subject)
+      expect(c?.value, text).toBe(value)
+    }
+  })
+
+  it('asserts nothing slot-like for questions, narration, chatter and a person outside every category', () => {
+    for (const text of [
+      'What is the API port?',
+      '用户现在的饮食是什么',
+      'fixed the flaky unit test in the billing invoice PDF export',
+      'Caroline: Thanks!',
+      'Caroline: A sunrise over the lake, with my kids.',
+      '我在想这个问题',
+      'Sounds like fun!',
+    ])
+      expect(deriveClaim(text), text).toBeNull()
+  })
+
+  it('finds change cues, negation and the values a text retires', () => {
+    const diet = deriveClaim('用户现在开始吃鸡胸肉了，不再是素食。')
+    expect(diet?.cues).toEqual(expect.arrayContaining(['现在', '不再']))
+    expect(diet?.retired).toContain('素食')
+    const tls = deriveClaim('The API server does not use TLS.')
+    expect(tls?.negated).toBe(true)
+    expect(deriveClaim('The deploy target changed from staging to production')?.retired).toContain('staging')
+  })
+})
+
+describe('automatic revision of keyless writes', () => {
+  it('supersedes on a change cue: the API port, and search by subject puts the new value first', async () => {
+    const { backend: b } = await store()
+    const old = await write(b, { summary: 'The API server listens on port 8080.' })
+    expect(old.slot).toBe('API server port')
+    const now = await write(b, { summary: 'The API server now listens on port 9090.' })
+    expect(now.superseded).toEqual([old.id])
+    expect(now.status).toBe('active')
+    expect(await statusOf(b, old.id)).toBe('superseded')
+    const hits = (await searchHandler(b, { query: 'API server port' })).hits
+    expect(hits[0]?.id).toBe(now.id)
+    expect(hits.some((h) => h.id === old.id)).toBe(false)
+    // The derived slot is in the file, where a person sees it.
+    expect(await b.readFile(now.path)).toContain('slot: API server port')
+  })
+
+  it('the diet example of seed 003: 不再是素食 supersedes 素食, and verify contradicts the old value', async () => {
+    const { backend: b } = await store()
+    const veg = await write(b, { summary: '用户是素食者，不吃肉。' })
+    const meat = await write(b, { summary: '用户现在开始吃鸡胸肉了，不再是素食。' })
+    expect(meat.superseded).toEqual([veg.id])
+    const found = (await searchHandler(b, { query: '用户现在的饮食是什么' })).hits
+    expect(found[0]?.id).toBe(meat.id)
+    expect((await verify(b, '用户是素食者')).verdict).toBe('contradicted')
+    expect((await verify(b, '用户吃鸡胸肉')).verdict).toBe('supported')
+  })
+
+  it('the override example of seed 000: a correction of billing service database -> postgres', async () => {
+    const { backend: b } = await store()
+    const pg = await write(b, { summary: 'billing service database -> postgres' })
+    const my = await write(b, { summary: 'billing service database -> mysql' })
+    expect(my.superseded).toEqual([pg.id])
+    expect((await verify(b, 'billing service database is postgres')).verdict).toBe('contradicted')
+    const v = await verify(b, 'The billing service uses mysql as its database')
+    expect(v.verdict).toBe('supported')
+    expect(v.support?.id).toBe(my.id)
+  })
+
+  it('without a change cue, two values of one subject become a conflict with a warning, never two silent actives', async () => {
+    const { backend: b } = await store()
+    const a = await write(b, { summary: 'The deploy target is staging.' })
+    const c = await write(b, { summary: 'The deploy target is production.' })
+    expect(c.status).toBe('conflict')
+    expect(c.variants).toEqual([a.id])
+    expect(c.warnings?.some((w) => w.startsWith(`conflict: ${a.id}`))).toBe(true)
+    expect(await statusOf(b, a.id)).toBe('conflict')
+    expect((await verify(b, 'The deploy target is staging')).verdict).toBe('unknown')
+  })
+
+  it('a restatement, another subject, another attribute, an added value and other premises change nothing', async () => {
+    const { backend: b } = await store()
+    const port = await write(b, { summary: 'The API server listens on port 8080.', scope: 'env=prod' })
+    const same = await write(b, { summary: 'API server port: 8080', scope: 'env=prod' })
+    const other = await write(b, { summary: 'The admin server now listens on port 9443.' })
+    const timeout = await write(b, { summary: 'The API server request timeout is now 30 s.' })
+    const app = await write(b, { summary: 'The desktop app supports Windows and macOS.' })
+    const added = await write(b, { summary: 'The desktop app now supports Linux too.' })
+    const staged = await write(b, { summary: 'The API server now listens on port 8081.', scope: 'env=staging' })
+    for (const w of [port, same, other, timeout, app, added]) expect(await statusOf(b, w.id), w.title).toBe('active')
+    expect(staged.superseded).toEqual([])
+    expect(staged.status).toBe('active')
+  })
+
+  it('a near repeat with another value is a new statement, not a duplicate (8080 and 8081)', async () => {
+    const { backend: b } = await store()
+    const a = await write(b, { summary: 'remember: API port -> 8080' })
+    const c = await write(b, { summary: 'remember: API port -> 8081' })
+    expect(c.dedupe).toBeUndefined()
+    expect(c.superseded).toEqual([a.id])
+  })
+
+  it('a change stated without a subject to read ("we moved X off A onto B") revises what the search finds', async () => {
+    const { backend: b } = await store()
+    const old = await write(b, { summary: 'DNS for the marketing site is hosted at GoDaddy.' })
+    const next = await write(b, { summary: "We moved the marketing site's DNS off GoDaddy onto Route 53." })
+    expect(next.superseded).toEqual([old.id])
+  })
+
+  it('an explicit key wins over the derived subject, and a person may correct the derived slot by hand', async () => {
+    const { backend: b, root } = await store()
+    const keyed = await write(b, { summary: 'The API server listens on port 8080.', key: 'api port' })
+    expect(keyed.slot).toBeUndefined()
+    expect(await b.readFile(keyed.path)).toContain('key: api port')
+    const free = await write(b, { summary: '每周例会在周三下午。' })
+    const file = path.join(root, free.path)
+    const text = await fs.readFile(file, 'utf8')
+    const corrected = text.includes('slot:') ? text.replace(/^slot: .*$/m, 'slot: 例会时间') : text.replace(/^status: /m, 'slot: 例会时间\nstatus: ')
+    await fs.writeFile(file, corrected)
+    await rebuildIndex(root)
+    expect((await b.indexView()).get(free.id)?.key).toBe('例会时间')
+    const moved = await write(b, { summary: '例会时间改到周四上午了。' })
+    expect(moved.superseded).toEqual([free.id])
+  })
+
+  it('a key given alone is searchable: a memory with key 饮食 is found by 饮食', async () => {
+    const { backend: b } = await store()
+    const m = await write(b, { summary: '不吃香菜，也不吃辣。', key: '饮食' })
+    expect((await searchHandler(b, { query: '饮食' })).hits.map((h) => h.id)).toContain(m.id)
+  })
+
+  it('history and as-of read automatic versions like keyed ones', async () => {
+    const { backend: b, at } = await store('2026-11-01T10:00:00.000Z')
+    const first = await write(b, { summary: 'The cache service runs Redis 6.' })
+    at('2026-11-10T10:00:00.000Z')
+    const second = await write(b, { summary: 'The cache service was upgraded to Redis 7.' })
+    expect(second.superseded).toEqual([first.id])
+    const h = await historyHandler(b, { id: second.id })
+    expect(h.versions.map((v) => v.id)).toEqual([first.id, second.id])
+    expect(h.current).toEqual([second.id])
+    const then = await searchHandler(b, { query: 'cache service Redis', asOf: '2026-11-05T00:00:00.000Z' })
+    expect(then.hits[0]?.id).toBe(first.id)
+  })
+
+  it('digests and the resident injection present current belief by derived slot', async () => {
+    const { backend: b } = await store()
+    await write(b, { summary: 'search service index engine -> elasticsearch 8' })
+    const now = await write(b, { summary: 'correction: search service index engine -> opensearch 2' })
+    const d = await digestHandler(b, { key: now.slot as string })
+    expect(d.text).toContain('opensearch 2')
+    expect(d.text).not.toContain('elasticsearch 8')
+    const injected = injectionText(b)
+    expect(injected.text).toContain('opensearch 2')
+    expect(injected.text).not.toContain('elasticsearch 8')
+  })
+
+  it('suggested writes (auto-settle, backfill) revise when confirmed', async () => {
+    const { backend: b } = await store()
+    const old = await write(b, { summary: 'The API server listens on port 8080.', session_id: 's1', raw: 'user: the API server listens on port 8080', requireConfirmation: true })
+    await confirmHandler(b, { id: old.id })
+    const next = await write(b, { summary: 'The API server now listens on port 9090.', session_id: 's2', raw: 'user: it listens on 9090 now', requireConfirmation: true })
+    expect(next.status).toBe('suggested')
+    expect(await statusOf(b, old.id)).toBe('active')
+    const confirmed = await confirmHandler(b, { id: next.id })
+    expect(confirmed.superseded).toEqual([old.id])
+    expect(outputViolation(memoryConfirmTool.output, confirmed)).toBeNull()
+  })
+
+  it('a verified memory is not replaced by an unverified change: both conflict, with a shielded warning', async () => {
+    const { backend: b } = await store()
+    const ok = await write(b, { summary: 'The API server listens on port 8080.', verify_cmd: 'curl -s localhost:8080/health', verify_result: 'pass' })
+    const next = await write(b, { summary: 'The API server now listens on port 9090.' })
+    expect(next.superseded).toEqual([])
+    expect(next.status).toBe('conflict')
+    expect(next.warnings?.some((w) => w.startsWith(`shielded: ${ok.id}`))).toBe(true)
+  })
+})
+
+describe('warnings a write earns', () => {
+  it('values outside their natural range, a low confidence, a verified memory replaced', async () => {
+    const { backend: b } = await store()
+    const pct = await write(b, { summary: 'Cache hit rate: 120%' })
+    expect(pct.warnings?.some((w) => w.startsWith('value-range:') && w.includes('120%'))).toBe(true)
+    const neg = await write(b, { summary: 'retry limit -> -3' })
+    expect(neg.warnings?.some((w) => w.startsWith('value-range:') && w.includes('-3'))).toBe(true)
+    const port = await write(b, { summary: 'The metrics port is 70000.' })
+    expect(port.warnings?.some((w) => w.includes('65535'))).toBe(true)
+    const low = await write(b, { summary: 'The staging cluster might have 3 nodes.', confidence: 0.1 })
+    expect(low.warnings?.some((w) => w.startsWith('low-confidence:'))).toBe(true)
+    const fine = await write(b, { summary: 'Cache hit rate went up by 150% after the fix.', confidence: 0.9 })
+    expect(fine.warnings ?? []).toEqual([])
+    const v = await write(b, { summary: 'Deploy window is 02:00 UTC.', key: 'deploy window', verify_cmd: 'cat deploy.cfg', verify_result: 'pass' })
+    const replaced = await write(b, { summary: 'Deploy window is 03:00 UTC.', key: 'deploy window' })
+    expect(replaced.superseded).toEqual([v.id])
+    expect(replaced.warnings?.some((w) => w.startsWith(`verified-replaced: ${v.id}`))).toBe(true)
+  })
+})
+
+describe('verify by value', () => {
+  it('the three examples of the issue: another version, another subject, another number', async () => {
+    const { backend: b } = await store()
+    await write(b, { summary: 'search service index engine -> elasticsearch 8' })
+    await write(b, { summary: 'correction: search service index engine -> opensearch 2' })
+    await write(b, { summary: 'auth service token TTL -> 15 minutes' })
+    await write(b, { summary: '缓存服务用 redis 6' })
+    const es = await verify(b, 'The search service index engine is elasticsearch 8')
+    expect(es.verdict).toBe('contradicted')
+    expect(es.note).toContain('opensearch 2')
+    expect((await verify(b, 'The gateway service token TTL is 15 minutes')).verdict).toBe('unknown')
+    expect((await verify(b, 'The auth service token TTL is 15 min')).verdict).toBe('supported')
+    expect((await verify(b, '缓存服务用的是 redis 7')).verdict).toBe('contradicted')
+    expect((await verify(b, '缓存服务用的是 redis 6')).verdict).toBe('supported')
+  })
+
+  it('words that only overlap are not support', async () => {
+    const { backend: b } = await store()
+    await write(b, { summary: 'The iOS team sprint length is two weeks.' })
+    await write(b, { summary: 'The Android team also runs two-week sprints.' })
+    expect((await verify(b, 'The web team runs two-week sprints')).verdict).not.toBe('supported')
+    expect((await verify(b, 'The iOS team sprint length is three weeks')).verdict).toBe('contradicted')
+  })
+})
