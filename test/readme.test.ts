@@ -81,6 +81,24 @@ describe('README', () => {
     expect(existsSync(path.join(cwd, '.agent', 'memory', 'index.jsonl'))).toBe(true)
   })
 
+  it('runs the keyless revision commands as written: a change supersedes, verify contradicts the old value', () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'readme-truth-'))
+    const block = fencedBlocks('bash').find((b) => b.includes('now listens on port 9090')) ?? ''
+    const commands = commandsOf(block)
+    expect(commands).toHaveLength(6)
+    // The project store alone (an empty variable leaves the personal store out).
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: path.join(cwd, 'home'), MEMORY_AGENT_USER_ROOT: '' }
+    delete env['MEMORY_AGENT_ROOT']
+    const outs = commands.map((command) =>
+      execFileSync('bash', ['-c', command.replace(/^node lib\/cli\/main\.js/, `node '${path.join(repo, 'lib/cli/main.js')}'`)], { cwd, env, encoding: 'utf8' }),
+    )
+    expect(outs[1]).toMatch(/supersed/i)
+    expect(outs[2]).toMatch(/CONTRADICTED/)
+    expect(outs[2]).toContain('9090')
+    expect(outs[4]).toMatch(/supersed/i)
+    expect(outs[5].split('\n').find((l) => l.includes('用户'))).toContain('鸡胸肉')
+  })
+
   it('runs the two-store commands as written: a preference lands in ~/.agent/memory, search shows both stores', () => {
     const cwd = mkdtempSync(path.join(tmpdir(), 'readme-stores-'))
     const home = path.join(cwd, 'home')

@@ -145,12 +145,22 @@ describe('memory_verify', () => {
     clock.now = '2026-03-01T00:00:00.000Z'
     const later = await writeHandler(b, { summary: 'Scaled the search cluster down to two nodes to save cost.', entities: ['search cluster'] })
     const v = await verify(b, { claim: 'The search cluster runs on three nodes' })
-    expect(v.verdict).toBe('supported')
+    // The newer memory gives the same subject another number: the old one is no ground to assert it.
+    expect(v.verdict).toBe('unknown')
     expect(v.support?.id).toBe(first.id)
     expect(v.stale_support).toBe(true)
     expect(v.newer_related.map((r) => r.id)).toEqual([later.id])
     expect(v.note).toContain(`STALE SUPPORT?: newer related memories exist (${later.id})`)
-    expect(renderValue('memory_verify', v).split('\n')[0]).toBe('Verdict: supported (stale support?).')
+    expect(renderValue('memory_verify', v).split('\n')[0]).toBe('Verdict: unknown (stale support?).')
+    // Without another value, a newer memory about the subject only marks the support stale.
+    const c = await store(clock)
+    const only = await writeHandler(c, { summary: 'The search cluster runs on three nodes.', entities: ['search cluster'] })
+    clock.now = '2026-04-01T00:00:00.000Z'
+    await writeHandler(c, { summary: 'Added a dashboard for the search cluster latency.', entities: ['search cluster'] })
+    const w = await verify(c, { claim: 'The search cluster runs on three nodes' })
+    expect(w.verdict).toBe('supported')
+    expect(w.support?.id).toBe(only.id)
+    expect(w.stale_support).toBe(true)
   })
 
   it('asOf: judged by memory as it was then, when the old value was current', async () => {

@@ -42,6 +42,9 @@ export function valueNames(text: string): Set<string> {
   const t = ` ${text.normalize('NFKC')}`
   for (const m of t.matchAll(/(?<=[\s(（"'“]|[\p{Script=Han}])([\p{Lu}][\p{L}\p{N}]*(?:[.-][\p{L}\p{N}]+)*|[\p{L}]+\d[\p{L}\p{N}.-]*|[\p{Ll}]+[.-][\p{L}\p{N}.-]+)/gu)) {
     const name = m[1]?.toLowerCase()
+    // A capital that starts a sentence names nothing.
+    const before = t.slice(0, m.index).trimEnd()
+    if (/^\p{Lu}\p{Ll}*$/u.test(m[1] ?? '') && (before === '' || /[.!?:;。！？：；]$/u.test(before))) continue
     if (name !== undefined && !/^(?:the|a|an|it|its|we|our|i|my|he|she|they|this|that|user|now)$/u.test(name)) out.add(name)
   }
   if (/\p{Script=Han}/u.test(t)) for (const m of t.matchAll(/[A-Za-z][A-Za-z0-9.+#-]*/gu)) out.add(m[0].toLowerCase())
@@ -52,7 +55,9 @@ export function valueNames(text: string): Set<string> {
 
 /** The frame of a text; `subject` (when known) narrows what it talks about, `value` what it says. */
 export function frameOf(text: string, subject?: string, value?: string): Frame {
-  const names = value === undefined ? valueNames(text) : new Set([...valueNames(value), ...valueAtoms(value).words.filter((w) => /^[a-z]/u.test(w))])
+  // A value without numbers is a name even in lower case ("postgres"); with numbers its words are units ("3 nodes").
+  const plain = valueAtoms(value ?? '')
+  const names = value === undefined ? valueNames(text) : new Set([...valueNames(value), ...(plain.numbers.length === 0 ? plain.words.filter((w) => /^[a-z]/u.test(w)) : [])])
   const atoms = valueAtoms(value ?? text)
   const valueTerms = new Set(tokenize([...names].join(' ')))
   const terms = new Set(

@@ -352,7 +352,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
       // Newer, says something changed, speaks of the subject, and names something else.
       if (e.time >= support.time && changeCues(e.summary).length > 0 && (newer.includes(e) || other)) changed.push(e)
       // Speaks of the subject as fully and gives another value of the same kind: a conflict nobody recorded.
-      else if (other && shared / frame.terms.size >= 0.6) mentions.push(e)
+      else if (other && shared >= 2 && shared / frame.terms.size >= 0.6) mentions.push(e)
     }
   }
 

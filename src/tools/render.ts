@@ -58,8 +58,10 @@ function renderWrite(v: Output<typeof writeMemoryTool>): string {
   return [
     `${head} as ${v.type}, status ${v.status}, at ${v.path}${v.raw_ref !== null ? ` (raw: ${v.raw_ref})` : ''}.`,
     ...(v.status === 'suggested' ? ['It waits for memory_confirm before search returns it.'] : []),
+    ...(v.slot !== undefined ? [`Subject (slot): ${v.slot}.`] : []),
     ...(v.superseded.length > 0 ? [`Superseded: ${v.superseded.join(', ')}.`] : []),
     ...(v.variants.length > 0 ? [`Conflict with: ${v.variants.join(', ')} (settle it with memory_resolve).`] : []),
+    ...(v.warnings ?? []).map((w) => `Warning: ${w}`),
     ...(v.redactions.length > 0 ? [`Redacted before writing: ${v.redactions.join(', ')}.`] : []),
     // The placard hint is a sentence of its own, full stop included.
     ...(v.location !== undefined
