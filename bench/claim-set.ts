@@ -40,7 +40,9 @@ export interface CaseOutcome {
 
 const DATA = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'data')
 
-export async function loadCases(split: 'dev' | 'holdout'): Promise<ClaimCase[]> {
+export type Split = 'dev' | 'dev2' | 'holdout'
+
+export async function loadCases(split: Split): Promise<ClaimCase[]> {
   const text = await readFile(join(DATA, `claims.${split}.jsonl`), 'utf8')
   return text
     .split('\n')

@@ -2,7 +2,7 @@
  * The claim-set bench: automatic revision and verify on keyless, free-text writes, Chinese and
  * English (test/data/claims.*.jsonl; bench/claim-set.ts runs the cases).
  *
- *   npm run bench:claims                          both splits, every arm
+ *   npm run bench:claims                          every split (dev, dev2, holdout), every arm
  *   npm run bench:claims -- --split dev --arm topic --misses
  *
  * Prints, per split and arm: supersede precision and recall, conflict precision and recall,
@@ -14,16 +14,16 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { flags } from './args.js'
-import { ARMS, figures, loadCases, meetsTargets, runCase, type Arm, type CaseOutcome, type Figures } from './claim-set.js'
+import { ARMS, figures, loadCases, meetsTargets, runCase, type Arm, type CaseOutcome, type Figures, type Split } from './claim-set.js'
 
-let splits: Array<'dev' | 'holdout'> = ['dev', 'holdout']
+let splits: Split[] = ['dev', 'dev2', 'holdout']
 let arms: Arm[] = [...ARMS]
 let showMisses = false
 for (const f of flags(process.argv.slice(2))) {
-  if (f.name === '--split') splits = [f.value() as 'dev' | 'holdout']
+  if (f.name === '--split') splits = [f.value() as Split]
   else if (f.name === '--arm') arms = [f.value() as Arm]
   else if (f.name === '--misses') showMisses = true
-  else throw new Error(`unknown flag ${f.name} (--split dev|holdout, --arm ${ARMS.join('|')}, --misses)`)
+  else throw new Error(`unknown flag ${f.name} (--split dev|dev2|holdout, --arm ${ARMS.join('|')}, --misses)`)
 }
 
 const started = Date.now()

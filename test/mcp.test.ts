@@ -182,6 +182,22 @@ describe('MCP server over stdio (built CLI)', () => {
     expect([...called].sort()).toEqual(TOOLS.map((t) => t.name).sort())
   })
 
+  it('revises keyless free text: a change supersedes, a value without a cue conflicts, verify reads the value', async () => {
+    const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult & { structuredContent: Record<string, unknown> }
+    const old = await call('write_memory', { summary: 'The reports service cron schedule is 02:00 UTC.' })
+    const next = await call('write_memory', { summary: 'The reports service cron schedule moved to 03:00 UTC.' })
+    expect(next.structuredContent.superseded).toEqual([old.structuredContent.id])
+    expect(next.content[0]?.text).toContain('Superseded: ')
+    expect(next.content[0]?.text).toContain('Subject (slot): ')
+    await call('write_memory', { summary: '报表服务的负责人是王芳。' })
+    const clash = await call('write_memory', { summary: '报表服务的负责人是李雷。' })
+    expect(clash.structuredContent.status).toBe('conflict')
+    expect(clash.content[0]?.text).toMatch(/Warning: conflict: /)
+    const v = await call('memory_verify', { claim: 'The reports service cron schedule is 02:00 UTC' })
+    expect(v.structuredContent.verdict).toBe('contradicted')
+    expect(String(v.structuredContent.note)).toContain('03:00 UTC')
+  })
+
   it('answers invalid input with an isError result naming the field', async () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['write_memory', {}, /^INVALID_INPUT: .*summary.*required/],

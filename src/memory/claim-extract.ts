@@ -402,13 +402,18 @@ const EN_ACTOR_CHANGE =
   /^(?:we|i|they|ops|the team|our team|someone|he|she|[A-Z][a-z]+)\s+(?:have\s+|has\s+|just\s+|recently\s+|finally\s+)*(?:raised|lowered|increased|decreased|reduced|extended|shortened|tightened|relaxed|bumped|set|changed|moved|switched|upgraded|downgraded|updated|migrated|pinned|repointed|pointed|rotated|renamed|cut|capped|doubled|halved|limited)\s+(.+?)\s+(?:from\s+(.+?)\s+)?(?:to|into|at)\s+(.+)$/u
 /** "把 X 改成 Y": the object of 把 is the subject. */
 const ZH_BA_CHANGE =
-  /^(?:.*?)把(.+?)(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调成|调到|调为|改到|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|设为|设成|设置为|设置成|定为|收紧到|放宽到)了?(.+)$/u
+  /^(.*?)把(.+?)(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调成|调到|调为|改到|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|设为|设成|设置为|设置成|定为|收紧到|放宽到)了?(.+)$/u
 
 function changeForm(c: string): Raw | null {
   const actor = EN_ACTOR_CHANGE.exec(c)
   if (actor !== null) return { subject: actor[1] as string, value: actor[3] as string, relation: 'copula', form: 'change', negated: false, ...(actor[2] !== undefined ? { from: actor[2] } : {}) }
   const ba = ZH_BA_CHANGE.exec(c)
-  if (ba !== null) return { subject: ba[1] as string, value: ba[4] as string, relation: 'copula', form: 'change', negated: false, ...(ba[2] !== undefined ? { from: ba[2] } : {}) }
+  if (ba !== null) {
+    // "用户把默认 shell 改成了 zsh": a person who acts on their own setting owns it.
+    const actor = (ba[1] as string).replace(ZH_ADVERBS, '').trim()
+    const owner = ZH_PERSON.has(actor) ? `${actor}的` : ''
+    return { subject: `${owner}${ba[2]}`, value: ba[5] as string, relation: 'copula', form: 'change', negated: false, ...(ba[3] !== undefined ? { from: ba[3] } : {}) }
+  }
   const en = EN_CHANGE.exec(c)
   if (en !== null) return { subject: en[1] as string, value: en[3] as string, relation: 'copula', form: 'change', negated: false, ...(en[2] !== undefined ? { from: en[2] } : {}) }
   const zh = ZH_CHANGE.exec(c)
