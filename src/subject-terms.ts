@@ -57,6 +57,14 @@ export function subjectTerms(subject: string): string[] {
   return [...out].sort()
 }
 
+/** Terms of the relation words subjects are given (claim-extract.ts RELATION_LABEL), as subjectTerms spells them. */
+const LABEL_TERMS = new Set(
+  ['uses', 'runs on', 'listens on', 'home', 'language', 'storage', 'points to', 'prefers', 'diet', 'employer', 'job', 'expiry', 'schedule', 'has', 'owner', 'enabled']
+    .flatMap((w) => w.split(' '))
+    .map((w) => fold(w))
+    .concat(['使用', '部署', '监听', '住址', '语言', '存储', '指向', '偏好', '饮食', '单位', '职业', '有效期', '时间', '数量', '负责', '启用']),
+)
+
 /** One subject in two phrasings: the same terms. */
 export function sameSubjectTerms(a: readonly string[], b: readonly string[]): boolean {
   return a.length > 0 && a.length === b.length && a.every((t, i) => t === b[i])
@@ -67,7 +75,9 @@ export function sameSubjectTerms(a: readonly string[], b: readonly string[]): bo
  * standup" and "standup"). Used only where the text also says what changed.
  */
 export function nearSubjectTerms(a: readonly string[], b: readonly string[], extra = 1): boolean {
-  const [small, large] = a.length <= b.length ? [a, b] : [b, a]
+  // The relation words a subject was given ("uses", "使用") tell no subject apart from a near one.
+  const core = (t: readonly string[]) => t.filter((x) => !LABEL_TERMS.has(x))
+  const [small, large] = core(a).length <= core(b).length ? [core(a), core(b)] : [core(b), core(a)]
   if (small.length === 0 || large.length - small.length > extra) return false
   const set = new Set(large)
   return small.every((t) => set.has(t))

@@ -20,6 +20,7 @@
  */
 
 import { normalizeSlot } from '../text.js'
+import { stem } from '../retrieve/tokenizer.js'
 
 export type ClaimForm = 'arrow' | 'change' | 'colon' | 'relation' | 'category'
 
@@ -48,11 +49,11 @@ const HEDGES = /^(?:i think|i believe|i guess|it seems(?: that)?|apparently|we d
 const EN_CUES = [
   'now', 'no longer', 'not anymore', 'moved', 'migrated', 'switched', 'changed', 'replaced', 'instead',
   'upgraded', 'downgraded', 'bumped', 'renamed', 'became', 'has become', 'these days', 'from now on', 'going forward', 'as of today',
-  'correction', 'corrected', 'update', 'updated', 'started', 'adopted', 'bought', 'quit',
+  'correction', 'corrected', 'update', 'updated', 'started', 'adopted', 'bought', 'quit', 'again', 'turned on', 'turned off', 'switched on', 'switched off', 'back to',
 ]
 const EN_CUE = new RegExp(`\\b(?:${EN_CUES.map((c) => c.replace(/ /g, '\\s+')).join('|')})\\b`, 'giu')
 const ZH_CUE =
-  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此|领养了|买了|辞职|离职|更换为|更换成/gu
+  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此|领养了|买了|辞职|离职|更换为|更换成|重新|恢复|换回|又/gu
 /** "from A to B" (and its Chinese form): A no longer holds. */
 const EN_FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into)\s+(.+)$/iu
 const ZH_FROM_TO = /从(.+?)(?:改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|到)(.+)$/u
@@ -112,7 +113,7 @@ const ZH_VALUE_NOUN_BEFORE = /^(端口|版本|分支|区域|机房|集群)\s*(?:
 
 const ARTICLES = /^(?:the|a|an|this|that|these|those|its|their|his|her|our|my|your|current|currently)\s+/iu
 const EN_ADVERBS = /\b(?:now|currently|still|also|actually|already|today|presently|nowadays|officially|finally|again)\b/giu
-const ZH_ADVERBS = /现在|如今|目前|眼下|已经|一直|仍然|依然|仍|还是|也|都|还|就|其实|开始|正式|终于|又|去年|今年|明年|上周|下周|本周|这周|上个月|下个月|这个月|最近|昨天|今天|明天|刚才|刚刚|以后|从此|后来|之后|早就|已|刚/gu
+const ZH_ADVERBS = /当前|现行|现在|如今|目前|眼下|已经|一直|仍然|依然|仍|还是|也|都|还|就|其实|开始|正式|终于|又|去年|今年|明年|上周|下周|本周|这周|上个月|下个月|这个月|最近|昨天|今天|明天|刚才|刚刚|以后|从此|后来|之后|早就|已|刚/gu
 
 /** Blocked words: a relation marker inside one of these is part of a word, not a relation. */
 const ZH_BLOCKED = new Set(
@@ -161,7 +162,7 @@ const EN_PHRASES: readonly Phrase[] = (
     ['stored in', 'is stored in|are stored in|stores data in|keeps data in|is kept in|stores its data in|keeps its data in|stores everything in|persists data in|persists to|writes to'],
     ['points to', 'points to|point to|connects to|connect to|talks to'],
     ['prefers', 'prefers|likes|loves'],
-    ['eats', 'eats|eat|is eating|drinks'],
+    ['eats', 'eats|eat|is eating|drinks|drink'],
     ['works at', 'works at|work at|works for|work for'],
     ['works as', 'works as|work as'],
     ['speaks', 'speaks|speak'],
@@ -309,6 +310,9 @@ interface Raw {
 
 /** Moves a value's leading or trailing noun into the subject: "port 9090" -> subject "... port", value "9090". */
 function promoteValueNoun(subject: string, value: string): { subject: string; value: string } | null {
+  // "pandas 1.5.3": a package and its version; the package is what the version is of.
+  const pkg = /^([a-z][\w.+-]*)\s+v?(\d+(?:\.\d+)+)$/u.exec(value)
+  if (pkg !== null && kindOfValue(pkg[1] as string) === null) return { subject: `${subject} ${pkg[1]}`, value: pkg[2] as string }
   const en = EN_VALUE_NOUN.exec(value)
   if (en !== null && /[\p{N}]|^[\w.-]+$/u.test(en[2] as string) && words(en[2] as string).length <= 2) {
     const noun = (en[1] as string).toLowerCase()
@@ -443,6 +447,9 @@ function colonForm(c: string): Raw | null {
   const m = /^([^:：=]{1,60}?)\s*(?:[:：](?!\/\/)|(?<![<>!=])=(?!=))\s*(.+)$/u.exec(c)
   if (m === null) return null
   const subject = (m[1] as string).trim()
+  // "reporting service: bumped pandas from 1.5.3 to 2.2.2": the label owns what the change names.
+  const bumped = /^(?:bumped|upgraded|downgraded|raised|lowered|changed|moved|switched|set|pinned|updated)\s+(.+?)\s+(?:from\s+(.+?)\s+)?to\s+(.+)$/iu.exec(m[2] as string)
+  if (bumped !== null) return { subject: `${subject} ${bumped[1]}`, value: bumped[3] as string, relation: 'copula', form: 'change', negated: false, ...(bumped[2] !== undefined ? { from: bumped[2] } : {}) }
   // "Caroline: Thanks!" is a speaker and a line of talk, not a declaration about Caroline.
   if (/^\p{Lu}[\p{L}'-]*$/u.test(subject) && !ATTRIBUTE_WORDS.has(subject.toLowerCase()) && !valueLike(m[2] as string)) return null
   if (/\/\/|^\d+$/.test(m[2] as string) && /^https?$/i.test(subject)) return null
@@ -490,6 +497,11 @@ function shapedForm(c: string): Raw | null {
     // "We host everything on GCP": no object to name, so the kind of the value is the subject.
     const kind = /^(?:everything|all|it|them|all of it|our (?:stuff|services|apps)|all (?:our )?services)$/iu.test(actor[2] as string) ? categoryFor(actor[4] as string, KINDS) : null
     return { subject: kind !== null ? kind.en : (actor[2] as string), value: actor[4] as string, relation: kind !== null ? 'copula' : relation, form: 'relation', negated: false }
+  }
+  const toggled = /^(?:we|i|they|ops|the team|someone|it)\s+(?:have\s+|has\s+|just\s+|finally\s+)*(turned on|turned off|switched on|switched off|enabled|disabled|paused|resumed|stopped|started)\s+(.+?)(?:\s+(?:for|on|in)\s+(.+))?$/iu.exec(c)
+  if (toggled !== null) {
+    const off = /off|disabled|paused|stopped/iu.test(toggled[1] as string)
+    return { subject: toggled[2] as string, value: toggled[3] ?? 'on', relation: 'enabled', form: 'relation', negated: off }
   }
   const replaced = /^(.+?)\s+(?:has\s+|have\s+|just\s+|now\s+)*(?:replaced|swapped|swapped out)\s+(.+?)\s+(?:with|for)\s+(.+)$/iu.exec(c)
   if (replaced !== null) return { subject: replaced[1] as string, value: replaced[3] as string, relation: 'uses', form: 'change', negated: false, from: replaced[2] as string }
@@ -550,8 +562,9 @@ function enRelationForm(c: string): Raw | null {
       // "is written in", "are sent through", "are named": the participle is the relation.
       const part = lower[valueStart]
       // "is running version 1.29": the verb is the relation.
-      if (relation === 'copula' && part !== undefined && /^[a-z]{3,}ing$/u.test(part) && valueStart + 1 < ws.length) {
-        relation = part.replace(/ing$/u, 's')
+      const rest = stripValueEdges(ws.slice(valueStart + 1).join(' '))
+      if (relation === 'copula' && part !== undefined && /^[a-z]{3,}ing$/u.test(part) && rest !== '' && !PREPOSITIONS.has(rest)) {
+        relation = stem(part)
         valueStart += 1 + (PREPOSITIONS.has(lower[valueStart + 1] as string) ? 1 : 0)
       } else if (relation === 'copula' && part !== undefined && (PARTICIPLES.has(part) || /^[a-z]{3,}ed$/u.test(part)) && valueStart + 1 < ws.length) {
         const prep = lower[valueStart + 1] as string
