@@ -50,10 +50,12 @@ const EN_CUES = [
   'now', 'no longer', 'not anymore', 'moved', 'migrated', 'switched', 'changed', 'replaced', 'instead',
   'upgraded', 'downgraded', 'bumped', 'renamed', 'became', 'has become', 'these days', 'from now on', 'going forward', 'as of today',
   'correction', 'corrected', 'update', 'updated', 'started', 'adopted', 'bought', 'quit', 'again', 'turned on', 'turned off', 'switched on', 'switched off', 'back to',
+  'went up', 'went down', 'increased', 'decreased', 'raised', 'lowered', 'retired', 'rolled out', 'handed over', 'took over', 'taken over', 'is gone',
+  'no more', 'reverted', 'rolled back', 'swapped', 'moved off', 'moved back', 'cancelled', 'canceled', 'discontinued', 'deprecated', 'effective',
 ]
 const EN_CUE = new RegExp(`\\b(?:${EN_CUES.map((c) => c.replace(/ /g, '\\s+')).join('|')})\\b`, 'giu')
 const ZH_CUE =
-  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此|领养了|买了|辞职|离职|更换为|更换成|重新|恢复|换回|又/gu
+  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此|领养了|买了|辞职|离职|更换为|更换成|重新|恢复|换回|又|换了|被升级|升级成|早就|退掉|不用了|改去|改由|停用|下线|取消了|调成|调到|涨到|涨价|降到|降价|上调|下调|延长到|缩短到|改到|换到|换用/gu
 /** "from A to B" (and its Chinese form): A no longer holds. */
 const EN_FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into)\s+(.+)$/iu
 const ZH_FROM_TO = /从(.+?)(?:改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|到)(.+)$/u
@@ -143,6 +145,9 @@ const ZH_MARKERS: readonly Marker[] = [
   ...['在'].map((text) => ({ text, relation: 'copula' })),
 ].sort((a, b) => b.text.length - a.text.length)
 
+/** A value that names a place or a time: it ends in a place word or holds a number ("3楼", "杭州", "A栋301", "早上 9:30"). */
+const ZH_PLACE_OR_TIME = /\d|[市省区县州京海圳都国岛港湾镇村城楼层室号栋路街院园馆店厅部组]$/u
+
 const ZH_NEGATION_BEFORE = /(不再|并不|从不|从来不|已不|没有|不|没)$/u
 
 interface Phrase {
@@ -154,7 +159,7 @@ const EN_PHRASES: readonly Phrase[] = (
   [
     ['copula', 'is set to|are set to|was set to|has been set to|is configured to|are configured to|defaults to|default to|is now|are now|has become|has been|have been|will be|is|are|was|were|equals|became|becomes|set to|\'s'],
     ['uses', 'is using|are using|relies on|rely on|depends on|depend on|is built with|is built on|are built with|built with|uses|use|used|runs|run'],
-    ['copula', 'is pinned to|are pinned to|pinned to|is locked to|locked to|is capped at|capped at|is limited to|limited to|configured to|set at'],
+    ['copula', 'is pinned to|are pinned to|pinned to|is locked to|locked to|is capped at|capped at|is limited to|limited to|configured to|set at|costs|cost|is priced at|are priced at|sells for|is billed at'],
     ['runs on', 'is running on|are running on|runs on|run on|is hosted on|is hosted at|is hosted in|are hosted on|hosted on|is deployed to|is deployed on|are deployed to|deploys to|deployed to|deployed on|lives on'],
     ['listens on', 'is listening on|listens on|listen on|serves on|binds to|binds on'],
     ['lives in', 'lives in|live in|is living in|is located in|is based in|are based in|resides in'],
@@ -235,7 +240,7 @@ function cleanSubject(raw: string): string | null {
     if (/\b(?:that|which|who|because|if|when|after|before|while|since|until|so)\b/iu.test(s)) return null
     // "Sounds like fun", "It must have been": a verb or a modal where a noun should end the subject.
     if (/\b(?:sounds|looks|seems|feels|must|should|would|could|might|can|will|really|very|just|d|ll|s|m|re|ve|got|get|gets|thanks|thank|wow|yeah|yes|no|oh|ok|okay|haha|lol|totally|agree)$/iu.test(s)) return null
-    if (/^(?:sounds|looks|seems|feels|thanks|wow|yeah|yes|oh|ok|okay|haha|lol|hey|hi|hello|great|cool|awesome|nice|sure|totally)\b/iu.test(s)) return null
+    if (/^(?:sounds|looks|seems|feels|thanks|wow|yeah|yes|oh|ok|okay|haha|lol|hey|hi|hello|great|cool|awesome|nice|sure|totally|and|or|but|so|also|then|plus)\b/iu.test(s)) return null
   } else {
     // "我们的 X", "我们 X" is "our X": the team is no part of the subject (as "our" is not in English).
     s = s.replace(/^(?:我们|咱们)(?:的)?(?=\s*\S{2,})/u, '')
@@ -264,7 +269,7 @@ const ATTRIBUTE_NAMES: ReadonlyArray<[RegExp, string]> = [
   [/所在公司|工作单位|雇主/gu, '单位'],
   [/命名规则|命名方式|命名规范|命名格式/gu, '命名'],
   [/(生成|发送|执行|运行|备份|结算|发放|发布|上线)(?:日期|日|时刻)/gu, '$1 时间'],
-  [/\b(?:employer|company)\b/giu, 'employer'],
+  [/\b(?:employer|company)$/giu, 'employer'],
   [/\b(?:cloud provider|cloud vendor|cloud platform|hosting provider)\b/giu, 'cloud'],
   [/云服务商|云厂商|云平台|云服务提供商/gu, '云'],
 ]
@@ -397,7 +402,7 @@ function arrowForm(c: string): Raw | null {
 }
 
 const EN_CHANGE =
-  /^(.+?)\s+(?:has\s+|have\s+|was\s+|were\s+|is\s+|are\s+|got\s+|just\s+|recently\s+|now\s+|finally\s+)*(?:been\s+)?(?:changed|moved|migrated|switched|upgraded|downgraded|bumped|updated|converted|went|changes|moves|switches|migrates|raised|lowered|increased|decreased|reduced|extended|shortened|tightened|relaxed|relocated|repointed|rescheduled|pushed|pulled|cut|capped|doubled|halved)\s+(?:from\s+(.+?)\s+)?(?:to|into|over to)\s+(.+)$/iu
+  /^(.+?)\s+(?:has\s+|have\s+|was\s+|were\s+|is\s+|are\s+|got\s+|just\s+|recently\s+|now\s+|finally\s+)*(?:been\s+)?(?:changed|moved|migrated|switched|upgraded|downgraded|bumped|updated|converted|went|changes|moves|switches|migrates|raised|lowered|increased|decreased|reduced|extended|shortened|tightened|relaxed|relocated|repointed|rescheduled|pushed|pulled|cut|capped|doubled|halved|rose|fell|jumped|dropped)\s+(?:up\s+|down\s+|back\s+|over\s+)?(?:from\s+(.+?)\s+)?(?:to|into|over to|onto)\s+(.+)$/iu
 const ZH_CHANGE =
   /^(.+?)(?:已经|现在|已|刚刚|刚|如今|目前)?(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调整成|调成|调到|调为|改到|搬到|搬去|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|收紧到|放宽到|挪到|移到|转到|交给|改由|更换为|更换成|更新为|换为|定为)了?(.+)$/u
 
@@ -472,6 +477,9 @@ function zhRelationForm(c: string): Raw | null {
       const neg = ZH_NEGATION_BEFORE.exec(subject)
       if (neg !== null) subject = subject.slice(0, subject.length - (neg[1] as string).length)
       if (subject.trim() === '' || value.trim() === '') continue
+      // A bare 在 states where or when ("会议室在3楼", "站会在早上 9:30"); "Bart在海边放风筝" tells what
+      // someone did there, which is no value of a subject.
+      if (m.text === '在' && !ZH_PLACE_OR_TIME.test(stripValueEdges(value))) continue
       // "关闭 X" is "X not enabled": one relation, two polarities.
       if (m.relation === 'disabled') return { subject, value, relation: 'uses', form: 'relation', negated: neg === null }
       return { subject, value, relation: m.relation, form: 'relation', negated: neg !== null }
@@ -744,6 +752,8 @@ export function deriveClaim(input: string): DerivedClaim | null {
       cond = cond ?? (tail[1] as string).replace(/^the\s+/iu, '')
       clause = clause.slice(0, tail.index)
     }
+    // Advice and possibility ("You can use coconut oil instead") state no fact.
+    if (/^(?:you|we|i|they|one)\s+(?:can|could|should|might|may|must|need to|have to|ought to)\b|^(?:maybe|perhaps|try|consider|let's)\b/iu.test(clause)) continue
     // A clause that only retires a value ("不再是素食") asserts nothing of its own.
     if (/^(?:不再|no longer|not any ?more)/iu.test(clause)) continue
     const raw =

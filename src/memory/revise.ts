@@ -221,7 +221,7 @@ export async function reviseDerived(
 const ADDITIVE = /\b(?:too|also|as well|in addition|additionally|besides|alongside|on top of)\b|也|还(?:支持|有|用|会)|另外|此外|新增|同时|以及/iu
 
 /** Words that take a value back: the old value may be named in a change only beside one of these. */
-const RETIRING = /\b(?:replaced|replacing|off|from|instead|gone|no longer|not|dropped|left|closed|retired|lapsed|ditched|stopped|quit)\b|不再|取代|替换|从|不用|停用|下线|退掉|离开|离职|而不是/iu
+export const RETIRING = /\b(?:replaced|replacing|off|from|instead|gone|no longer|not|dropped|left|closed|retired|lapsed|ditched|stopped|quit)\b|不再|取代|替换|从|不用|停用|下线|退掉|离开|离职|而不是/iu
 
 /**
  * The new memory replaces the old by frame: it talks about most of what the old one talks about

@@ -29,7 +29,8 @@ import { collapseWhitespace, normalizeSlot, truncate } from '../text.js'
 import { briefOf, type IndexEntry, type MemoryStatus, type MemoryType } from '../types.js'
 import { parseAsOf, retrievalAsOf } from './as-of.js'
 import { changeCues, deriveClaim } from './claim-extract.js'
-import { frameOf, otherValue, type Frame } from './claim-frame.js'
+import { frameOf, otherValue, valueNames, type Frame } from './claim-frame.js'
+import { RETIRING } from './revise.js'
 import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms } from './claim-value.js'
 import { entryClaim, relateClaims, type EntryClaim } from './revise.js'
 import { sameSubjectTerms, subjectTerms } from '../subject-terms.js'
@@ -163,9 +164,15 @@ class Checker {
       const subjects = this.subjectsOf(e)
       if (subjects.length > 0 && mine !== null) return this.namesSlot(e) && mine.negated === p.negated && atomsWithin(p.atoms, mine.atoms)
       if (subjects.length > 0) return false
-      // A memory that names no subject: the claim's subject and value must both be in its text.
+      // A memory that names no subject: the claim's subject and value must both be in its text,
+      // and where the text tells of a change, the value must be what it changed to (said last).
       const t = this.terms(e)
-      return !p.negated && [...claimTerms(p.subject as string)].every((w) => t.has(w)) && atomsWithin(p.atoms, valueAtoms(`${e.title}\n${e.summary}`))
+      return (
+        !p.negated &&
+        [...claimTerms(p.subject as string)].every((w) => t.has(w)) &&
+        atomsWithin(p.atoms, valueAtoms(`${e.title}\n${e.summary}`)) &&
+        !(changeCues(e.summary).length > 0 || RETIRING.test(e.summary) ? valueSaidBefore(p, e.summary) : false)
+      )
     }
     // An unstructured claim: most of its words, all its numbers, and the memory's own value.
     if (this.coverage(e) < SUPPORT_COVERAGE) return false
@@ -383,6 +390,18 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
 function sharesSubjectWord(a: string, b: string): boolean {
   const x = new Set(subjectTerms(a))
   return subjectTerms(b).some((t) => x.has(t))
+}
+
+/**
+ * The claim's value is named in the text before another value of its kind: in a text that tells
+ * of a change ("closed the Chase account; they bank with Ally"), the earlier one is what it was.
+ */
+function valueSaidBefore(claim: EntryClaim, text: string): boolean {
+  const lower = text.normalize('NFKC').toLowerCase()
+  const mine = [...valueNames(claim.value), ...claim.atoms.words.filter((w) => /^[a-z]/u.test(w))]
+  const at = Math.min(...mine.map((n) => lower.indexOf(n)).filter((i) => i >= 0))
+  if (!Number.isFinite(at)) return false
+  return [...valueNames(text)].some((n) => !mine.includes(n) && lower.indexOf(n) > at)
 }
 
 function claimFrame(claim: string, check: Checker): Frame {
