@@ -55,7 +55,7 @@ const EN_CUES = [
 ]
 const EN_CUE = new RegExp(`\\b(?:${EN_CUES.map((c) => c.replace(/ /g, '\\s+')).join('|')})\\b`, 'giu')
 const ZH_CUE =
-  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此|领养了|买了|辞职|离职|更换为|更换成|重新|恢复|换回|又|换了|被升级|升级成|早就|退掉|不用了|改去|改由|停用|下线|取消了|调成|调到|涨到|涨价|降到|降价|上调|下调|延长到|缩短到|改到|换到|换用/gu
+  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此|领养了|买了|辞职|离职|更换为|更换成|重新|恢复|换回|换了|被升级|升级成|早就|退掉|不用了|改去|改由|停用|下线|取消了|调成|调到|涨到|涨价|降到|降价|上调|下调|延长到|缩短到|改到|换到|换用/gu
 /** "from A to B" (and its Chinese form): A no longer holds. */
 const EN_FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into)\s+(.+)$/iu
 const ZH_FROM_TO = /从(.+?)(?:改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|到)(.+)$/u
@@ -115,12 +115,12 @@ const ZH_VALUE_NOUN_BEFORE = /^(端口|版本|分支|区域|机房|集群)\s*(?:
 
 const ARTICLES = /^(?:the|a|an|this|that|these|those|its|their|his|her|our|my|your|current|currently)\s+/iu
 const EN_ADVERBS = /\b(?:now|currently|still|also|actually|already|today|presently|nowadays|officially|finally|again)\b/giu
-const ZH_ADVERBS = /当前|现行|现在|如今|目前|眼下|已经|一直|仍然|依然|仍|还是|也|都|还|就|其实|开始|正式|终于|又|去年|今年|明年|上周|下周|本周|这周|上个月|下个月|这个月|最近|昨天|今天|明天|刚才|刚刚|以后|从此|后来|之后|早就|已|刚/gu
+const ZH_ADVERBS = /当前|现行|统一|现在|如今|目前|眼下|已经|一直|仍然|依然|仍|还是|也|都|还|就|其实|开始|正式|终于|又|去年|今年|明年|上周|下周|本周|这周|上个月|下个月|这个月|最近|昨天|今天|明天|刚才|刚刚|以后|从此|后来|之后|早就|已|刚/gu
 
 /** Blocked words: a relation marker inside one of these is part of a word, not a relation. */
 const ZH_BLOCKED = new Set(
   (
-    '用户 应用 费用 作用 可用 常用 通用 专用 信用 引用 调用 利用 用途 用来 用于 公用 实用 适用 享用 占用 试用 禁用 备用 用量 用法 ' +
+    '使用率 用户 应用 费用 作用 可用 常用 通用 专用 信用 引用 调用 利用 用途 用来 用于 公用 实用 适用 享用 占用 试用 禁用 备用 用量 用法 ' +
     '现在 正在 存在 在于 实在 所在 在线 好在 自在 内在 外在 潜在 在乎 在意 ' +
     '因为 为了 认为 作为 成为 行为 以为 为什么 为何 称为 视为 更为 较为 极为 最为 尤为 为止 ' +
     '就是 还是 但是 于是 是否 总是 只是 可是 凡是 要是 倒是 正是 真是 硬是 像是 算是 或是 若是 老是 都是 也是 是不是 ' +
@@ -134,7 +134,7 @@ interface Marker {
 }
 /** Chinese relation markers, longest first at any position. `copula` keeps the subject as the slot. */
 const ZH_MARKERS: readonly Marker[] = [
-  ...['用的是', '使用的是', '采用的是', '用的', '使用', '采用', '依赖', '用'].map((text) => ({ text, relation: 'uses' })),
+  ...['用的是', '使用的是', '采用的是', '走的是', '装的是', '用的', '使用', '采用', '依赖', '用'].map((text) => ({ text, relation: 'uses' })),
   ...['跑在', '运行在', '部署在', '部署到', '托管在'].map((text) => ({ text, relation: 'runs on' })),
   ...['放在', '位于'].map((text) => ({ text, relation: 'copula' })),
   ...['监听在', '监听'].map((text) => ({ text, relation: 'listens on' })),
@@ -244,6 +244,8 @@ function cleanSubject(raw: string): string | null {
   } else {
     // "我们的 X", "我们 X" is "our X": the team is no part of the subject (as "our" is not in English).
     s = s.replace(/^(?:我们|咱们)(?:的)?(?=\s*\S{2,})/u, '')
+    // "日志保留期被运维改成...": the agent of a passive is no part of the subject; nor is "那边".
+    s = s.replace(/被[\p{Script=Han}A-Za-z]{0,6}$/u, '').replace(/(?:那边|这边|那里|这里)$/u, '')
     s = s.replace(ZH_ADVERBS, '').replace(/的/gu, ' ').replace(/\s+/g, ' ').trim()
     for (const [word, canon] of ZH_PERSON) {
       if (s === word) s = canon
@@ -404,7 +406,7 @@ function arrowForm(c: string): Raw | null {
 const EN_CHANGE =
   /^(.+?)\s+(?:has\s+|have\s+|was\s+|were\s+|is\s+|are\s+|got\s+|just\s+|recently\s+|now\s+|finally\s+)*(?:been\s+)?(?:changed|moved|migrated|switched|upgraded|downgraded|bumped|updated|converted|went|changes|moves|switches|migrates|raised|lowered|increased|decreased|reduced|extended|shortened|tightened|relaxed|relocated|repointed|rescheduled|pushed|pulled|cut|capped|doubled|halved|rose|fell|jumped|dropped)\s+(?:up\s+|down\s+|back\s+|over\s+)?(?:from\s+(.+?)\s+)?(?:to|into|over to|onto)\s+(.+)$/iu
 const ZH_CHANGE =
-  /^(.+?)(?:已经|现在|已|刚刚|刚|如今|目前)?(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调整成|调成|调到|调为|改到|搬到|搬去|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|收紧到|放宽到|挪到|移到|转到|交给|改由|更换为|更换成|更新为|换为|定为)了?(.+)$/u
+  /^(.+?)(?:已经|现在|已|刚刚|刚|如今|目前)?(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调整成|调成|调到|调为|改到|搬到|搬去|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|收紧到|放宽到|挪到|移到|转到|交给|改由|更换为|更换成|更新为|换为|定为|升级成|调整成|设成|设为|改设为)了?(.+)$/u
 
 /** "We raised the rate limit to 250", "I set the timeout to 30 s": the object is the subject. */
 const EN_ACTOR_CHANGE =
@@ -464,26 +466,28 @@ function colonForm(c: string): Raw | null {
 }
 
 function zhRelationForm(c: string): Raw | null {
-  const chars = Array.from(c)
-  for (let i = 1; i < chars.length; i++) {
-    for (const m of ZH_MARKERS) {
-      const text = chars.slice(i, i + Array.from(m.text).length).join('')
-      if (text !== m.text) continue
-      // Part of a longer word ("用户", "现在", "因为")? Then not a relation.
-      const around = [chars.slice(i - 1, i + 1).join(''), chars.slice(i, i + 2).join(''), chars.slice(i - 1, i + 2).join('')]
-      if (around.some((w) => ZH_BLOCKED.has(w))) continue
-      let subject = chars.slice(0, i).join('')
-      const value = chars.slice(i + Array.from(m.text).length).join('')
-      const neg = ZH_NEGATION_BEFORE.exec(subject)
-      if (neg !== null) subject = subject.slice(0, subject.length - (neg[1] as string).length)
-      if (subject.trim() === '' || value.trim() === '') continue
-      // A bare 在 states where or when ("会议室在3楼", "站会在早上 9:30"); "Bart在海边放风筝" tells what
-      // someone did there, which is no value of a subject.
-      if (m.text === '在' && !ZH_PLACE_OR_TIME.test(stripValueEdges(value))) continue
-      // "关闭 X" is "X not enabled": one relation, two polarities.
-      if (m.relation === 'disabled') return { subject, value, relation: 'uses', form: 'relation', negated: neg === null }
-      return { subject, value, relation: m.relation, form: 'relation', negated: neg !== null }
-    }
+  // Every place a marker stands (never at the start: a subject comes first), earliest first and
+  // the longest marker first at one place. Markers are Han characters: one code unit each.
+  const found: Array<{ at: number; m: Marker }> = []
+  for (const m of ZH_MARKERS) for (let at = c.indexOf(m.text, 1); at >= 0; at = c.indexOf(m.text, at + 1)) found.push({ at, m })
+  found.sort((a, b) => a.at - b.at || b.m.text.length - a.m.text.length)
+  for (const { at, m } of found) {
+    // Part of a longer word ("用户", "现在", "因为")? Then not a relation.
+    if (ZH_BLOCKED.has(c.slice(at - 1, at + 1)) || ZH_BLOCKED.has(c.slice(at, at + 2)) || ZH_BLOCKED.has(c.slice(at - 1, at + 2))) continue
+    let subject = c.slice(0, at)
+    const value = c.slice(at + m.text.length)
+    const neg = ZH_NEGATION_BEFORE.exec(subject)
+    if (neg !== null) subject = subject.slice(0, subject.length - (neg[1] as string).length)
+    if (subject.trim() === '' || value.trim() === '') continue
+    // A bare 在 states where or when ("会议室在3楼", "站会在早上 9:30"); "Bart在海边放风筝" tells what
+    // someone did there, which is no value of a subject.
+    if (m.text === '在' && !ZH_PLACE_OR_TIME.test(stripValueEdges(value))) continue
+    // "网关用的 Nginx 版本是 1.22": what is used is part of the subject, and 是 gives the value.
+    const inner = m.relation === 'uses' ? /^(.{1,16}?)(?:是|为)(.+)$/u.exec(value) : null
+    if (inner !== null && /\S/u.test(inner[1] as string)) return { subject: `${subject} ${inner[1]}`, value: inner[2] as string, relation: 'copula', form: 'relation', negated: neg !== null }
+    // "关闭 X" is "X not enabled": one relation, two polarities.
+    if (m.relation === 'disabled') return { subject, value, relation: 'uses', form: 'relation', negated: neg === null }
+    return { subject, value, relation: m.relation, form: 'relation', negated: neg !== null }
   }
   return null
 }

@@ -9,9 +9,9 @@
 import { MemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { requireEntry } from './lookup.js'
-import { changeCues } from './claim-extract.js'
+import { deriveClaim } from './claim-extract.js'
 import { loadConfig } from './config.js'
-import { relatedIds } from './write.js'
+import { subjectNeighbours, wantsFrameRevision } from './write.js'
 import { reviseDerived } from './revise.js'
 import { setStatus, supersedeSlot } from './slots.js'
 import { transact } from './txn.js'
@@ -27,10 +27,6 @@ export interface ConfirmResult {
 
 export async function confirmMemory(backend: MemoryBackend, id: string): Promise<ConfirmResult> {
   const config = await loadConfig(backend)
-  // A keyless memory that announces a change is compared with what a search for it finds.
-  const pending = (await backend.indexView()).get(id)
-  const keyless = pending !== undefined && pending.status === 'suggested' && (pending.key === null || pending.key_derived === true)
-  const related = keyless && config.autoRevise && changeCues(pending.summary).length > 0 ? await relatedIds(backend, pending.summary) : []
   return transact(backend, async (txn) => {
     const entry = requireEntry(txn, id, 'confirm')
     if (entry.status === 'active') return { id, status: 'active', superseded: [] }
@@ -42,6 +38,8 @@ export async function confirmMemory(backend: MemoryBackend, id: string): Promise
     if (confirmed === null) throw new MemoryError('NOT_FOUND', `the file of ${id} (${entry.path}) is gone; run rebuild`, 'id')
     txn.log({ event: 'confirm', id, from: 'suggested', to: 'active' })
     if (confirmed.key !== null && confirmed.key_derived !== true) return { id, status: 'active', superseded: (await supersedeSlot(txn, confirmed)).superseded }
+    // A keyless memory that announces a change is compared with memories of neighbouring subjects.
+    const related = config.autoRevise && wantsFrameRevision(confirmed.summary, deriveClaim(confirmed.summary)) ? subjectNeighbours(txn.index, confirmed.summary) : []
     const revised = await reviseDerived(txn, confirmed, config, related)
     return {
       id,

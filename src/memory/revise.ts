@@ -112,6 +112,11 @@ function freshlyVerified(e: IndexEntry, nowMs: number): boolean {
   return evidenceState(e, nowMs).label === 'verified'
 }
 
+/** At most this many other sides a conflict names in a memory's `variants`. */
+const MAX_VARIANTS = 16
+/** At most this many conflict warnings are spelled out for one write. */
+const MAX_WARNINGS = 3
+
 /** Statuses of memories a revision compares with: the current statements. */
 const CURRENT: ReadonlySet<string> = new Set(['active', 'conflict'])
 
@@ -139,7 +144,12 @@ export function subjectMates(txn: Txn, entry: IndexEntry, overlap = false): Arra
       if (match !== null) out.set(e.id, { entry: e, match })
     }
   }
-  return [...out.values()].sort((a, b) => a.entry.time.localeCompare(b.entry.time) || a.entry.id.localeCompare(b.entry.id))
+  const sorted = [...out.values()].sort((a, b) => a.entry.time.localeCompare(b.entry.time) || a.entry.id.localeCompare(b.entry.id))
+  // Every active mate, and the newest of those already in conflict: a subject many writes
+  // disagree on is not read whole on every write.
+  const inConflict = sorted.filter((m) => m.entry.status === 'conflict')
+  const recent = new Set(inConflict.slice(-MAX_VARIANTS).map((m) => m.entry.id))
+  return sorted.filter((m) => m.entry.status !== 'conflict' || recent.has(m.entry.id))
 }
 
 /**
@@ -200,6 +210,7 @@ export async function reviseDerived(
       if (replacesByFrame(entry, other)) losers.push(other)
     }
   }
+  if (out.warnings.length > MAX_WARNINGS) out.warnings = [...out.warnings.slice(0, MAX_WARNINGS), `conflict: and ${out.warnings.length - MAX_WARNINGS} more memories of this subject; memory_history lists them.`]
   // One history: the new memory files under the slot of what it revises (the oldest such slot).
   const joined = [...losers, ...rivals].find((e) => e.key !== entry.key && e.key !== null)
   if (joined !== undefined && joined.key !== null) out.winner = (await txn.update(out.winner, { slot: joined.key })) ?? out.winner
@@ -209,8 +220,14 @@ export async function reviseDerived(
     out.superseded = done.superseded
   }
   if (rivals.length > 0) {
-    out.winner = (await txn.update(out.winner, { status: 'conflict', variants: [...new Set([...out.winner.variants, ...rivals.map((r) => r.id)])] })) ?? out.winner
-    for (const rival of rivals) await txn.update(rival, { status: 'conflict', variants: [...new Set([...rival.variants, entry.id])] })
+    // The newest sides name each other; an older side already in conflict keeps its list, so a
+    // subject many writes disagree on costs one file per write, not one per earlier side.
+    const named = rivals.slice(-MAX_VARIANTS)
+    out.winner = (await txn.update(out.winner, { status: 'conflict', variants: [...new Set([...out.winner.variants, ...named.map((r) => r.id)])].slice(-MAX_VARIANTS) })) ?? out.winner
+    for (const rival of rivals) {
+      if (rival.status === 'conflict' && rival !== rivals[rivals.length - 1]) continue
+      await txn.update(rival, { status: 'conflict', variants: [...new Set([...rival.variants, entry.id])].slice(-MAX_VARIANTS) })
+    }
     out.conflicts = rivals.map((r) => r.id)
     txn.log({ event: 'conflict', id: entry.id, ids: out.conflicts, slot: out.winner.key, reason: 'different-value' })
   }

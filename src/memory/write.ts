@@ -17,9 +17,8 @@ import { LIVE, rawSibling, slotMates, supersedeSlot } from './slots.js'
 import { transact, type Txn } from './txn.js'
 import { checkPlacard, placeNew, saveRooms, type PlacardCheck } from './rooms.js'
 import { firstDue } from './sm2.js'
-import { changeCues, deriveClaim, type DerivedClaim } from './claim-extract.js'
-import { retrievalState } from '../retrieve/retriever.js'
-import { runSearch } from '../retrieve/search.js'
+import { changeCues, deriveClaim, isStatement, type DerivedClaim } from './claim-extract.js'
+import { subjectTerms } from '../subject-terms.js'
 import { confidenceWarning, entryClaim, rangeWarnings, relateClaims, reviseDerived, verifiedReplacedWarning } from './revise.js'
 import { valueAtoms } from './claim-value.js'
 import {
@@ -294,13 +293,36 @@ export async function findRepeat(
   return best === null ? null : { entry: best.entry, kind: 'near', similarity: Math.round(best.similarity * 1000) / 1000 }
 }
 
-/** How many search hits a change is compared with. */
+/** How many memories of neighbouring subjects a change is compared with (times four). */
 const RELATED_HITS = 10
 
-/** The memories a search for this text finds first: what a change it announces may replace. */
-export async function relatedIds(backend: MemoryBackend, text: string): Promise<string[]> {
-  const state = await retrievalState(backend)
-  return runSearch(state.entries, state.index, state.aliases, { query: text, top_k: RELATED_HITS }).hits.map((h) => h.id)
+/**
+ * Whether a write is compared by frame with memories of neighbouring subjects (revise.ts): a
+ * statement that announces a change and names no subject a rule can read, or that retires a
+ * value or says what changed with a verb ("moved", "switched", "改成"); an adverb such as "now"
+ * beside a readable subject is left to the subject rule.
+ */
+export function wantsFrameRevision(summary: string, derived: DerivedClaim | null): boolean {
+  if (!isStatement(summary)) return false
+  const cues = changeCues(summary)
+  if (derived === null) return cues.length > 0
+  return derived.retired.length > 0 || cues.some((c) => !ADVERB_CUES.has(c))
+}
+
+/** Cues that say "as of now" without saying what changed: with a readable subject, the subject rule suffices. */
+const ADVERB_CUES = new Set(['now', 'these days', 'again', 'started', '现在', '如今', '目前', '眼下', '已经', '开始', '早就', '重新'])
+
+/**
+ * The memories whose subject shares one of the two rarest of this text's frame words (index
+ * lookups, no search): where a change stated without a readable subject may land.
+ */
+export function subjectNeighbours(index: IndexLookup, text: string): string[] {
+  const lists = subjectTerms(text)
+    .filter((t) => !/\d/u.test(t))
+    .map((t) => index.withSubjectTerm(t))
+    .sort((a, b) => a.length - b.length)
+    .slice(0, 2)
+  return [...new Set(lists.flat().map((e) => e.id))].slice(0, RELATED_HITS * 4)
 }
 
 export async function writeMemory(backend: MemoryBackend, req: WriteRequest, options: WriteOptions = {}): Promise<WriteResult> {
@@ -314,10 +336,9 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
   const confidence = req.confidence ?? 0.6
   const said = derived ?? deriveClaim(summary)
   const noted = [...(said !== null ? rangeWarnings(said) : []), ...[confidenceWarning(confidence, config)].filter((x): x is string => x !== null)]
-  // A keyless write that announces a change may revise memories no subject links it to: the
-  // search finds them (read before the lock; the transaction checks each again).
+  // A keyless write that announces a change may revise memories no subject links it to.
   const revising = slotKey === null && config.autoRevise && claim.retracts === null && !gated
-  const related = revising && (changeCues(summary).length > 0 || (derived?.retired.length ?? 0) > 0) ? await relatedIds(backend, summary) : []
+  const byFrame = revising && wantsFrameRevision(summary, derived)
 
   return transact(backend, async (txn) => {
     const warnings: string[] = [...noted]
@@ -379,7 +400,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       }
       txn.log({ event: 'conflict', id, ids: rivals.map((r) => r.id), slot })
     } else if (status === 'active' && revising) {
-      const revised = await reviseDerived(txn, entry, config, related)
+      const revised = await reviseDerived(txn, entry, config, byFrame ? subjectNeighbours(txn.index, summary) : [])
       entry = revised.winner
       superseded = revised.superseded
       warnings.push(...revised.warnings)
