@@ -157,7 +157,7 @@ describe('automatic revision of keyless writes', () => {
     expect(c.superseded).toEqual([a.id])
   })
 
-  it('a change stated without a subject to read ("we moved X off A onto B") revises what the search finds', async () => {
+  it('a change stated without a subject to read ("we moved X off A onto B") revises a memory of a neighbouring subject', async () => {
     const { backend: b } = await store()
     const old = await write(b, { summary: 'DNS for the marketing site is hosted at GoDaddy.' })
     const next = await write(b, { summary: "We moved the marketing site's DNS off GoDaddy onto Route 53." })

@@ -320,6 +320,7 @@ export function subjectNeighbours(index: IndexLookup, text: string): string[] {
   const lists = subjectTerms(text)
     .filter((t) => !/\d/u.test(t))
     .map((t) => index.withSubjectTerm(t))
+    .filter((l) => l.length > 0)
     .sort((a, b) => a.length - b.length)
     .slice(0, 2)
   return [...new Set(lists.flat().map((e) => e.id))].slice(0, RELATED_HITS * 4)
