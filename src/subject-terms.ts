@@ -28,7 +28,7 @@ const FILLER = new Set(
 
 const CJK_RUN = /[\p{Script=Han}]+/gu
 /** Chinese attribute and relation words kept whole: one term each, as an English word is. */
-const ZH_WORDS = /使用|部署|监听|住址|语言|存储|指向|偏好|饮食|单位|职业|有效期|时间|数量|负责|名字|年龄|时区|宠物|版本|端口|地址|域名|密码|邮箱|电话|路径|目录|分支|节点|集群|超时|限制|上限|内存|大小|频率|周期/gu
+const ZH_WORDS = /使用|部署|监听|住址|语言|存储|指向|偏好|饮食|单位|职业|有效期|时间|数量|负责|名字|年龄|时区|宠物|学校|办公地点|版本|端口|地址|域名|密码|邮箱|电话|路径|目录|分支|节点|集群|超时|限制|上限|内存|大小|频率|周期/gu
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}+#.-]*/gu
 /** Chinese glue inside a subject: dropped before 2-grams are taken. */
 const ZH_GLUE = /[的之把被将了着过在是]/gu
@@ -59,10 +59,10 @@ export function subjectTerms(subject: string): string[] {
 
 /** Terms of the relation words subjects are given (claim-extract.ts RELATION_LABEL), as subjectTerms spells them. */
 const LABEL_TERMS = new Set(
-  ['uses', 'runs on', 'listens on', 'home', 'language', 'storage', 'points to', 'prefers', 'diet', 'employer', 'job', 'expiry', 'schedule', 'has', 'owner', 'enabled']
+  ['uses', 'runs on', 'listens on', 'home', 'language', 'storage', 'points to', 'prefers', 'diet', 'employer', 'job', 'expiry', 'schedule', 'has', 'owner', 'enabled', 'school', 'office']
     .flatMap((w) => w.split(' '))
     .map((w) => fold(w))
-    .concat(['使用', '部署', '监听', '住址', '语言', '存储', '指向', '偏好', '饮食', '单位', '职业', '有效期', '时间', '数量', '负责', '启用']),
+    .concat(['使用', '部署', '监听', '住址', '语言', '存储', '指向', '偏好', '饮食', '单位', '职业', '有效期', '时间', '数量', '负责', '启用', '学校', '办公地点']),
 )
 
 /** One subject in two phrasings: the same terms. */

@@ -350,6 +350,8 @@ const RELATION_LABEL: Readonly<Record<string, { en: string; zh: string }>> = {
   'runs at': { en: 'schedule', zh: '时间' },
   has: { en: 'has', zh: '数量' },
   'owned by': { en: 'owner', zh: '负责' },
+  'studies at': { en: 'school', zh: '学校' },
+  office: { en: 'office', zh: '办公地点' },
   enabled: { en: 'enabled', zh: '启用' },
 }
 
@@ -523,8 +525,11 @@ function shapedForm(c: string): Raw | null {
   if (zhUses !== null) return { subject: zhUses[2] as string, value: zhUses[1] as string, relation: 'copula', form: 'relation', negated: false }
   const there = /^there\s+(?:are|is|were|was)\s+(?:now\s+)?(\S+)\s+(\S+)\s+(?:in|on|at|for|behind)\s+(.+)$/iu.exec(c)
   if (there !== null) return { subject: `${there[3]} ${there[2]}`, value: there[1] as string, relation: 'copula', form: 'relation', negated: false }
-  const works = /^(.+?)(?:现在|目前|一直|已经)?在(.+?)(?:上班|工作|任职|就职|实习)$/u.exec(c)
-  if (works !== null) return { subject: works[1] as string, value: works[2] as string, relation: 'works at', form: 'relation', negated: false }
+  const works = /^(.+?)(?:现在|目前|一直|已经)?在(.+?)(上班|工作|任职|就职|实习|读书|上学|念书|办公)$/u.exec(c)
+  if (works !== null) {
+    const relation = /读书|上学|念书/u.test(works[3] as string) ? 'studies at' : works[3] === '办公' ? 'office' : 'works at'
+    return { subject: works[1] as string, value: works[2] as string, relation, form: 'relation', negated: false }
+  }
   const expires = /^(.+?)\s*(\d+(?:\.\d+)?|[一二两三四五六七八九十百]+)\s*(毫秒|秒钟?|分钟|个?小时|天|周|个月|年)(?:后|之后|以后)?(?:失效|过期|到期|超时)$/u.exec(c)
   if (expires !== null) return { subject: expires[1] as string, value: `${expires[2]} ${expires[3]}`, relation: 'expires after', form: 'relation', negated: false }
   const owned = /^(.+?)(?:现在|目前|一直)?(?:归|由)(.+?)(?:负责|管理|维护|管)$/u.exec(c)

@@ -355,11 +355,12 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
       if (check.parsed !== null && !check.namesSlot(e) && check.subjectsOf(e).some((s) => sharesSubjectWord(s, check.parsed?.subject ?? ''))) continue
       const shared = [...frame.terms].filter((w) => check.terms(e).has(w)).length
       const about = frame.terms.size > 0 && (shared >= 2 || (shared >= 1 && frame.terms.size <= 2)) && shared / frame.terms.size >= 0.5
-      const other = about && otherValue(frame, `${e.title}\n${e.summary}`)
+      // The same statement with the other polarity ("has no roof rack" / "has a roof rack") is another value too.
+      const other = (about && otherValue(frame, `${e.title}\n${e.summary}`)) || polarityTwins(support.summary, e.summary)
       // Newer, says something changed, speaks of the subject, and names something else.
       if (e.time >= support.time && changeCues(e.summary).length > 0 && (newer.includes(e) || other)) changed.push(e)
       // Speaks of the subject as fully and gives another value of the same kind: a conflict nobody recorded.
-      else if (other && shared >= 2 && shared / frame.terms.size >= 0.6) mentions.push(e)
+      else if (other && ((shared >= 2 && shared / frame.terms.size >= 0.6) || polarityTwins(support.summary, e.summary))) mentions.push(e)
     }
   }
 
@@ -386,6 +387,35 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   return result
 }
 
+
+const NEGATION = /\b(?:not|no|never|none|without)\b|n't\b|不|没|未|无/giu
+
+/** The words (Latin) or characters (Chinese) of a statement, negation and filler aside. */
+function polarityFree(text: string): Set<string> {
+  const plain = text.normalize('NFKC').toLowerCase().replace(NEGATION, ' ')
+  const out = new Set<string>(tokenize(plain).filter((t) => !/\p{Script=Han}{2}/u.test(t)))
+  return out
+}
+
+/**
+ * Two statements that say the same with the other polarity: one is negated and the other not,
+ * and what the shorter says (negation aside) is nearly all in the longer ("女儿不喝牛奶" /
+ * "女儿现在每天早上都喝一杯牛奶").
+ */
+function polarityTwins(a: string, b: string): boolean {
+  const negA = NEGATION.test(a)
+  NEGATION.lastIndex = 0
+  const negB = NEGATION.test(b)
+  NEGATION.lastIndex = 0
+  if (negA === negB) return false
+  const x = polarityFree(a)
+  const y = polarityFree(b)
+  const [small, large] = x.size <= y.size ? [x, y] : [y, x]
+  if (small.size < 2) return false
+  let n = 0
+  for (const t of small) if (large.has(t)) n++
+  return n / small.size >= 0.8
+}
 
 function sharesSubjectWord(a: string, b: string): boolean {
   const x = new Set(subjectTerms(a))
