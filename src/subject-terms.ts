@@ -21,7 +21,7 @@ const SPELLED: Readonly<Record<string, string>> = {
 const FILLER = new Set(
   (
     'the a an of for its it their our my your his her this that these those to in on at by with from and or ' +
-    'system setup settings tool tooling thing stuff value current currently default main now used use uses using ' +
+    'system setup settings tool tooling thing stuff value current currently default main now used use uses using project ' +
     'is are was were be been being has have had do does did will would'
   ).split(' '),
 )

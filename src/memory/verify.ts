@@ -137,6 +137,21 @@ class Checker {
     for (const w of this.claim) if (t.has(w)) n++
     return n / this.claim.size
   }
+  /**
+   * The memory states the claim's subject with part of it in its value ("Kestrel staging database
+   * is PostgreSQL 16 listening on port 6543" for "the Kestrel staging database port"): its subject
+   * is no wider than the claim's, and the rest of the claim's subject is in its value. A memory
+   * about a narrower subject ("admin API port" for "API port") never folds.
+   */
+  folds(e: IndexEntry, mine: EntryClaim): boolean {
+    if (this.parsed === null) return false
+    const claim = subjectTerms(this.parsed.subject as string)
+    const value = new Set(subjectTerms(mine.value))
+    return this.subjectsOf(e).some((s) => {
+      const theirs = subjectTerms(s)
+      return theirs.length > 0 && theirs.every((t) => claim.includes(t)) && claim.every((t) => theirs.includes(t) || value.has(t))
+    })
+  }
   /** The subjects a memory speaks about: its slot key, and the subject its text names. */
   subjectsOf(e: IndexEntry): string[] {
     const names = entryClaim(e)?.names ?? []
@@ -162,7 +177,7 @@ class Checker {
       const p = this.parsed
       if (isEmptyValue(p.atoms)) return false
       const subjects = this.subjectsOf(e)
-      if (subjects.length > 0 && mine !== null) return this.namesSlot(e) && mine.negated === p.negated && atomsWithin(p.atoms, mine.atoms)
+      if (subjects.length > 0 && mine !== null) return (this.namesSlot(e) || this.folds(e, mine)) && mine.negated === p.negated && atomsWithin(p.atoms, mine.atoms)
       if (subjects.length > 0) return false
       // A memory that names no subject: the claim's subject and value must both be in its text,
       // and where the text tells of a change, the value must be what it changed to (said last).
