@@ -31,7 +31,7 @@ const CJK_RUN = /[\p{Script=Han}]+/gu
 const ZH_WORDS = /使用|部署|监听|住址|语言|存储|指向|偏好|饮食|单位|职业|有效期|时间|数量|负责|名字|年龄|时区|宠物|学校|办公地点|版本|端口|地址|域名|密码|邮箱|电话|路径|目录|分支|节点|集群|超时|限制|上限|内存|大小|频率|周期/gu
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}+#.-]*/gu
 /** Chinese glue inside a subject: dropped before 2-grams are taken. */
-const ZH_GLUE = /[的之把被将了着过在是]/gu
+const ZH_GLUE = /[的之把被将了着过在是]/u
 
 function fold(word: string): string {
   const w = word.replace(/[.-]+$/u, '')
@@ -44,17 +44,27 @@ function fold(word: string): string {
 
 /** The subject's terms, deduplicated, sorted. */
 export function subjectTerms(subject: string): string[] {
-  const text = subject.normalize('NFKC').toLowerCase()
-  const out = new Set<string>()
-  for (const w of text.match(ZH_WORDS) ?? []) out.add(w)
-  for (const run of text.replace(ZH_WORDS, ' ').match(CJK_RUN) ?? []) {
-    for (const ch of Array.from(run.replace(ZH_GLUE, ''))) out.add(ch)
+  return termsInOrder(subject).sort()
+}
+
+/** The terms of a text in the order they stand, deduplicated: a statement names its subject first. */
+export function termsInOrder(text: string): string[] {
+  const lower = text.normalize('NFKC').toLowerCase()
+  const found: Array<{ at: number; term: string }> = []
+  for (const m of lower.matchAll(ZH_WORDS)) found.push({ at: m.index, term: m[0] })
+  const rest = lower.replace(ZH_WORDS, (w) => ' '.repeat(w.length))
+  for (const m of rest.matchAll(CJK_RUN)) {
+    let at = m.index
+    for (const ch of Array.from(m[0])) {
+      if (!ZH_GLUE.test(ch)) found.push({ at, term: ch })
+      at += ch.length
+    }
   }
-  for (const m of text.replace(CJK_RUN, ' ').matchAll(WORD)) {
+  for (const m of rest.replace(CJK_RUN, (w) => ' '.repeat(w.length)).matchAll(WORD)) {
     const w = fold(m[0])
-    if (w !== '' && !FILLER.has(w)) out.add(w)
+    if (w !== '' && !FILLER.has(w)) found.push({ at: m.index, term: w })
   }
-  return [...out].sort()
+  return [...new Set(found.sort((a, b) => a.at - b.at).map((f) => f.term))]
 }
 
 /** Terms of the relation words subjects are given (claim-extract.ts RELATION_LABEL), as subjectTerms spells them. */

@@ -14,8 +14,7 @@ import { MemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { entryFromFile, parseFile, renderFile } from '../store/frontmatter.js'
 import { noteWritten } from '../store/freshness.js'
-import { slotOf, type IndexLookup, type IndexView } from '../store/index-view.js'
-import { subjectTerms } from '../subject-terms.js'
+import { slotOf, subjectWords, type IndexLookup, type IndexView } from '../store/index-view.js'
 import { placardText, roomOf } from '../store/place-fields.js'
 import type { IndexEntry, LedgerEvent, LedgerEventDraft } from '../types.js'
 
@@ -176,7 +175,10 @@ export class Overlay implements IndexLookup {
     return this.merge(this.base.withPlacard(text), (e) => placardText(e.title) === text)
   }
   withSubjectTerm(term: string): IndexEntry[] {
-    return this.merge(this.base.withSubjectTerm(term), (e) => e.key !== null && subjectTerms(e.key).includes(term))
+    return this.merge(this.base.withSubjectTerm(term), (e) => e.key !== null && subjectWords(e).includes(term))
+  }
+  withStatementTerm(term: string): IndexEntry[] {
+    return this.merge(this.base.withStatementTerm(term), (e) => e.key === null && subjectWords(e).includes(term))
   }
   atPath(path: string): IndexEntry | undefined {
     for (const e of this.changed.values()) if (e !== null && e.path === path) return e

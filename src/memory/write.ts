@@ -317,13 +317,16 @@ const ADVERB_CUES = new Set(['now', 'these days', 'again', 'started', '现在', 
  * lookups, no search): where a change stated without a readable subject may land.
  */
 export function subjectNeighbours(index: IndexLookup, text: string): string[] {
-  const lists = subjectTerms(text)
-    .filter((t) => !/\d/u.test(t))
-    .map((t) => index.withSubjectTerm(t))
-    .filter((l) => l.length > 0)
-    .sort((a, b) => a.length - b.length)
-    .slice(0, 2)
-  return [...new Set(lists.flat().map((e) => e.id))].slice(0, RELATED_HITS * 4)
+  const terms = subjectTerms(text).filter((t) => !/\d/u.test(t))
+  const rarest = (lookup: (t: string) => IndexEntry[]) =>
+    terms
+      .map(lookup)
+      .filter((l) => l.length > 0)
+      .sort((a, b) => a.length - b.length)
+      .slice(0, 2)
+      .flat()
+  const found = [...rarest((t) => index.withSubjectTerm(t)), ...rarest((t) => index.withStatementTerm(t))]
+  return [...new Set(found.map((e) => e.id))].slice(0, RELATED_HITS * 4)
 }
 
 export async function writeMemory(backend: MemoryBackend, req: WriteRequest, options: WriteOptions = {}): Promise<WriteResult> {

@@ -8,9 +8,26 @@
  */
 
 import { normalizeSlot } from '../text.js'
-import { subjectTerms } from '../subject-terms.js'
+import { subjectTerms, termsInOrder } from '../subject-terms.js'
 import type { IndexEntry } from '../types.js'
 import { placardText, roomOf } from './place-fields.js'
+
+/** A keyless statement this short is found by its words too (the change that revises it may name no subject). */
+const STATEMENT_CHARS = 240
+/** At most this many words of a keyless statement are looked up. */
+const STATEMENT_WORDS = 4
+
+/**
+ * The words a memory is found by as a subject: its slot key's, or for a short keyless statement
+ * the first words of its summary (numbers aside). What `withSubjectTerm` looks up.
+ */
+export function subjectWords(entry: Pick<IndexEntry, 'key' | 'summary' | 'type'>): string[] {
+  if (entry.key !== null) return subjectTerms(entry.key)
+  if (entry.type === 'raw' || entry.summary.length > STATEMENT_CHARS) return []
+  return termsInOrder(entry.summary)
+    .filter((t) => !/\d/u.test(t))
+    .slice(0, STATEMENT_WORDS)
+}
 
 /** The slot of an entry: its key when it has one, else its title; normalised (case, width, punctuation, spaces). */
 export function slotOf(entry: Pick<IndexEntry, 'key' | 'title'>): string {
@@ -46,6 +63,8 @@ export interface IndexLookup {
   withPlacard(text: string): IndexEntry[]
   /** The memories with a slot key among whose words (`subjectTerms`) is this one. */
   withSubjectTerm(term: string): IndexEntry[]
+  /** The short keyless statements among whose first words (`subjectWords`) is this one. */
+  withStatementTerm(term: string): IndexEntry[]
 }
 
 export class IndexView implements IndexLookup {
@@ -57,6 +76,7 @@ export class IndexView implements IndexLookup {
   private readonly byRoom = new Map<string, Set<string>>()
   private readonly byPlacard = new Map<string, Set<string>>()
   private readonly bySubjectTerm = new Map<string, Set<string>>()
+  private readonly byStatementTerm = new Map<string, Set<string>>()
   /** Increases with every change; `generation` changes when the log cannot be followed. */
   private version = 0
   private generationId = 0
@@ -108,6 +128,9 @@ export class IndexView implements IndexLookup {
   withSubjectTerm(term: string): IndexEntry[] {
     return this.pick(this.bySubjectTerm.get(term))
   }
+  withStatementTerm(term: string): IndexEntry[] {
+    return this.pick(this.byStatementTerm.get(term))
+  }
 
   set(entry: IndexEntry): void {
     this.unlink(entry.id)
@@ -119,7 +142,7 @@ export class IndexView implements IndexLookup {
     const room = roomOf(entry.location)
     if (room !== null) addTo(this.byRoom, room, entry.id)
     addTo(this.byPlacard, placardText(entry.title), entry.id)
-    if (entry.key !== null) for (const t of subjectTerms(entry.key)) addTo(this.bySubjectTerm, t, entry.id)
+    for (const t of subjectWords(entry)) addTo(entry.key !== null ? this.bySubjectTerm : this.byStatementTerm, t, entry.id)
     this.touch(entry.id)
   }
 
@@ -139,6 +162,7 @@ export class IndexView implements IndexLookup {
     this.byRoom.clear()
     this.byPlacard.clear()
     this.bySubjectTerm.clear()
+    this.byStatementTerm.clear()
     this.log = []
     this.generationId++
     this.version++
@@ -166,7 +190,7 @@ export class IndexView implements IndexLookup {
     const room = roomOf(old.location)
     if (room !== null) removeFrom(this.byRoom, room, id)
     removeFrom(this.byPlacard, placardText(old.title), id)
-    if (old.key !== null) for (const t of subjectTerms(old.key)) removeFrom(this.bySubjectTerm, t, id)
+    for (const t of subjectWords(old)) removeFrom(old.key !== null ? this.bySubjectTerm : this.byStatementTerm, t, id)
     return true
   }
 
