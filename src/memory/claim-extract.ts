@@ -796,8 +796,3 @@ export const STATEMENT_CHARS = 240
 export function isStatement(text: string): boolean {
   return text.length <= STATEMENT_CHARS && splitSentences(text).length <= STATEMENT_SENTENCES
 }
-
-/** The slot a derived subject files under: the same normalisation as a key. */
-export function derivedSlot(subject: string): string {
-  return normalizeSlot(subject)
-}

@@ -9,7 +9,7 @@
 
 import { isStrongTerm, tokenize } from '../retrieve/tokenizer.js'
 import { kindMentions, kindOfValue } from './claim-extract.js'
-import { atomsWithin, valueAtoms, type ValueAtoms } from './claim-value.js'
+import { atomsWithin, unitClass, valueAtoms, type ValueAtoms } from './claim-value.js'
 
 /** Words that name a person: they never make two statements about one subject. */
 const PERSON_TERMS = new Set(['user', 'team', 'we', '用户', '团队', '我们'])
@@ -64,16 +64,6 @@ export function frameOf(text: string, subject?: string, value?: string): Frame {
     tokenize(subject ?? text).filter((w) => isStrongTerm(w) && !valueTerms.has(w) && !/\d/u.test(w) && !PERSON_TERMS.has(w) && !CHANGE_TERMS.has(w)),
   )
   return { terms, atoms, names }
-}
-
-/** The unit class of a number atom ("15min" is a duration), or null for a bare number. */
-export function unitClass(n: string): string | null {
-  if (n.includes(':')) return 'time'
-  const unit = /[a-z%/]+$/u.exec(n)?.[0]
-  if (unit === undefined) return null
-  if (['ms', 's', 'min', 'h', 'd', 'w', 'mo', 'y'].includes(unit)) return 'duration'
-  if (['b', 'kb', 'mb', 'gb', 'tb'].includes(unit)) return 'size'
-  return unit
 }
 
 /** The text gives another value of the frame's kind: a number of one of its unit classes that it lacks, or a name it lacks where it gives names. */

@@ -76,6 +76,20 @@ export function zhNumber(text: string): number | null {
   return total + section + (digit ?? 0)
 }
 
+/** Units of time, as the atoms spell them. */
+const TIME_UNITS: ReadonlySet<string> = new Set(['ms', 's', 'min', 'h', 'd', 'w', 'mo', 'y'])
+const SIZE_UNITS: ReadonlySet<string> = new Set(['b', 'kb', 'mb', 'gb', 'tb'])
+
+/** The unit class of a number atom ("15min" is a duration, "20usd/mo" a rate of its own), or null for a bare number. */
+export function unitClass(n: string): string | null {
+  if (n.includes(':')) return 'time'
+  const unit = /[a-z%/]+$/u.exec(n)?.[0]
+  if (unit === undefined) return null
+  if (TIME_UNITS.has(unit)) return 'duration'
+  if (SIZE_UNITS.has(unit)) return 'size'
+  return unit
+}
+
 function unitOf(word: string): string | null {
   const w = word.toLowerCase()
   for (const [re, unit] of UNITS) if (re.test(w)) return unit
@@ -149,7 +163,7 @@ export function valueAtoms(value: string): ValueAtoms {
       // "$20 per month", "24 usd/month": a rate keeps its period.
       const per = parts[i + 1] !== undefined && /^(?:per|a|an|each|every)$/u.test(parts[i + 1] as string) ? 2 : 1
       const period = parts[i + per] === undefined ? null : unitOf(parts[i + per] as string)
-      const rate = unit !== null && unit !== 'count' && period !== null && ['s', 'min', 'h', 'd', 'w', 'mo', 'y'].includes(period) && !['s', 'min', 'h', 'd', 'w', 'mo', 'y'].includes(unit)
+      const rate = unit !== null && unit !== 'count' && period !== null && TIME_UNITS.has(period) && !TIME_UNITS.has(unit)
       if (rate) i += per
       numbers.push(unit === null || unit === 'count' ? n : rate ? `${n}${unit}/${period}` : `${n}${unit}`)
       continue

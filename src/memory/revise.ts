@@ -20,7 +20,7 @@
 import type { IndexEntry } from '../types.js'
 import { changeCues, deriveClaim, isStatement, kindOfValue, type ClaimForm, type DerivedClaim } from './claim-extract.js'
 import { frameOf, otherValue, sharedTerms, valueNames } from './claim-frame.js'
-import { atomsWithin, compareValues, valueAtoms, type ValueAtoms } from './claim-value.js'
+import { atomsWithin, compareValues, unitClass, valueAtoms, type ValueAtoms } from './claim-value.js'
 import type { RuntimeConfig } from './config.js'
 import { evidenceState } from './evidence.js'
 import { slotMates, supersedeEntries } from './slots.js'
@@ -87,8 +87,6 @@ function retires(newClaim: EntryClaim, old: EntryClaim): boolean {
   return newClaim.retired.some((v) => compareValues(valueAtoms(v), old.atoms) === 'same')
 }
 
-export type RevisionKind = 'supersede' | 'conflict' | 'shielded'
-
 /** Why a new claim supersedes an old one, or null when the evidence of a change is not clear. */
 export function changeEvidence(newClaim: EntryClaim, old: EntryClaim, config: Pick<RuntimeConfig, 'structuredRevises'>): string | null {
   if (retires(newClaim, old)) return 'the new text retires the old value'
@@ -100,8 +98,6 @@ export function changeEvidence(newClaim: EntryClaim, old: EntryClaim, config: Pi
 export interface RevisionOutcome {
   winner: IndexEntry
   superseded: string[]
-  /** Rivals now in conflict with the winner. */
-  conflicts: string[]
   warnings: string[]
 }
 
@@ -162,10 +158,10 @@ export async function reviseDerived(
   txn: Txn,
   entry: IndexEntry,
   config: Pick<RuntimeConfig, 'structuredRevises'>,
-  /** Memories a search for the new text found: revised by frame when the text announces a change. */
+  /** Memories of neighbouring subjects (write.ts subjectNeighbours): revised by frame when the text announces a change. */
   related: readonly string[] = [],
 ): Promise<RevisionOutcome> {
-  const out: RevisionOutcome = { winner: entry, superseded: [], conflicts: [], warnings: [] }
+  const out: RevisionOutcome = { winner: entry, superseded: [], warnings: [] }
   // "now supports Linux too", "也支持": a value added beside the others, not instead of them.
   if (ADDITIVE.test(entry.summary)) return out
   const mine = entryClaim(entry)
@@ -175,7 +171,7 @@ export async function reviseDerived(
   const rivals: IndexEntry[] = []
   const bySubject = mine === null || entry.key === null ? [] : subjectMates(txn, entry, mine.retired.length > 0)
   for (const { entry: other, match } of bySubject) {
-    if (mine === null) break
+    if (mine === null) break // bySubject is empty then; this tells the compiler so
     const theirs = entryClaim(other)
     if (theirs === null || relateClaims(mine, theirs) !== 'different') continue
     const why = changeEvidence(mine, theirs, config)
@@ -196,7 +192,7 @@ export async function reviseDerived(
     }
   }
   // A change announced in words no subject could be read from ("we moved the DNS off GoDaddy onto
-  // Route 53"): the memories the search found whose frame it shares and whose value it replaces.
+  // Route 53"): the neighbouring memories whose frame it shares and whose value it replaces.
   const cues = mine?.cues ?? changeCues(entry.summary)
   if ((cues.length > 0 || (mine?.retired.length ?? 0) > 0) && isStatement(entry.summary)) {
     const seen = new Set([...losers, ...rivals, ...bySubject.map((m) => m.entry)].map((e) => e.id))
@@ -228,8 +224,7 @@ export async function reviseDerived(
       if (rival.status === 'conflict' && rival !== rivals[rivals.length - 1]) continue
       await txn.update(rival, { status: 'conflict', variants: [...new Set([...rival.variants, entry.id])].slice(-MAX_VARIANTS) })
     }
-    out.conflicts = rivals.map((r) => r.id)
-    txn.log({ event: 'conflict', id: entry.id, ids: out.conflicts, slot: out.winner.key, reason: 'different-value' })
+    txn.log({ event: 'conflict', id: entry.id, ids: rivals.map((r) => r.id), slot: out.winner.key, reason: 'different-value' })
   }
   return out
 }
@@ -263,13 +258,7 @@ export function replacesByFrame(next: IndexEntry, old: IndexEntry): boolean {
 /** The kind of a value: a number's unit class (time, duration, size, share, count), a known kind of thing, or text. */
 export function valueKind(c: Pick<EntryClaim, 'atoms' | 'value'>): string {
   const n = c.atoms.numbers[0]
-  if (n !== undefined) {
-    if (n.includes(':')) return 'time'
-    const unit = /[a-z%]+$/u.exec(n)?.[0] ?? ''
-    if (['ms', 's', 'min', 'h', 'd', 'w', 'mo', 'y'].includes(unit)) return 'duration'
-    if (['b', 'kb', 'mb', 'gb', 'tb'].includes(unit)) return 'size'
-    return unit === '' ? 'number' : unit
-  }
+  if (n !== undefined) return unitClass(n) ?? 'number'
   return kindOfValue(c.value) ?? 'text'
 }
 

@@ -167,7 +167,9 @@ export interface PreparedWrite {
   title: string
   /** The explicit key, or the explicit title when it serves as the key; null: no versions by key. */
   slotKey: string | null
-  /** What the text asserts, when no key was given and it asserts something slot-like (claim-extract.ts). */
+  /** What the text asserts, if anything slot-like (claim-extract.ts): read once per write. */
+  said: DerivedClaim | null
+  /** `said`, when it names the slot: no key was given and free text is read for versions. */
   derived: DerivedClaim | null
   slot: string
   tags: string[]
@@ -226,8 +228,8 @@ export function prepareWrite(config: RuntimeConfig, req: WriteRequest, options: 
   }
   const claim = prepareClaim(req, redact)
   // Without a key, the text itself may name its subject; retractions and guards are never versions.
-  const derived =
-    slotKey === null && config.autoRevise && claim.retracts === null && claim.frontMatter.guard_trigger === undefined ? deriveClaim(summary) : null
+  const said = deriveClaim(summary)
+  const derived = slotKey === null && config.autoRevise && claim.retracts === null && claim.frontMatter.guard_trigger === undefined ? said : null
   return {
     summary,
     raw,
@@ -235,6 +237,7 @@ export function prepareWrite(config: RuntimeConfig, req: WriteRequest, options: 
     sessionId,
     title,
     slotKey,
+    said,
     derived,
     slot: slotOf({ key: slotKey ?? derived?.subject ?? null, title }),
     tags: cleanList([...(req.tags ?? []), ...claim.tags], redact),
@@ -265,12 +268,11 @@ export interface Repeat {
 export async function findRepeat(
   index: IndexLookup,
   readFile: (relPath: string) => Promise<string | null>,
-  w: Pick<PreparedWrite, 'type' | 'summary' | 'slot' | 'details' | 'near'>,
+  w: Pick<PreparedWrite, 'type' | 'summary' | 'slot' | 'details' | 'near' | 'said'>,
 ): Promise<Repeat | null> {
   // A near repeat that gives its subject another value ("port 8080" / "port 8081") is a new statement.
-  let mine: ReturnType<typeof deriveClaim> | undefined
+  const mine = w.said
   const otherValue = (e: IndexEntry): boolean => {
-    if (mine === undefined) mine = deriveClaim(w.summary)
     const theirs = entryClaim(e)
     return mine !== null && theirs !== null && relateClaims({ atoms: valueAtoms(mine.value), negated: mine.negated }, theirs) === 'different'
   }
@@ -332,13 +334,12 @@ export function subjectNeighbours(index: IndexLookup, text: string): string[] {
 export async function writeMemory(backend: MemoryBackend, req: WriteRequest, options: WriteOptions = {}): Promise<WriteResult> {
   const config = await loadConfig(backend)
   const w = prepareWrite(config, req, options)
-  const { summary, raw, type, sessionId, title, slotKey, derived, slot, tags, entities, source, gated, time, redactions, claim } = w
+  const { summary, raw, type, sessionId, title, slotKey, said, derived, slot, tags, entities, source, gated, time, redactions, claim } = w
   // The slot key a version is filed under: the caller's, or the subject the text names.
   const key = slotKey ?? derived?.subject ?? null
   // A retraction is never a version of anything, and nothing supersedes it.
   const versioned = key !== null && claim.retracts === null
   const confidence = req.confidence ?? 0.6
-  const said = derived ?? deriveClaim(summary)
   const noted = [...(said !== null ? rangeWarnings(said) : []), ...[confidenceWarning(confidence, config)].filter((x): x is string => x !== null)]
   // A keyless write that announces a change may revise memories no subject links it to.
   const revising = slotKey === null && config.autoRevise && claim.retracts === null && !gated
