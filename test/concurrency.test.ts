@@ -36,7 +36,7 @@ async function tempRoot(prefix: string): Promise<string> {
  * Starts one worker per tag, waits until every one of them has loaded the library, then releases
  * them together so the writes really overlap. Resolves with each worker's report.
  */
-async function runWorkers(root: string, tags: string[], count: number, mode: 'topic' | 'episode'): Promise<WorkerReport[]> {
+async function runWorkers(root: string, tags: string[], count: number, mode: 'topic' | 'episode' | 'revise'): Promise<WorkerReport[]> {
   const children = tags.map((tag) => {
     const child = spawn(process.execPath, [WORKER, root, tag, String(count), mode], { stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
@@ -113,6 +113,32 @@ afterAll(async () => {
 })
 
 describe('concurrent writers on one store', () => {
+  it('3 processes racing keyless revisions of four shared subjects: never two active values for one subject; index == rebuild', { timeout: 120_000 }, async () => {
+    const root = await tempRoot('mem-conc-revise-')
+    await runWorkers(root, ['A', 'B', 'C'], 40, 'revise')
+    const api = (await import(BUILT_API)) as typeof import('../src/api.js')
+    const backend = api.createFileBackend(root)
+    const active = [...(await backend.indexView()).values()].filter((e) => e.status === 'active')
+    // Grouped by what each text says (the stored slot is revision's own output).
+    const bySubject = new Map<string, { value: string; atoms: ReturnType<typeof api.valueAtoms> }[]>()
+    for (const e of active) {
+      const said = api.deriveClaim(e.summary)
+      expect(said, e.summary).not.toBeNull()
+      if (said === null) continue
+      const key = said.subject.toLowerCase().replace(/\s+/g, '')
+      bySubject.set(key, [...(bySubject.get(key) ?? []), { value: said.value, atoms: api.valueAtoms(said.value) }])
+    }
+    expect(bySubject.size).toBeGreaterThan(0)
+    for (const [subject, values] of bySubject) {
+      for (const a of values) for (const b of values) expect(api.compareValues(a.atoms, b.atoms), `${subject}: ${a.value} | ${b.value}`).not.toBe('different')
+    }
+    const indexed = (await backend.readIndex()).map((e) => `${e.id}:${e.status}:${e.key ?? ''}`).sort()
+    await api.flushCaches(backend)
+    await api.rebuildIndex(root)
+    const rebuilt = (await api.createFileBackend(root).readIndex()).map((e) => `${e.id}:${e.status}:${e.key ?? ''}`).sort()
+    expect(rebuilt).toEqual(indexed)
+  })
+
   it('4 processes x 200 topic writes: 800 index lines, 800 write events, index == rebuild', { timeout: 120_000 }, async () => {
     const root = await tempRoot('mem-conc-')
     const WORKERS = 4

@@ -1,7 +1,9 @@
 // Child-process worker for test/concurrency.test.ts: makes `count` writeHandler calls on one
 // store root, concurrently with its siblings. Imports the BUILT library (run `npm run build`).
 //
-// usage: node write-stream.mjs <root> <worker-tag> <count> <topic|episode>
+// usage: node write-stream.mjs <root> <worker-tag> <count> <topic|episode|revise>
+// (revise: free-text statements about four shared subjects with this worker's values, half with a
+// change cue, as racing agents write them; a repeat of another worker's statement may dedupe.)
 // Prints "ready" once loaded, waits for "go" on stdin (so all workers start together), then
 // writes and finally prints one JSON line: { "worker": tag, "ids": [...], "rawRefs": [...] }.
 // Any failure goes to stderr with exit code 1.
@@ -26,6 +28,17 @@ function summaryFor(i) {
     : `Worker ${tag} note ${i}: the team chose ${tech} for the ${cn} (${CN[(i + 1) % CN.length]}); 复查编号 ${tag}-${i}.`
 }
 
+const SUBJECTS = [
+  (v, cue) => `The API server ${cue ? 'now listens' : 'listens'} on port ${8000 + v}.`,
+  (v, cue) => `deploy target -> ${['staging', 'production', 'canary', 'preview'][v % 4]}${cue ? ' (we moved it)' : ''}`,
+  (v, cue) => `缓存服务${cue ? '现在改用' : '用的是'} redis ${5 + (v % 4)}。`,
+  (v, cue) => `部署窗口${cue ? '改成' : '是'}每天 ${v % 12} 点。`,
+]
+
+function revisionFor(i) {
+  return SUBJECTS[i % SUBJECTS.length](i * 7 + tag.charCodeAt(0), i % 2 === 1)
+}
+
 async function waitForGo() {
   process.stdout.write('ready\n')
   await new Promise((resolve) => {
@@ -45,6 +58,10 @@ const ids = []
 const rawRefs = []
 try {
   for (let i = 0; i < count; i++) {
+    if (mode === 'revise') {
+      ids.push((await writeHandler(backend, { summary: revisionFor(i) })).id)
+      continue
+    }
     const input =
       mode === 'episode'
         ? {
