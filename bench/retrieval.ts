@@ -1,6 +1,6 @@
 /**
  * Retrieval bench: LoCoMo evidence recall and MADial-Bench zh memory recall, following the
- * protocols in ../shared/data/README.md, for the product (through ../lib/api.js only) and a
+ * protocols in bench/data/README.md, for the product (through ../lib/api.js only) and a
  * plain BM25 baseline (./plain-bm25.ts) on the same data and the same questions, in one run.
  *
  *   npm run bench:retrieval                      (builds lib/, then runs this file with tsx)
@@ -28,8 +28,8 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  // The public data sets sit in shared/ beside the checkout (as on every machine and in CI).
-  const args: Args = { only: null, limitConversations: null, dataDir: join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data') }
+  // The public data sets are kept in the repository (bench/data/, with their licences).
+  const args: Args = { only: null, limitConversations: null, dataDir: join(dirname(fileURLToPath(import.meta.url)), 'data') }
   for (const { name: a, value } of flags(argv)) {
     if (a === '--only') {
       const v = value()
