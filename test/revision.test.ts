@@ -164,6 +164,30 @@ describe('automatic revision of keyless writes', () => {
     expect(next.superseded).toEqual([old.id])
   })
 
+  it('a change cue on another subject never revises by frame (silent loss of the first subject\'s value)', async () => {
+    const pairs = [
+      ['The API server listens on port 8080.', 'The admin server was moved to port 9443.'],
+      ['The billing service database is postgres.', 'The search service database was migrated to opensearch.'],
+      ['计费服务的数据库是 MySQL。', '搜索服务的数据库迁移到了 PostgreSQL。'],
+    ]
+    for (const [first, second] of pairs) {
+      const { backend: b } = await store()
+      const a = await write(b, { summary: first as string })
+      const c = await write(b, { summary: second as string })
+      expect(c.superseded, second).toEqual([])
+      expect(await statusOf(b, a.id), first).toBe('active')
+    }
+  })
+
+  it('a subject read with 用的是 and one read with 是 are one subject: different values without a cue conflict', async () => {
+    const { backend: b } = await store()
+    const a = await write(b, { summary: '公司的企业邮箱用的是腾讯企业邮。' })
+    const c = await write(b, { summary: '公司企业邮箱是网易企业邮。' })
+    expect(c.status).toBe('conflict')
+    expect(await statusOf(b, a.id)).toBe('conflict')
+    expect((await verify(b, '公司企业邮箱是网易企业邮')).verdict).toBe('unknown')
+  })
+
   it('an explicit key wins over the derived subject, and a person may correct the derived slot by hand', async () => {
     const { backend: b, root } = await store()
     const keyed = await write(b, { summary: 'The API server listens on port 8080.', key: 'api port' })
@@ -267,6 +291,26 @@ describe('verify by value', () => {
     expect((await verify(b, 'The auth service token TTL is 15 min')).verdict).toBe('supported')
     expect((await verify(b, '缓存服务用的是 redis 7')).verdict).toBe('contradicted')
     expect((await verify(b, '缓存服务用的是 redis 6')).verdict).toBe('supported')
+  })
+
+  it('a newer memory that takes the value back, or announces a change to the subject, withholds support where no rule linked them', async () => {
+    const cases = [
+      ['Our accountant is Meera Shah at Shah & Co.', 'We no longer use Shah & Co; the books are done by Harlow Accounting.', 'Our accountant is Meera Shah'],
+      ['The team tracks work in Jira.', 'The team dropped Jira and tracks everything in Linear now.', 'The team tracks work in Jira'],
+      ['团队用 Jira 管理需求。', '团队不用 Jira 了，需求都放在 Linear 上。', '团队用 Jira 管理需求'],
+    ]
+    for (const [old, next, claim] of cases) {
+      const { backend: b } = await store()
+      await write(b, { summary: old as string })
+      await write(b, { summary: next as string })
+      const v = await verify(b, claim as string)
+      expect(v.verdict, claim).not.toBe('supported')
+    }
+    // A later memory of another attribute that changed nothing else keeps the support.
+    const { backend: b } = await store()
+    await write(b, { summary: 'The company VPN client is OpenVPN.' })
+    await write(b, { summary: 'The office printer is a Brother HL-L2350.' })
+    expect((await verify(b, 'The company VPN client is OpenVPN')).verdict).toBe('supported')
   })
 
   it('words that only overlap are not support', async () => {

@@ -39,7 +39,7 @@ export async function confirmMemory(backend: MemoryBackend, id: string): Promise
     txn.log({ event: 'confirm', id, from: 'suggested', to: 'active' })
     if (confirmed.key !== null && confirmed.key_derived !== true) return { id, status: 'active', superseded: (await supersedeSlot(txn, confirmed)).superseded }
     // A keyless memory that announces a change is compared with memories of neighbouring subjects.
-    const related = config.autoRevise && wantsFrameRevision(confirmed.summary, deriveClaim(confirmed.summary)) ? subjectNeighbours(txn.index, confirmed.summary) : []
+    const related = config.autoRevise && wantsFrameRevision(confirmed.summary, deriveClaim(confirmed.summary)) ? subjectNeighbours(txn.index, confirmed.summary, confirmed.id) : []
     const revised = await reviseDerived(txn, confirmed, config, related)
     return {
       id,

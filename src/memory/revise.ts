@@ -176,7 +176,10 @@ export async function reviseDerived(
     if (theirs === null || relateClaims(mine, theirs) !== 'different') continue
     const why = changeEvidence(mine, theirs, config)
     if (match === 'overlap' && !retires(mine, theirs)) continue
-    if (match === 'near' && (why === null || mine.cues.length + mine.retired.length === 0 || !sameKind(mine, theirs))) continue
+    // Subjects that differ only by a "uses" the relation gave one of them ("公司企业邮箱是…" and
+    // "公司的企业邮箱用的是…") are one subject when the values are of one kind.
+    const relationOnly = match === 'near' && other.key !== null && sameSubjectTerms(withoutUses(entry.key as string), withoutUses(other.key)) && sameKind(mine, theirs)
+    if (match === 'near' && !relationOnly && (why === null || mine.cues.length + mine.retired.length === 0 || !sameKind(mine, theirs))) continue
     const older = other.time <= entry.time
     if (why !== null && older && freshlyVerified(other, nowMs) && !verifiedSelf) {
       rivals.push(other)
@@ -192,16 +195,17 @@ export async function reviseDerived(
     }
   }
   // A change announced in words no subject could be read from ("we moved the DNS off GoDaddy onto
-  // Route 53"): the neighbouring memories whose frame it shares and whose value it replaces.
-  const cues = mine?.cues ?? changeCues(entry.summary)
-  if ((cues.length > 0 || (mine?.retired.length ?? 0) > 0) && isStatement(entry.summary)) {
+  // Route 53"), or a subject worded otherwise than the one it changes: the neighbouring memories
+  // whose frame it shares and whose value it replaces.
+  if ((changeCues(entry.summary).length > 0 || (mine?.retired.length ?? 0) > 0) && isStatement(entry.summary)) {
     const seen = new Set([...losers, ...rivals, ...bySubject.map((m) => m.entry)].map((e) => e.id))
     for (const id of related) {
       const other = txn.index.get(id)
       if (other === undefined || seen.has(id) || other.id === entry.id || other.type !== entry.type || !CURRENT.has(other.status)) continue
       if (other.retracts !== undefined || other.guard !== undefined || other.time > entry.time || premisesConflict(other.scope, entry.scope)) continue
       if ((freshlyVerified(other, nowMs) && !verifiedSelf) || !isStatement(other.summary)) continue
-      // Where both name a subject, the subjects decide (above); the frame speaks only for a text without one.
+      // Where both name a subject, the subjects decide (above): "The admin server was moved to
+      // port 9443" never revises the API server's port by frame.
       if (mine !== null && entryClaim(other) !== null) continue
       if (replacesByFrame(entry, other)) losers.push(other)
     }
@@ -261,6 +265,9 @@ export function valueKind(c: Pick<EntryClaim, 'atoms' | 'value'>): string {
   if (n !== undefined) return unitClass(n) ?? 'number'
   return kindOfValue(c.value) ?? 'text'
 }
+
+/** A subject's terms without 使用, the word claim-extract.ts gives "X 用的是 Y" (English "uses" is filler already). */
+const withoutUses = (subject: string) => subjectTerms(subject).filter((t) => t !== '使用')
 
 function sameKind(a: EntryClaim, b: EntryClaim): boolean {
   const ka = valueKind(a)

@@ -348,10 +348,12 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     for (const e of live) {
       if (e.id === support.id || e.time <= support.time || against.includes(e) || e.retracts !== undefined) continue
       const t = check.terms(e)
-      // A keyed support's subject is its key; an unkeyed one's is what it matched of the claim.
+      // A keyed support's subject is its key; an unkeyed one's is what it matched of the claim,
+      // and so is a derived one's (the key read from its words may be worded otherwise).
       const related =
         support.entities.some((x) => e.entities.includes(x)) ||
-        (support.key !== null ? [...check.keyTerms(support)].every((w) => t.has(w)) : matched.filter((w) => t.has(w)).length >= needed)
+        (support.key !== null && [...check.keyTerms(support)].every((w) => t.has(w))) ||
+        ((support.key === null || support.key_derived === true) && matched.filter((w) => t.has(w)).length >= needed)
       if (related) newer.push(e)
     }
     newer.sort(newestFirst)
@@ -366,14 +368,21 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     for (const e of live) {
       if (e.id === support.id || e.type === 'raw' || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || check.states(e)) continue
       // A memory about another attribute of the claim's subject ("billing service currency" beside
-      // "billing service database") speaks of something else.
-      if (check.parsed !== null && !check.namesSlot(e) && check.subjectsOf(e).some((s) => sharesSubjectWord(s, check.parsed?.subject ?? ''))) continue
+      // "billing service database") speaks of something else, unless it is newer and says that
+      // something changed ("Billing portal's Stripe API version changed to 2024-06-20").
+      const otherAttribute = check.parsed !== null && !check.namesSlot(e) && check.subjectsOf(e).some((s) => sharesSubjectWord(s, check.parsed?.subject ?? ''))
+      const cued = e.time >= support.time && changeCues(e.summary).length > 0
+      if (otherAttribute && !cued) continue
       const shared = [...frame.terms].filter((w) => check.terms(e).has(w)).length
       const about = frame.terms.size > 0 && (shared >= 2 || (shared >= 1 && frame.terms.size <= 2)) && shared / frame.terms.size >= 0.5
       // The same statement with the other polarity ("has no roof rack" / "has a roof rack") is another value too.
       const other = (about && otherValue(frame, `${e.title}\n${e.summary}`)) || polarityTwins(support.summary, e.summary)
-      // Newer, says something changed, speaks of the subject, and names something else.
-      if (e.time >= support.time && changeCues(e.summary).length > 0 && (newer.includes(e) || other)) changed.push(e)
+      // Newer and says something changed: about the support's subject, or taking back the
+      // support's value ("We no longer use Shah & Co" after "Our accountant is Meera Shah at
+      // Shah & Co"). One shared word with a cue is not enough: in a store with months of work on
+      // a service, most of it shares a word with the service's facts and says "now".
+      const retires = cued && check.parsed !== null && RETIRING.test(e.summary) && [...claimTerms(check.parsed.value)].some((w) => check.terms(e).has(w))
+      if (cued && (newer.includes(e) || other || retires)) changed.push(e)
       // Speaks of the subject as fully and gives another value of the same kind: a conflict nobody recorded.
       else if (other && ((shared >= 2 && shared / frame.terms.size >= 0.6) || polarityTwins(support.summary, e.summary))) mentions.push(e)
     }

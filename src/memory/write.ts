@@ -311,18 +311,20 @@ export function wantsFrameRevision(summary: string, derived: DerivedClaim | null
   return derived.retired.length > 0 || cues.some((c) => !ADVERB_CUES.has(c))
 }
 
-/** Cues that say "as of now" without saying what changed: with a readable subject, the subject rule suffices. */
+/** Cues that say "as of now" without saying what changed. */
 const ADVERB_CUES = new Set(['now', 'these days', 'again', 'started', '现在', '如今', '目前', '眼下', '已经', '开始', '早就', '重新'])
 
 /**
- * The memories whose subject shares one of the two rarest of this text's frame words (index
- * lookups, no search): where a change stated without a readable subject may land.
+ * The other memories whose subject shares one of the two rarest of this text's frame words
+ * (index lookups, no search): where a change stated without a readable subject may land. `self`,
+ * the memory of the text when it is already in the index, is left out before rarity is judged
+ * (its own words would otherwise be the rarest).
  */
-export function subjectNeighbours(index: IndexLookup, text: string): string[] {
+export function subjectNeighbours(index: IndexLookup, text: string, self: string | null = null): string[] {
   const terms = subjectTerms(text).filter((t) => !/\d/u.test(t))
   const rarest = (lookup: (t: string) => IndexEntry[]) =>
     terms
-      .map(lookup)
+      .map((t) => lookup(t).filter((e) => e.id !== self))
       .filter((l) => l.length > 0)
       .sort((a, b) => a.length - b.length)
       .slice(0, 2)
@@ -405,7 +407,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       }
       txn.log({ event: 'conflict', id, ids: rivals.map((r) => r.id), slot })
     } else if (status === 'active' && revising) {
-      const revised = await reviseDerived(txn, entry, config, byFrame ? subjectNeighbours(txn.index, summary) : [])
+      const revised = await reviseDerived(txn, entry, config, byFrame ? subjectNeighbours(txn.index, summary, id) : [])
       entry = revised.winner
       superseded = revised.superseded
       warnings.push(...revised.warnings)
