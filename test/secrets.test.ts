@@ -24,7 +24,7 @@ import {
   writeHandler,
   type MemoryBackend,
 } from '../src/api.js'
-import { REDACTION_KINDS, type RedactionKind } from '../src/memory/redact.js'
+import { REDACTION_KINDS, type RedactionKind } from '../src/redact.js'
 import { BATCH_FILE } from '../src/memory/evidence-gate.js'
 import { QUERY_LOG_FILE } from '../src/memory/signals.js'
 import { everyFile, expectCode, grep, tempStores } from './store-kit.js'

@@ -1,7 +1,7 @@
 /** write_memory: store one memory (topic, or episode with its raw text). */
 
 import { writeMemory } from '../memory/write.js'
-import { REDACTION_KINDS } from '../memory/redact.js'
+import { REDACTION_KINDS } from '../redact.js'
 import { ANCHOR_KINDS, SOURCE_KINDS } from '../types.js'
 import { idList, nullableString, sessionIdField, statusField } from './shapes.js'
 import { claimInputFields } from './claim-fields.js'
