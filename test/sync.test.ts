@@ -612,6 +612,11 @@ describe('sync: the pure parts', () => {
   it('finds secrets with their line, keeps settings files, writes commit messages from the ledger', () => {
     expect(findSecret('topics/x.md', 'line one\ntoken ghp_abcdefghijklmnopqrstuvwxyz012345\n')).toEqual({ path: 'topics/x.md', line: 2, kinds: ['github-token'] })
     expect(findSecret('topics/x.md', 'redacted: [已脱敏:api-key]\n')).toBeNull()
+    expect(findSecret('topics/x.md', 'maps\nkey AIzaSyD4nB2kQ9xL0vT7mR3wE8uY1pZ6cF5hJ2g\n')).toEqual({ path: 'topics/x.md', line: 2, kinds: ['google-api-key'] })
+    expect(findSecret('topics/x.md', 'bot xoxb-2400000000001-2400000000002-AbCdEfGhIjKlMnOpQrStUvWx\n')).toEqual({ path: 'topics/x.md', line: 1, kinds: ['slack-token'] })
+    expect(findSecret('topics/x.md', 'a\nb\nSTRIPE sk_live_51HqLyjK2eZvKYlo2C0aBcDeFgHiJkLmN\n')).toEqual({ path: 'topics/x.md', line: 3, kinds: ['stripe-key'] })
+    expect(findSecret('a.bin', 'x\0AKIAIOSFODNN7EXAMPLE\0')).toEqual({ path: 'a.bin', line: 0, kinds: ['aws-access-key'], binary: true })
+    expect(findSecret('a.bin', 'x\0y\0z')).toBeNull()
     expect(withLines('node_modules/\n', '# head', ['a', 'b'])).toBe('node_modules/\n\n# head\na\nb\n')
     expect(withLines('# head\na\nb\n', '# head', ['a', 'b'])).toBeNull()
     expect(newLedgerLines('x\n', 'x\ny\nz\n')).toEqual(['y', 'z'])
