@@ -77,16 +77,20 @@ const RULES: readonly Rule[] = [
     kind: 'cn-id-number',
     pattern: /(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])/g,
   },
-  // Bot, user, app, refresh, session and rotating tokens (xoxb- xoxp- xoxa- xoxr- xoxs- xoxe- xoxe.xoxp-), app-level tokens (xapp-).
+  // Bot, user, app, refresh, session and rotating tokens (xoxb- xoxp- xoxa- xoxr- xoxs- xoxe-
+  // xoxe.xoxp-) and app-level tokens (xapp-).
   { kind: 'slack-token', pattern: /\b(?:xox(?:e\.xox)?[abeoprs]-[0-9A-Za-z-]{10,250}|xapp-\d-[0-9A-Za-z-]{10,250})/g },
   { kind: 'slack-webhook', pattern: /\bhttps?:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,300}/g },
   { kind: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
-  // Secret and restricted keys, live or test, and webhook signing secrets; publishable keys (pk_) are public.
+  // Secret and restricted keys, live or test, and webhook signing secrets; publishable keys
+  // (pk_) are public.
   { kind: 'stripe-key', pattern: /\b(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,250}|whsec_[0-9A-Za-z]{20,250})/g },
   // NAME_KEY=value, NAME_TOKEN: "value", "name_secret": "value" (env files, YAML, JSON, headers).
   {
     kind: 'secret-assignment',
-    pattern: /(\b[A-Za-z][A-Za-z0-9_.-]{0,63}[_-](?:KEY|TOKEN|SECRET)["']?[ \t]*[:=][ \t]*["']?)([A-Za-z0-9+/_.~-]{16,256}={0,2})/gi,
+    // Found by its suffix, not by the name before it: trying every word as the start of a name
+    // would cost a backtrack of up to the name's length at every word.
+    pattern: /((?<=[A-Za-z0-9])[_-](?:KEY|TOKEN|SECRET)["']?[ \t]*[:=][ \t]*["']?)([A-Za-z0-9+/_.~-]{16,256}={0,2})/gi,
     group: 2,
     accept: looksGenerated,
   },
@@ -165,17 +169,17 @@ export function redactRecord<T>(value: T, identifiers: ReadonlySet<string> = NO_
     }
     if (Array.isArray(v)) return v.map((item, i) => walk(item, field === null ? null : `${field}[${i}]`))
     if (!isPlainObject(v)) return v
-    const out: Record<string, unknown> = {}
-    for (const [k, item] of Object.entries(v)) {
-      const inner = field !== null ? `${field}.${k}` : identifiers.has(k) ? k : null
-      out[field === null ? text(k) : k] = walk(item, inner)
-    }
-    return out
+    return Object.fromEntries(
+      Object.entries(v).map(([k, item]) => (field !== null ? [k, walk(item, `${field}.${k}`)] : [text(k), walk(item, identifiers.has(k) ? k : null)])),
+    )
   }
   return { value: walk(value, null) as T, kinds }
 }
 
-/** One line of a JSONL file the store appends to (ledger, usage, query log, evidence batches): the record redacted, then serialised. */
+/**
+ * A record as one line of a JSONL file the store appends to (ledger, usage, query log, evidence
+ * batches): redacted, then serialised.
+ */
 export function jsonLine(record: object): string {
   return JSON.stringify(redactRecord(record).value)
 }
