@@ -39,7 +39,7 @@ export { projectIdentity, normaliseRemote, type ProjectIdentity } from './stores
 export type { ToolDeclaration, ToolAnnotations } from './tools/tool.js'
 export { outputViolation, type Schema, type Infer } from './tools/schema.js'
 export { MemoryError, ERROR_CODES, type ErrorCode } from './errors.js'
-export { redactSecrets } from './memory/redact.js'
+export { redactSecrets } from './redact.js'
 export { signalsSettled } from './memory/signals.js'
 export { injectionText, neutralizeTemplates, type InjectionOptions, type InjectionResult } from './memory/inject.js'
 export { flushCaches } from './retrieve/retriever.js'

@@ -28,29 +28,9 @@ import {
   type MemoryBackend,
 } from '../src/api.js'
 import { renderValue } from '../src/tools/render.js'
-import { expectCode, tempStores } from './store-kit.js'
+import { everyFile, expectCode, grep, tempStores } from './store-kit.js'
 
 const store = tempStores('forget-')
-
-/** Every file under the root, dot folders (.cache) included, with its text. */
-async function everyFile(root: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>()
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-      const abs = path.join(dir, entry.name)
-      if (entry.isDirectory()) await walk(abs)
-      else if (entry.isFile()) out.set(path.relative(root, abs), await fs.readFile(abs, 'utf8'))
-    }
-  }
-  await walk(root)
-  return out
-}
-
-async function grep(root: string, needle: string): Promise<string[]> {
-  const hits: string[] = []
-  for (const [file, text] of await everyFile(root)) if (text.toLowerCase().includes(needle.toLowerCase())) hits.push(file)
-  return hits.sort()
-}
 
 async function expectIndexIsProjection(backend: MemoryBackend): Promise<void> {
   const byId = (a: IndexEntry, b: IndexEntry) => a.id.localeCompare(b.id)

@@ -555,7 +555,7 @@ describe('inputs that break the tool contract today', () => {
     expect(rebuilt).toEqual(written)
   })
 
-  // src/memory/redact.ts, rule connection-password: `\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/` restarts at
+  // src/redact.ts, rule connection-password: `\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/` restarts at
   // every word boundary inside a long token and scans to its end: quadratic. write_memory accepts
   // raw up to 1,000,000 chars; 'a.'.repeat(500_000) would take minutes. Here 200,000 chars.
   it('secret redaction stays fast on a long token (no quadratic scan)', { timeout: 60_000 }, () => {

@@ -1,7 +1,8 @@
 /**
- * Small helpers the history, forget/purge and scenario tests share: temporary stores (with a clock
- * the test moves, when asked) that are flushed and removed after the file's tests, and the
- * assertion that a call fails with a MemoryError of one code.
+ * Small helpers the history, forget/purge, secrets and scenario tests share: temporary stores
+ * (with a clock the test moves, when asked) that are flushed and removed after the file's tests,
+ * the assertion that a call fails with a MemoryError of one code, and a search of every file
+ * under a store's root for a value.
  */
 
 import { promises as fs } from 'node:fs'
@@ -41,4 +42,25 @@ export async function expectCode(p: Promise<unknown>, code: string): Promise<Mem
   expect(err).toBeInstanceOf(MemoryError)
   expect((err as MemoryError).code).toBe(code)
   return err as MemoryError
+}
+
+/** Every file under the root, dot folders (.cache) included, with its text. */
+export async function everyFile(root: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>()
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+      const abs = path.join(dir, entry.name)
+      if (entry.isDirectory()) await walk(abs)
+      else if (entry.isFile()) out.set(path.relative(root, abs), await fs.readFile(abs, 'utf8'))
+    }
+  }
+  await walk(root)
+  return out
+}
+
+/** The files under the root whose text holds needle (case aside), sorted. */
+export async function grep(root: string, needle: string): Promise<string[]> {
+  const hits: string[] = []
+  for (const [file, text] of await everyFile(root)) if (text.toLowerCase().includes(needle.toLowerCase())) hits.push(file)
+  return hits.sort()
 }

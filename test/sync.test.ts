@@ -329,6 +329,47 @@ describe('sync: two stores through a bare repository', () => {
     expect(ok.pushed).not.toBeNull()
   })
 
+  it('refuses to commit or push a binary file holding a secret (NUL bytes, UTF-16), and says which file', async () => {
+    const w = world()
+    const a = w.store('a')
+    await writeHandler(a.backend, { summary: 'The deploy key lives in the vault.', title: 'Deploy key' })
+    await w.sync(a.backend, { remote: w.remote })
+    const remoteHead = w.git(w.remote, 'rev-parse', 'main')
+    const commits = w.git(a.root, 'rev-list', '--count', 'HEAD')
+    const pushedFiles = () => w.git(w.remote, 'ls-tree', '-r', '--name-only', 'main')
+    const attempts: Array<[string, Buffer, string]> = [
+      ['topics/blob.bin', Buffer.concat([Buffer.from([0, 1, 2, 0xff, 0]), Buffer.from('key AKIAIOSFODNN7EXAMPLE\0tail', 'latin1')]), 'aws-access-key'],
+      ['topics/notes-utf16.txt', Buffer.from('\ufeffslack xoxb-2400000000001-2400000000002-AbCdEfGhIjKlMnOpQrStUvWx\n', 'utf16le'), 'slack-token'],
+      ['topics/dump.bin', Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0]), Buffer.from('sk_live_51HqLyjK2eZvKYlo2C0aBcDeFgHiJkLmN', 'latin1'), Buffer.from([0, 0])]), 'stripe-key'],
+    ]
+    const outcomes: Array<{ file: string; kind: string; refused: unknown; pushed: boolean }> = []
+    for (const [file, bytes, kind] of attempts) {
+      writeFileSync(path.join(a.root, file), bytes)
+      const refused = await w.sync(a.backend).catch((err: unknown) => err)
+      outcomes.push({ file, kind, refused, pushed: pushedFiles().includes(file) })
+      unlinkSync(path.join(a.root, file))
+    }
+    console.info(`[sync] binary files with a secret: ${outcomes.filter((o) => !o.pushed).length} of ${attempts.length} kept from the remote`)
+    for (const { file, kind, refused, pushed } of outcomes) {
+      expect(pushed, file).toBe(false)
+      expect(refused, file).toMatchObject({ code: 'INVALID_STATE' })
+      expect((refused as Error).message).toContain(`sync refused: ${file} (binary; ${kind}) holds what looks like a secret; nothing was committed or pushed`)
+    }
+    expect(w.git(a.root, 'rev-list', '--count', 'HEAD')).toBe(commits)
+    expect(w.git(w.remote, 'rev-parse', 'main')).toBe(remoteHead)
+
+    // Committed by hand outside sync: not pushed either.
+    const [file, bytes] = attempts[0] as [string, Buffer, string]
+    writeFileSync(path.join(a.root, file), bytes)
+    w.git(a.root, 'add', file)
+    w.git(a.root, 'commit', '-q', '-m', 'by hand')
+    const held = await w.sync(a.backend).catch((err: Error) => err)
+    expect(held).toMatchObject({ code: 'INVALID_STATE' })
+    expect((held as Error).message).toContain(`sync refused: ${file} (binary; aws-access-key) holds what looks like a secret in a commit made outside sync that is not pushed yet; nothing was pushed`)
+    expect(w.git(w.remote, 'rev-parse', 'main')).toBe(remoteHead)
+    expect(pushedFiles()).not.toContain(file)
+  })
+
   it('is safe to run while writes go on: every write is committed, and reaches the other store', async () => {
     const w = world()
     const a = w.store('a')
@@ -571,6 +612,11 @@ describe('sync: the pure parts', () => {
   it('finds secrets with their line, keeps settings files, writes commit messages from the ledger', () => {
     expect(findSecret('topics/x.md', 'line one\ntoken ghp_abcdefghijklmnopqrstuvwxyz012345\n')).toEqual({ path: 'topics/x.md', line: 2, kinds: ['github-token'] })
     expect(findSecret('topics/x.md', 'redacted: [已脱敏:api-key]\n')).toBeNull()
+    expect(findSecret('topics/x.md', 'maps\nkey AIzaSyD4nB2kQ9xL0vT7mR3wE8uY1pZ6cF5hJ2g\n')).toEqual({ path: 'topics/x.md', line: 2, kinds: ['google-api-key'] })
+    expect(findSecret('topics/x.md', 'bot xoxb-2400000000001-2400000000002-AbCdEfGhIjKlMnOpQrStUvWx\n')).toEqual({ path: 'topics/x.md', line: 1, kinds: ['slack-token'] })
+    expect(findSecret('topics/x.md', 'a\nb\nSTRIPE sk_live_51HqLyjK2eZvKYlo2C0aBcDeFgHiJkLmN\n')).toEqual({ path: 'topics/x.md', line: 3, kinds: ['stripe-key'] })
+    expect(findSecret('a.bin', 'x\0AKIAIOSFODNN7EXAMPLE\0')).toEqual({ path: 'a.bin', line: 0, kinds: ['aws-access-key'], binary: true })
+    expect(findSecret('a.bin', 'x\0y\0z')).toBeNull()
     expect(withLines('node_modules/\n', '# head', ['a', 'b'])).toBe('node_modules/\n\n# head\na\nb\n')
     expect(withLines('# head\na\nb\n', '# head', ['a', 'b'])).toBeNull()
     expect(newLedgerLines('x\n', 'x\ny\nz\n')).toEqual(['y', 'z'])

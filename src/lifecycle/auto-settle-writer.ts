@@ -8,8 +8,8 @@
  * becomes a console.warn and an entry in the result. It reads host messages and never mutates them.
  */
 
-import type { RedactionKind } from '../memory/redact.js'
-import { redactSecrets } from '../memory/redact.js'
+import type { RedactionKind } from '../redact.js'
+import { redactSecrets } from '../redact.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { truncateUnits } from '../text.js'
 import { writeHandler } from '../tools/write-memory.js'

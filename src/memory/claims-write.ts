@@ -1,8 +1,9 @@
 /**
  * The write side of the claim fields: premises, evidence, retraction and guard as a write
- * request gives them, checked (INVALID_INPUT naming the field), redacted and turned into
- * front-matter; and what a write does with them inside its transaction (premises that keep a
- * repeat or a version apart, evidence refreshed by a repeat, the retracted memory marked).
+ * request gives them (already redacted by the write path), checked (INVALID_INPUT naming the
+ * field) and turned into front-matter; and what a write does with them inside its transaction
+ * (premises that keep a repeat or a version apart, evidence refreshed by a repeat, the retracted
+ * memory marked).
  * Pure except for the transaction calls; it never decides duplicates or versions itself.
  */
 
@@ -41,17 +42,17 @@ export interface PreparedClaim {
   tags: string[]
 }
 
-function clean(value: string | undefined, redact: (s: string) => string): string | null {
+function clean(value: string | undefined): string | null {
   if (value === undefined) return null
-  const s = redact(collapseWhitespace(value))
+  const s = collapseWhitespace(value)
   return s === '' ? null : s
 }
 
-/** Checks and normalises the claim fields of a request. Pure; throws INVALID_INPUT naming the field. */
-export function prepareClaim(req: ClaimRequest, redact: (s: string) => string): PreparedClaim {
-  const scope = req.scope === undefined ? null : formatPremises(parsePremises(redact(req.scope), 'scope'))
-  const cmd = clean(req.verify_cmd, redact)
-  const expect = clean(req.verify_expect, redact)
+/** Checks and normalises the claim fields of a request already redacted (write.ts). Pure; throws INVALID_INPUT naming the field. */
+export function prepareClaim(req: ClaimRequest): PreparedClaim {
+  const scope = req.scope === undefined ? null : formatPremises(parsePremises(req.scope, 'scope'))
+  const cmd = clean(req.verify_cmd)
+  const expect = clean(req.verify_expect)
   let verifiedAt: string | null = null
   if (req.verified_at !== undefined) {
     const ms = Date.parse(req.verified_at)
@@ -59,8 +60,8 @@ export function prepareClaim(req: ClaimRequest, redact: (s: string) => string): 
     if (req.verify_result === undefined) throw invalidInput('verify_result', '"pass" or "fail" when verified_at is given (the time of which result?)')
     verifiedAt = new Date(ms).toISOString()
   }
-  const trigger = clean(req.guard_trigger, redact)
-  const action = clean(req.guard_action, redact)
+  const trigger = clean(req.guard_trigger)
+  const action = clean(req.guard_action)
   if ((trigger === null) !== (action === null))
     throw invalidInput(trigger === null ? 'guard_trigger' : 'guard_action', 'a non-empty string (a guard needs both guard_trigger and guard_action)')
   const retracts = req.retracts === undefined ? null : req.retracts.trim()

@@ -12,6 +12,7 @@
  */
 
 import { randomBytes } from 'node:crypto'
+import { checkIdentifier, jsonLine } from '../redact.js'
 import type { MemoryBackend } from '../store/backend.js'
 
 export const BATCH_FILE = '.cache/evidence-batches.jsonl'
@@ -41,11 +42,13 @@ const token = (prefix: string, bytes: number) => `${prefix}${randomBytes(bytes).
 
 /** Registers the hits of one search as a batch; returns its id and one ref per hit, in order. */
 export async function registerBatch(backend: MemoryBackend, sessionId: string | undefined, hitIds: readonly string[]): Promise<{ batchId: string; refs: string[] }> {
+  // The session groups batches and is matched as given by memory_assess: a credential is refused, not rewritten.
+  if (sessionId !== undefined) checkIdentifier('session_id', sessionId)
   const batchId = token('b_', 6)
   const refs = hitIds.map(() => token('r_', 4))
   const line: BatchLine = { batch: batchId, session: sessionId ?? NO_SESSION, at: backend.now(), refs: hitIds.map((id, i) => [refs[i] as string, id]) }
   try {
-    await appendLine(backend, `${JSON.stringify(line)}\n`)
+    await appendLine(backend, `${jsonLine(line)}\n`)
     const n = (appendsSinceTrim.get(backend) ?? 0) + 1
     appendsSinceTrim.set(backend, n)
     if (n >= TRIM_EVERY) {
@@ -97,7 +100,7 @@ function latest(lines: BatchLine[]): Map<string, BatchLine[]> {
 async function trim(backend: MemoryBackend): Promise<void> {
   const kept = [...latest(parseLines(await backend.readFile(BATCH_FILE)))].slice(0, SESSIONS_KEPT).reverse()
   const lines = kept.flatMap(([, batches]) => batches).sort((a, b) => a.at.localeCompare(b.at))
-  await backend.writeFileAtomic(BATCH_FILE, lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length > 0 ? '\n' : ''))
+  await backend.writeFileAtomic(BATCH_FILE, lines.map(jsonLine).join('\n') + (lines.length > 0 ? '\n' : ''))
 }
 
 export interface AssessRequest {

@@ -1,12 +1,13 @@
 /**
  * Usage signals, written beside the search path, never on it: the top 5 hits of each search go
- * to usage.jsonl (`{ id, at, rank }`), each real query to query-log.jsonl (`{ at, query, hits }`,
- * the latest 200 kept, the file rewritten only when it passes 250 lines; appends to it take the
- * store lock so that a trim never drops one). Both are append-only between trims, and a failure
- * to record is silent: evidence, not state.
+ * to usage.jsonl (`{ id, at, rank }`), each real query, redacted, to query-log.jsonl (`{ at,
+ * query, hits }`, the latest 200 kept, the file rewritten only when it passes 250 lines; appends
+ * to it take the store lock so that a trim never drops one). Both are append-only between trims,
+ * and a failure to record is silent: evidence, not state.
  */
 
 import type { MemoryBackend } from '../store/backend.js'
+import { jsonLine, redactSecrets } from '../redact.js'
 import { truncate } from '../text.js'
 
 export const USAGE_FILE = 'usage.jsonl'
@@ -43,10 +44,11 @@ export interface SearchSignal {
 export function recordSearch(backend: MemoryBackend, signal: SearchSignal): void {
   const at = backend.now()
   const top = signal.hitIds.slice(0, USAGE_TOP)
-  if (top.length > 0) track(backend, backend.appendText(USAGE_FILE, top.map((id, rank) => JSON.stringify({ id, at, rank: rank + 1 })).join('\n') + '\n'))
-  const query = truncate(signal.query.replace(/\s+/g, ' ').trim(), 120)
+  if (top.length > 0) track(backend, backend.appendText(USAGE_FILE, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
+  // Redacted before the cut, so a cut never leaves the head of a secret that no longer looks like one.
+  const query = truncate(redactSecrets(signal.query.replace(/\s+/g, ' ').trim()).text, 120)
   if (query === '') return
-  track(backend, appendQuery(backend, JSON.stringify({ at, query, hits: signal.hitIds.length }) + '\n'))
+  track(backend, appendQuery(backend, jsonLine({ at, query, hits: signal.hitIds.length }) + '\n'))
 }
 
 async function appendQuery(backend: MemoryBackend, line: string): Promise<void> {

@@ -11,7 +11,7 @@ import { cleanAnchors, contentHash, detailsOf, memoryBody, parseFile } from '../
 import { bigramJaccard, collapseWhitespace, normalizeForHash, slugify, truncate } from '../text.js'
 import { MEMORY_STATUSES, type AnchorKind, type IndexEntry, type MemoryStatus, type Source, type SourceKind } from '../types.js'
 import { loadConfig, type RuntimeConfig } from './config.js'
-import { redactSecrets, type RedactionKind } from './redact.js'
+import { redactRecord, type RedactionKind } from '../redact.js'
 import { slotOf, type IndexLookup } from '../store/index-view.js'
 import { LIVE, rawSibling, slotMates, supersedeSlot } from './slots.js'
 import { transact, type Txn } from './txn.js'
@@ -96,10 +96,10 @@ function defaultTitle(summary: string): string {
   return truncate(collapseWhitespace(first), 60)
 }
 
-function cleanList(items: string[] | undefined, redact: (s: string) => string): string[] {
+function cleanList(items: string[] | undefined): string[] {
   const out: string[] = []
   for (const item of items ?? []) {
-    const s = redact(collapseWhitespace(item))
+    const s = collapseWhitespace(item)
     if (s !== '' && !out.includes(s)) out.push(s)
   }
   return out
@@ -187,46 +187,39 @@ export interface PreparedWrite {
   claim: PreparedClaim
 }
 
-function redactDeep(value: unknown, redact: (s: string) => string): unknown {
-  if (typeof value === 'string') return redact(value)
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact))
-  if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redact)]))
-  }
-  return value
-}
+/**
+ * Fields of a write request that name something rather than say something: stored and compared
+ * exactly, so a credential in one is refused (see redact.ts), never rewritten.
+ */
+const WRITE_IDENTIFIERS: ReadonlySet<string> = new Set(['session_id', 'links', 'anchors', 'retracts'])
 
 /** Checks, normalises and redacts a write request. Pure; throws INVALID_INPUT naming the field. */
 export function prepareWrite(config: RuntimeConfig, req: WriteRequest, options: WriteOptions = {}): PreparedWrite {
-  const redactions: RedactionKind[] = []
-  const redact = (text: string): string => {
-    if (!config.redactSecrets) return text
-    const r = redactSecrets(text)
-    for (const k of r.kinds) if (!redactions.includes(k)) redactions.push(k)
-    return r.text
-  }
+  const foreign: Record<string, unknown> = {}
+  for (const [field, value] of Object.entries(options.frontMatter ?? {})) if (!OWN_FRONT_MATTER.has(field) && value !== undefined) foreign[field] = value
+  // One pass over everything the caller gives, before anything is compared or hashed: every
+  // string field is redacted (those added later too), every identifier checked.
+  const given = { req, details: options.details ?? '', frontMatter: foreign }
+  const { value, kinds: redactions } = config.redactSecrets ? redactRecord(given, WRITE_IDENTIFIERS) : { value: given, kinds: [] }
+  const { req: r, details, frontMatter } = value
 
-  const summary = redact(collapseWhitespace(req.summary))
+  const summary = collapseWhitespace(r.summary)
   if (summary === '') throw invalidInput('summary', 'a non-empty string')
-  const raw = req.raw === undefined ? undefined : redact(req.raw)
-  const type = req.type ?? (raw !== undefined ? 'episode' : 'topic')
+  const raw = r.raw
+  const type = r.type ?? (raw !== undefined ? 'episode' : 'topic')
   if (type === 'topic' && raw !== undefined) throw invalidInput('type', '"episode" when raw is given (raw text belongs to an episode)')
-  const sessionId = req.session_id?.trim() || null
+  const sessionId = r.session_id?.trim() || null
   if (type === 'episode' && sessionId === null) throw invalidInput('session_id', 'a session id (episodes and raw text must name their session)')
-  const explicitTitle = req.title === undefined ? null : redact(collapseWhitespace(req.title))
+  const explicitTitle = r.title === undefined ? null : collapseWhitespace(r.title)
   if (explicitTitle === '') throw invalidInput('title', 'a non-empty string')
-  const key = req.key === undefined ? null : redact(collapseWhitespace(req.key))
+  const key = r.key === undefined ? null : collapseWhitespace(r.key)
   if (key === '') throw invalidInput('key', 'a non-empty string')
-  const time = req.time === undefined ? null : Date.parse(req.time)
+  const time = r.time === undefined ? null : Date.parse(r.time)
   if (time !== null && Number.isNaN(time)) throw invalidInput('time', 'an ISO-8601 date-time such as 2026-01-02T10:00:00Z')
   const title = explicitTitle ?? defaultTitle(summary)
   // Versioning needs intent: an explicit key, or an explicit title that then serves as the key.
   const slotKey = key ?? (options.titleIsSlot === false ? null : explicitTitle)
-  const frontMatter: Record<string, unknown> = {}
-  for (const [field, value] of Object.entries(options.frontMatter ?? {})) {
-    if (!OWN_FRONT_MATTER.has(field) && value !== undefined) frontMatter[field] = redactDeep(value, redact)
-  }
-  const claim = prepareClaim(req, redact)
+  const claim = prepareClaim(r)
   // Without a key, the text itself may name its subject; retractions and guards are never versions.
   const said = deriveClaim(summary)
   const derived = slotKey === null && config.autoRevise && claim.retracts === null && claim.frontMatter.guard_trigger === undefined ? said : null
@@ -240,12 +233,12 @@ export function prepareWrite(config: RuntimeConfig, req: WriteRequest, options: 
     said,
     derived,
     slot: slotOf({ key: slotKey ?? derived?.subject ?? null, title }),
-    tags: cleanList([...(req.tags ?? []), ...claim.tags], redact),
-    entities: cleanList(req.entities, redact),
-    source: { session_id: sessionId, kind: req.source ?? (sessionId !== null ? 'session' : 'user') },
-    gated: req.requireConfirmation ?? config.requireConfirmation,
+    tags: cleanList([...(r.tags ?? []), ...claim.tags]),
+    entities: cleanList(r.entities),
+    source: { session_id: sessionId, kind: r.source ?? (sessionId !== null ? 'session' : 'user') },
+    gated: r.requireConfirmation ?? config.requireConfirmation,
     time,
-    details: options.details === undefined || options.details.trim() === '' ? '' : redact(options.details),
+    details: details.trim() === '' ? '' : details,
     frontMatter,
     near: options.nearDuplicates !== false,
     redactions,

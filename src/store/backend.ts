@@ -49,7 +49,7 @@ export interface MemoryBackend {
   readIndex(): Promise<IndexEntry[]>
   /** Replaces index.jsonl atomically (rebuild, compaction). Call inside `withLock`. */
   writeIndex(entries: IndexEntry[]): Promise<void>
-  /** Appends one line to ledger.jsonl; never rewrites it. */
+  /** Appends one line to ledger.jsonl, every string in it redacted (src/redact.ts); never rewrites it. */
   appendLedger(event: LedgerEvent): Promise<void>
   /** Every event of ledger.jsonl; lines that do not parse are skipped. */
   readLedger(): Promise<LedgerEvent[]>

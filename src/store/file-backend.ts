@@ -7,8 +7,9 @@
  *
  * Owns root confinement (every relative path is checked, `..`, absolute, encoded and NUL paths
  * and symlinks leading outside are refused with PATH_OUTSIDE_ROOT), atomic writes through
- * write-file-atomic, the append-only ledger and the store lock (proper-lockfile between
- * processes, a promise queue within one). It must never read or write outside its root.
+ * write-file-atomic, the append-only ledger (every event redacted on its way in, whoever logs
+ * it) and the store lock (proper-lockfile between processes, a promise queue within one). It
+ * must never read or write outside its root.
  */
 
 import * as fsSync from 'node:fs'
@@ -17,6 +18,7 @@ import path from 'node:path'
 import lockfile from 'proper-lockfile'
 import writeFileAtomicImpl from 'write-file-atomic'
 import { MemoryError } from '../errors.js'
+import { jsonLine } from '../redact.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
 import type { AnchorProbes, FileStat, MemoryBackend, SyncReads } from './backend.js'
 import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
@@ -416,7 +418,7 @@ class FileBackend implements MemoryBackend {
   }
 
   async appendLedger(event: LedgerEvent): Promise<void> {
-    await this.appendText(LEDGER_FILE, `${JSON.stringify(event)}\n`, { fsync: true })
+    await this.appendText(LEDGER_FILE, `${jsonLine(event)}\n`, { fsync: true })
   }
 
   async appendText(relPath: string, text: string, options: { fsync?: boolean } = {}): Promise<void> {

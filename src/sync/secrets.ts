@@ -1,22 +1,31 @@
 /**
  * The last gate before anything leaves the machine: a file about to be committed or pushed that
- * still holds a credential-shaped string (a hand edit, a file written with redaction off) stops
- * the sync. Uses the same patterns as redaction, so whatever `write_memory` would have replaced
- * is what stops a push. Pure.
+ * still holds a credential-shaped string (a hand edit, a file written with redaction off, a binary
+ * file dropped into the store) stops the sync. Uses the same patterns as redaction, so whatever
+ * `write_memory` would have replaced is what stops a push. Pure.
  */
 
-import { redactSecrets, type RedactionKind } from '../memory/redact.js'
+import { redactSecrets, type RedactionKind } from '../redact.js'
 
 export interface SecretFinding {
   path: string
-  /** 1-based line of the first match. */
+  /** 1-based line of the first match; 0 in a binary file. */
   line: number
   kinds: RedactionKind[]
+  /** Set when the file holds NUL bytes (binary data, UTF-16 text). */
+  binary?: true
 }
 
-/** The first credential-shaped string in a file's text, or null. Binary files (a NUL byte) are passed over. */
+/**
+ * The first credential-shaped string in a file's text, or null. A file with NUL bytes (binary
+ * data, UTF-16 text) is scanned too: as it is, since text inside binary data stays readable, and
+ * with the NULs taken out, since UTF-16 puts one beside every ASCII character of a key.
+ */
 export function findSecret(path: string, text: string): SecretFinding | null {
-  if (text.includes('\0')) return null
+  if (text.includes('\0')) {
+    const { kinds } = redactSecrets(`${text}\n${text.replace(/\0/g, '')}`)
+    return kinds.length === 0 ? null : { path, line: 0, kinds, binary: true }
+  }
   const { kinds } = redactSecrets(text)
   if (kinds.length === 0) return null
   const lines = text.split('\n')
@@ -28,7 +37,7 @@ export function findSecret(path: string, text: string): SecretFinding | null {
 
 /** The message a refused sync gives: which files, which kinds, what to do. */
 export function refusalMessage(findings: readonly SecretFinding[], stage: 'commit' | 'push'): string {
-  const shown = findings.slice(0, 10).map((f) => `${f.path}${f.line > 0 ? `:${f.line}` : ''} (${f.kinds.join(', ')})`)
+  const shown = findings.slice(0, 10).map((f) => `${f.path}${f.line > 0 ? `:${f.line}` : ''} (${f.binary === true ? 'binary; ' : ''}${f.kinds.join(', ')})`)
   const more = findings.length > shown.length ? ` and ${findings.length - shown.length} more` : ''
   const head = `sync refused: ${shown.join('; ')}${more} ${findings.length === 1 ? 'holds' : 'hold'} what looks like a secret`
   if (stage === 'commit')

@@ -111,11 +111,12 @@ export const memorySearchHybridTool = defineTool(
     const [config, state] = await Promise.all([loadConfig(backend), asOf !== null ? retrievalAsOf(backend, asOf) : retrievalState(backend)])
     const request: SearchRequest = { ...input, scope: requestPremises(input.scope), top_k: Math.min(input.top_k, config.maxTopK) }
     const result = runSearch(state.entries, state.index, state.aliases, request)
-    // A look into the past is not use of the memories of now.
-    if (asOf === null) recordSearch(backend, { query: input.query, hitIds: result.hits.map((h) => h.id) })
     // Typed first: checking the literal against the inferred output type directly is too deep for tsc.
     const annotated: SearchResult & SearchAnnotations = { ...result, ...annotateSearch(state, request, result.hits, asOf ?? Date.parse(backend.now())) }
+    // First, so a search refused for its session (a credential) is not recorded as use.
     const { batchId, refs } = await registerBatch(backend, input.session_id, annotated.hits.map((h) => h.id))
+    // A look into the past is not use of the memories of now.
+    if (asOf === null) recordSearch(backend, { query: input.query, hitIds: result.hits.map((h) => h.id) })
     const out: Omit<typeof annotated, 'hits'> & { hits: ((typeof annotated.hits)[number] & { ref: string })[]; batch_id: string } = {
       ...annotated,
       hits: annotated.hits.map((h, i) => ({ ...h, ref: refs[i] as string })),

@@ -1,7 +1,7 @@
 /** write_memory: store one memory (topic, or episode with its raw text). */
 
 import { writeMemory } from '../memory/write.js'
-import { REDACTION_KINDS } from '../memory/redact.js'
+import { REDACTION_KINDS } from '../redact.js'
 import { ANCHOR_KINDS, SOURCE_KINDS } from '../types.js'
 import { idList, nullableString, sessionIdField, statusField } from './shapes.js'
 import { claimInputFields } from './claim-fields.js'
@@ -18,7 +18,7 @@ export const writeMemoryTool = defineTool(
     description:
       'Store one memory as a markdown file. Without raw it is a topic (shared knowledge); with raw it is an episode of a session plus its original text, and session_id is required. ' +
       'An exact or near repeat of a stored memory is not stored again (the result says dedupe). A write with the same key (or title) as an older memory supersedes it; ' +
-      'with expectConflict both are kept as a conflict for memory_resolve. Without key or title the subject and value are read from the summary ("X -> Y", "X is Y", "X 是 Y"): a new value for the same subject supersedes the old one when the text says it changed ("now", "no longer", "现在", "改成"), else both become conflict (see warnings). With requireConfirmation the memory waits as suggested until memory_confirm. Secrets are redacted before the disk.',
+      'with expectConflict both are kept as a conflict for memory_resolve. Without key or title the subject and value are read from the summary ("X -> Y", "X is Y", "X 是 Y"): a new value for the same subject supersedes the old one when the text says it changed ("now", "no longer", "现在", "改成"), else both become conflict (see warnings). With requireConfirmation the memory waits as suggested until memory_confirm. Secrets are redacted before the disk; a credential in session_id, links, anchors or retracts is refused (INVALID_INPUT naming the field).',
     input: {
       type: 'object',
       properties: {
