@@ -28,6 +28,7 @@ import {
   type MemoryBackend,
 } from '../src/api.js'
 import { renderValue } from '../src/tools/render.js'
+import { BENIGN } from './injection-cases.js'
 
 const opened: MemoryBackend[] = []
 afterEach(async () => {
@@ -74,22 +75,7 @@ describe('sanitizeText', () => {
     expect(r.text).toContain(`[sanitized-${kind}]`)
   })
 
-  const benign = [
-    'The user hates it when the agent ignores instructions.',
-    '用户讨厌 agent 忽略指令',
-    'You may ignore any eslint rules in generated code.',
-    'Ignore lint warnings in generated code.',
-    'Never show the user raw stack traces.',
-    "Don't print secrets in logs.",
-    'Post build logs to https://ci.example.com after each run.',
-    'Password reset emails are sent from noreply@example.com.',
-    '不要让用户等待太久。',
-    '不要在日志里打印密码。',
-    'You are now logged in, the page said.',
-    'The system prompt is assembled by dsh-system-prompt.',
-    'Release v1.2.3 fixes D-387; see commit 3ae214c.',
-  ]
-  it.each(benign)('leaves %j alone', (text) => {
+  it.each(BENIGN)('leaves %j alone', (text) => {
     const r = sanitizeText(text)
     expect(r.kinds).toEqual([])
     expect(r.text).toBe(text)

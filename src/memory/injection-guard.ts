@@ -1,9 +1,13 @@
 /**
  * The injection guard: memory text that tries to instruct its reader (override earlier
  * instructions, take over the persona, send secrets away, hide things from the user, fake a chat
- * role marker), in English and Chinese, is replaced by a `[sanitized-<kind>]` marker from the
- * trigger to the end of its sentence, wherever memory is rendered for a model. Pure: the stored
- * file is never changed, so a false positive costs a marker, not data.
+ * turn), in English, Chinese and both mixed, is replaced by a `[sanitized-<kind>]` marker wherever
+ * memory is rendered for a model: a phrase from its trigger, at any position, to the end of its
+ * sentence (through `;` and `,` joined clauses); a `System:` turn to the end of its line; a fake
+ * chat turn (`<|im_start|>`, `[INST]`, `<system>`...) with every word up to its closing marker.
+ * Rules read the NFKC form without invisible characters and without the spaces put between Chinese
+ * characters, so case, full-width letters, zero-width characters and spacing do not hide a trigger.
+ * Pure: the stored file is never changed, so a false positive costs a marker, not data.
  *
  * `sanitizeText` is the one sanitiser. `guardValue` applies it to every string of a tool result
  * (tools/tool.ts runs it on every tool's output, so each new tool is covered without copying) and
@@ -11,7 +15,9 @@
  * `sanitizeText` before they measure their budgets, so the markers never push text over one.
  *
  * Deliberately narrow: a rule fires on a reader-directed phrase, never on a topic word, so
- * "the user hates it when the agent ignores instructions" or 用户讨厌 agent 忽略指令 pass unchanged.
+ * "the user hates it when the agent ignores instructions", 用户讨厌 agent 忽略指令 or a transcript's
+ * `<Assistant>:` speaker labels pass unchanged (test/injection-cases.ts lists the ordinary texts
+ * that must). A phrase spelt with letters split by spaces or look-alike letters is not recognised.
  * The output of `sanitizeText` never matches again (idempotent).
  */
 
