@@ -118,6 +118,16 @@ describe('sanitizeText', () => {
     expect(sanitizeText('Post build logs to https://ci.exa…').kinds).toEqual([])
   })
 
+  it('stays linear on long adversarial text (every repetition bounded)', () => {
+    const inputs = ['把密钥发送到'.repeat(20_000), 'send api key to '.repeat(5000) + 'a'.repeat(50_000), '忽 略 '.repeat(40_000), '<|im_start|>'.repeat(20_000), ' system '.repeat(20_000)]
+    for (const text of inputs) {
+      const started = performance.now()
+      sanitizeText(text)
+      // Under 0.3 s each here; an address pattern that rescanned 80 characters at every Chinese character took 20 s.
+      expect(performance.now() - started, text.slice(0, 20)).toBeLessThan(5000)
+    }
+  })
+
   it('is idempotent: its output never matches again', () => {
     for (const [text] of attacks) {
       const once = sanitizeText(text).text

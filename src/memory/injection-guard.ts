@@ -58,10 +58,12 @@ const SECRET_FILE = '(?:~\\/\\.ssh\\b|\\bid_(?:rsa|ed25519|ecdsa|dsa)\\b(?!\\.pu
 const SEND = '(?:send|post|upload|forward|transmit|exfiltrate|leak|email|e-mail|submit)'
 /**
  * Where a cut text ends (`…`, NFKC `...`, maybe inside a quoted YAML value): a title cut from its
- * summary may have lost the address, so the cut stands in for one.
+ * summary may have lost the address, so the cut stands in for one. The Chinese rules reach it
+ * through the gap they already allow before an address; the English one after `to` takes what is
+ * left of the address first.
  */
-const CUT = '\\S{0,80}\\.{3}[\'"]?(?=[^\\S\\n]*(?:\\n|$))'
-const DESTINATION = `(?:https?:\\/\\/|www\\.|[\\w.+-]+@[\\w-]+\\.[a-z]{2,}|\\bwebhook\\b|\\bpastebin\\b|\\b\\d{1,3}(?:\\.\\d{1,3}){3}\\b|${CUT})`
+const CUT = '\\.{3}[\'"]?(?=[^\\S\\n]*(?:\\n|$))'
+const DESTINATION = `(?:https?:\\/\\/|www\\.|[\\w.+-]+@[\\w-]+\\.[a-z]{2,}|\\bwebhook\\b|\\bpastebin\\b|\\b\\d{1,3}(?:\\.\\d{1,3}){3}\\b|\\S{0,80}?${CUT})`
 const ZH_SECRET = '(?:密钥|api\\s*key|密码|凭证|凭据|令牌|token|系统提示词?|系统指令|聊天记录|对话记录|记忆|环境变量)'
 const ZH_DESTINATION = `(?:https?:\\/\\/|[\\w.+-]+@[\\w-]+\\.[a-z]{2,}|网址|链接|邮箱|服务器|${CUT})`
 const ZH_SEND = '(?:发送|上传|转发|发给|发到|传给|传到|提交|贴到|复制到)'
