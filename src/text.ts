@@ -9,9 +9,12 @@ export function sha1(text: string): string {
   return createHash('sha1').update(text, 'utf8').digest('hex')
 }
 
-/** Whitespace runs become one space; ends trimmed. */
+/**
+ * Whitespace runs become one space; ends trimmed. U+FEFF, which JavaScript counts as whitespace, is
+ * a zero-width character: made a space, it would split a word in two for every later reader.
+ */
 export function collapseWhitespace(text: string): string {
-  return text.replace(/\s+/g, ' ').trim()
+  return text.replace(/[^\S\uFEFF]+/g, ' ').trim()
 }
 
 /** NFKC, lower case, whitespace collapsed: two summaries equal under this are the same memory. */
