@@ -23,6 +23,7 @@ import {
   navHandler,
   rebuildIndex,
   searchHandler,
+  softDelete,
   sweepHandler,
   writeHandler,
   type IndexEntry,
@@ -216,7 +217,7 @@ describe('a copied memory file keeps its id in its front-matter', () => {
 
 const BROKEN_TITLE = 'title: [Deploy key rotation'
 
-/** A store with one memory whose front-matter a person broke by hand (line 4: the title). */
+/** A store with one memory whose front-matter a person broke by hand: the title, line 4; js-yaml stops at line 5. */
 async function brokenStore(): Promise<{ root: string; backend: MemoryBackend; id: string; rel: string; text: string }> {
   const { root, backend } = await stores()
   const w = await writeHandler(backend, { summary: 'Rotate the deploy key with vault write.', title: 'Deploy key rotation' })
@@ -253,10 +254,10 @@ describe('a memory file whose YAML front-matter does not parse', () => {
     expect((await searchHandler(backend, { query: 'vault write' })).hits).toEqual([])
     const entry = (await backend.indexView()).get(id)
     expect(entry).toMatchObject({ id, path: rel, title: 'Deploy key rotation', summary: 'Rotate the deploy key with vault write.' })
-    expect(entry?.front_matter_error).toMatchObject({ line: 4 })
+    expect(entry?.front_matter_error).toMatchObject({ line: 5 })
     expect((await navHandler(backend, { path: id })).file?.path).toBe(rel)
 
-    const problem = { id, path: rel, line: 4 }
+    const problem = { id, path: rel, line: 5 }
     const swept = await sweepHandler(backend, { days: 90, limit: 20 })
     expect(swept.unreadable).toEqual([expect.objectContaining(problem)])
     expect(swept.unreadable[0]?.reason).toMatch(/flow collection|comma/)
@@ -264,7 +265,7 @@ describe('a memory file whose YAML front-matter does not parse', () => {
 
     const rebuilt = await rebuildIndex(root)
     expect(rebuilt).toMatchObject({ entries: 1, scanned: 1, skipped: 0, unreadable: [expect.objectContaining(problem)] })
-    expect(rebuilt.warnings.filter((m) => m.startsWith(`${rel}:4:`))).toHaveLength(1)
+    expect(rebuilt.warnings.filter((m) => m.startsWith(`${rel}:5:`))).toHaveLength(1)
     expect(await indexOf(root)).toEqual([expect.objectContaining({ id, path: rel })])
     // Nothing rewrote the person's file.
     expect(readFileSync(path.join(root, rel), 'utf8')).toBe(text)
@@ -274,8 +275,8 @@ describe('a memory file whose YAML front-matter does not parse', () => {
   it('is never rewritten by a change through the program, which says where the YAML breaks', async () => {
     const { root, backend, id, rel, text } = await brokenStore()
     await searchHandler(backend, { query: 'warm up' })
-    const err = await expectCode(confirmHandler(backend, { id }), 'INVALID_STATE')
-    expect(err.message).toContain(`${rel}:4`)
+    const err = await expectCode(softDelete(backend, id), 'INVALID_STATE')
+    expect(err.message).toContain(`${rel}:5`)
     // A new write of the same words is a memory of its own: the broken file holds no slot and no repeat.
     const again = await writeHandler(backend, { summary: 'Rotate the deploy key with vault write.', title: 'Deploy key rotation' })
     expect(again.id).not.toBe(id)
@@ -293,16 +294,16 @@ describe('a memory file whose YAML front-matter does not parse', () => {
     const r = cli('rebuild', '--root', root)
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/1 entries from 1 files \(0 skipped, 0 given a new id, 1 with front-matter that does not parse/)
-    expect(r.stdout).toContain(`warning: ${rel}:4:`)
+    expect(r.stdout).toContain(`warning: ${rel}:5:`)
     expect(r.stdout).toContain(id)
     const s = cli('sweep', '--root', root, '--json')
     expect(s.code).toBe(0)
-    expect((JSON.parse(s.stdout) as { unreadable: unknown[] }).unreadable).toEqual([expect.objectContaining({ id, path: rel, line: 4 })])
+    expect((JSON.parse(s.stdout) as { unreadable: unknown[] }).unreadable).toEqual([expect.objectContaining({ id, path: rel, line: 5 })])
     const plain = cli('sweep', '--root', root)
-    expect(plain.stdout).toContain(`${rel}:4`)
+    expect(plain.stdout).toContain(`"path":"${rel}","line":5`)
   })
 
-  it('other unreadable blocks: a list, a js block, a duplicated key, a tab; an unclosed block is plain text', async () => {
+  it('other unreadable blocks: a list, a js block, a duplicated key, an unclosed flow list; a block with no closing fence is plain text', async () => {
     const { root, backend } = await stores()
     await backend.init()
     const files: Record<string, string> = {
