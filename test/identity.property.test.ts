@@ -65,7 +65,7 @@ describe('identity: the planner settles ids as rebuild does', () => {
           // As the freshness check hands them over: each changed path once, as it is now.
           const changed = [...new Set(changes.map(([path]) => path))].map((path) => {
             const text = files.get(path)
-            return { path, file: text === undefined ? null : { text, mtimeMs: 0 } }
+            return { path, stated: text === undefined ? null : entryFromFile(path, text, 0) }
           })
           if (i === 0 && startIndexed) {
             for (const e of rebuilt(files)) view.set(e)

@@ -558,11 +558,11 @@ describe('sync: the pure parts', () => {
     view.set(entryFromFile('topics/b.md', text('b', 'two'), 0))
     view.set(entryFromFile('topics/c.md', text('c', 'three'), 0))
     const plan = planIndexChanges(view, [
-      { path: 'topics/a.md', file: { text: text('a', 'one'), mtimeMs: 0 } }, // unchanged
-      { path: 'topics/b.md', file: null }, // moved to b2.md
-      { path: 'topics/b2.md', file: { text: text('b', 'two'), mtimeMs: 0 } },
-      { path: 'topics/c.md', file: null }, // removed
-      { path: 'topics/d.md', file: { text: text('a', 'claims a taken id'), mtimeMs: 0 } },
+      { path: 'topics/a.md', stated: entryFromFile('topics/a.md', text('a', 'one'), 0) }, // unchanged
+      { path: 'topics/b.md', stated: null }, // moved to b2.md
+      { path: 'topics/b2.md', stated: entryFromFile('topics/b2.md', text('b', 'two'), 0) },
+      { path: 'topics/c.md', stated: null }, // removed
+      { path: 'topics/d.md', stated: entryFromFile('topics/d.md', text('a', 'claims a taken id'), 0) },
     ])
     // d.md states a's id: a.md, whose name is the id, keeps it; d.md is indexed under an id of its own.
     expect(plan.upserts.map((e) => [e.id, e.path])).toEqual([

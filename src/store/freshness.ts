@@ -13,8 +13,8 @@
  * from its index entry is re-parsed.
  */
 
-import type { MemoryBackend } from './backend.js'
-import { isMemoryPath } from './frontmatter.js'
+import type { FileStat, MemoryBackend } from './backend.js'
+import { entryFromFile, isMemoryPath } from './frontmatter.js'
 import { planIndexChanges, type ChangedFile, type ExternalChange } from './index-plan.js'
 import { MEMORY_FOLDERS } from './layout.js'
 
@@ -183,16 +183,16 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
 }
 
 /**
- * Reads changed memory files (text and stat; null when gone), calling `seen` with the stat of
- * each that is there. For the freshness check and for sync after a pull.
+ * Reads changed memory files into the entries they state (null when gone), calling `seen` with
+ * the stat of each. Only entries are kept, never the texts. For the freshness check and for sync.
  */
-export async function readChanged(backend: MemoryBackend, paths: readonly string[], seen?: (path: string, st: { mtimeMs: number; size: number } | null) => void): Promise<ChangedFile[]> {
+export async function readChanged(backend: MemoryBackend, paths: readonly string[], seen?: (path: string, st: FileStat | null) => void): Promise<ChangedFile[]> {
   const files: ChangedFile[] = []
   for (const path of paths) {
     const [text, st] = await Promise.all([backend.readFile(path), backend.stat(path)])
     const there = text !== null && st !== null
     seen?.(path, there ? st : null)
-    files.push({ path, file: there ? { text, mtimeMs: st.mtimeMs } : null })
+    files.push({ path, stated: there ? entryFromFile(path, text, st.mtimeMs) : null })
   }
   return files
 }

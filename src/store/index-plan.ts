@@ -2,20 +2,20 @@
  * Bringing index entries in line with memory files that changed outside this program (an edit,
  * a copy, a rename, a `git pull`), for the freshness check and for sync: a pure planner that
  * says what to upsert, what to drop and what changed, given the index and the changed files as
- * read. Ids are settled by the same rule as rebuild (identity.ts), over every file that states an
+ * they state themselves now (entryFromFile). Ids are settled by the same rule as rebuild (identity.ts), over every file that states an
  * id a changed file states or stated, so an index kept fresh equals a rebuilt one.
  */
 
 import { groupBy, pushAll } from '../arrays.js'
 import type { IndexEntry } from '../types.js'
-import { describeUnreadable, entryFromFile, isMemoryPath } from './frontmatter.js'
+import { describeUnreadable, isMemoryPath } from './frontmatter.js'
 import { asStated, claimOf, settleClaims } from './identity.js'
 import type { IndexView } from './index-view.js'
 
-/** A changed path as read now: its text and mtime, or null when it is gone. */
+/** A changed path as read now: the entry its file states (entryFromFile), or null when it is gone. */
 export interface ChangedFile {
   path: string
-  file: { text: string; mtimeMs: number } | null
+  stated: IndexEntry | null
 }
 
 export interface ExternalChange {
@@ -60,9 +60,8 @@ export function planIndexChanges(index: ClaimLookup, files: readonly ChangedFile
   const replaced = new Set<string>()
   /** Ids to settle again: stated, or held, by a changed file. */
   const affected = new Set<string>()
-  for (const { path, file } of [...files].filter((f) => isMemoryPath(f.path)).sort(byPath)) {
+  for (const { path, stated: entry } of [...files].filter((f) => isMemoryPath(f.path)).sort(byPath)) {
     const indexed = index.atPath(path)
-    const entry = file === null ? null : entryFromFile(path, file.text, file.mtimeMs)
     if (entry !== null && indexed !== undefined && indexed.checksum === entry.checksum) continue
     if (indexed !== undefined) {
       replaced.add(path)

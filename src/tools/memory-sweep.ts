@@ -76,6 +76,7 @@ export const memorySweepTool = defineTool(
             required: ['id', 'path', 'line', 'reason'],
             additionalProperties: false,
           },
+          description: 'Files whose front-matter does not parse: the line the parser stopped at, and why. Out of search until a person fixes them.',
         },
       },
       required: ['at', 'scanned', 'thresholds', 'longUnused', 'supersededBacklog', 'zeroHitQueries', 'staleAnchors', 'unreadable'],
