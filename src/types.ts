@@ -98,6 +98,17 @@ export interface IndexEntry {
   links?: string[]
   /** Retrieval practice (src/store/review-fields.ts): the SM-2 schedule, or `off`; only when the file states it. */
   review?: ReviewState | 'off'
+  // Identity fields (src/store/identity.ts): present only when they apply.
+  /** The id the file states when another file keeps that id: this one is indexed under an id of its own. */
+  claimed_id?: string
+  /** The file's front-matter does not parse: it is known by the id its name carries and kept out of search. */
+  front_matter_error?: FrontMatterError
+}
+
+/** Where a front-matter block stops parsing (1-based line in the file) and what the parser said. */
+export interface FrontMatterError {
+  line: number
+  reason: string
 }
 
 /** A memory's SM-2 schedule, as its front-matter states it (`review_due`, `review_interval`, ...). */

@@ -231,7 +231,7 @@ describe('markdown notes', () => {
     expect(r.items.find((i) => i.source === 'binary.md')?.reason).toBe('not a text file')
     expect(r.items.find((i) => i.source === 'latin1.md')?.reason).toBe('not UTF-8 text')
     expect(r.items.find((i) => i.source === 'huge.md')?.reason).toMatch(/^too large/)
-    expect(r.warnings).toEqual([expect.stringMatching(/^bad-front-matter\.md: the front-matter is not YAML/)])
+    expect(r.warnings).toEqual([expect.stringMatching(/^bad-front-matter\.md:2: the front-matter does not parse \(.*\); the note was read as text$/)])
     expect(r.redactions).toEqual(['api-key'])
     const keys = await entryTitled(backend, 'Keys')
     expect(fileOf(root, keys!.path)).not.toContain('sk-abcdefghijklmnopqrstuvwxyz123456')

@@ -27,7 +27,8 @@ import { DEFAULT_CONFIG } from '../src/memory/config.js'
 import { withLines } from '../src/sync/git-files.js'
 import { mergeLedgerText, mergeMemoryText } from '../src/sync/merge.js'
 import { commitMessage, newLedgerLines } from '../src/sync/messages.js'
-import { planReindex } from '../src/sync/reindex.js'
+import { planIndexChanges } from '../src/store/index-plan.js'
+import { copyId } from '../src/store/identity.js'
 import { findSecret } from '../src/sync/secrets.js'
 import { IndexView } from '../src/store/index-view.js'
 import { entryFromFile } from '../src/store/frontmatter.js'
@@ -597,16 +598,26 @@ describe('sync: the pure parts', () => {
     view.set(entryFromFile('topics/a.md', text('a', 'one'), 0))
     view.set(entryFromFile('topics/b.md', text('b', 'two'), 0))
     view.set(entryFromFile('topics/c.md', text('c', 'three'), 0))
-    const plan = planReindex(view, [
-      { path: 'topics/a.md', file: { text: text('a', 'one'), mtimeMs: 0 } }, // unchanged
-      { path: 'topics/b.md', file: null }, // moved to b2.md
-      { path: 'topics/b2.md', file: { text: text('b', 'two'), mtimeMs: 0 } },
-      { path: 'topics/c.md', file: null }, // removed
-      { path: 'topics/d.md', file: { text: text('a', 'claims a taken id'), mtimeMs: 0 } },
+    const plan = planIndexChanges(view, [
+      { path: 'topics/a.md', stated: entryFromFile('topics/a.md', text('a', 'one'), 0) }, // unchanged
+      { path: 'topics/b.md', stated: null }, // moved to b2.md
+      { path: 'topics/b2.md', stated: entryFromFile('topics/b2.md', text('b', 'two'), 0) },
+      { path: 'topics/c.md', stated: null }, // removed
+      { path: 'topics/d.md', stated: entryFromFile('topics/d.md', text('a', 'claims a taken id'), 0) },
     ])
-    expect(plan.upserts.map((e) => [e.id, e.path])).toEqual([['b', 'topics/b2.md']])
+    // d.md states a's id: a.md, whose name is the id, keeps it; d.md is indexed under an id of its own.
+    expect(plan.upserts.map((e) => [e.id, e.path])).toEqual([
+      ['b', 'topics/b2.md'],
+      [copyId('a', 'topics/d.md'), 'topics/d.md'],
+    ])
     expect(plan.removed).toEqual(['c'])
+    expect(plan.changes.map((c) => [c.change, c.id])).toEqual([
+      ['moved', 'b'],
+      ['added', copyId('a', 'topics/d.md')],
+      ['removed', 'c'],
+    ])
     expect(plan.warnings).toHaveLength(1)
+    expect(plan.warnings[0]).toContain('topics/a.md')
   })
 
   it('finds secrets with their line, keeps settings files, writes commit messages from the ledger', () => {

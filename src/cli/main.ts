@@ -241,7 +241,10 @@ async function main(argv: string[]): Promise<number> {
       const root = storeRoot(args)
       const progress = progressBar(process.stderr, 'rebuilding')
       const r = await rebuildIndex(root, { onProgress: progress.update }).finally(progress.finish)
-      console.log(`rebuilt ${root}: ${r.entries} entries from ${r.scanned} files (${r.skipped} skipped, ${r.badIndexLines} bad index lines dropped)`)
+      console.log(
+        `rebuilt ${root}: ${r.entries} entries from ${r.scanned} files (${r.skipped} skipped, ${r.reidentified} given a new id, ` +
+          `${r.unreadable.length} with front-matter that does not parse, ${r.badIndexLines} bad index lines dropped)`,
+      )
       for (const w of r.warnings) console.log(`warning: ${w}`)
       return 0
     }

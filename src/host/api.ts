@@ -47,6 +47,7 @@ import { readQueryLog, readUsage } from '../memory/signals.js'
 import { restore, softDelete } from '../memory/soft-delete.js'
 import { memoryStats } from '../memory/stats.js'
 import type { MemoryBackend } from '../store/backend.js'
+import { unreadableFiles } from '../store/frontmatter.js'
 import { rebuildIndex } from '../store/rebuild.js'
 import { syncStore } from '../sync/sync.js'
 import { forgetMemoriesBySessionTool } from '../tools/forget-memories-by-session.js'
@@ -64,6 +65,8 @@ import { PANEL_HEADER, TOKEN_HEADER } from './panel-protocol.js'
 export { API_PATH, PANEL_HEADER, TOKEN_HEADER } from './panel-protocol.js'
 /** Largest request body, in bytes. */
 export const API_BODY_LIMIT = 64 * 1024
+/** Files with front-matter that does not parse listed by `status`, at most (memory_sweep pages them too). */
+const UNREADABLE_SHOWN = 200
 
 export interface ApiRequest {
   method: string
@@ -202,7 +205,13 @@ async function detail(backend: MemoryBackend, id: string) {
 }
 
 const OPS: Readonly<Record<string, OpHandler>> = {
-  status: withArgs(NO_ARGS, async (_args, deps) => ({ root: deps.backend.root, stats: await memoryStats(deps.backend), config: deps.config.get() })),
+  // memoryStats brings the index up to date first, so a file broken by hand is listed at once.
+  status: withArgs(NO_ARGS, async (_args, deps) => ({
+    root: deps.backend.root,
+    stats: await memoryStats(deps.backend),
+    config: deps.config.get(),
+    unreadable: unreadableFiles((await deps.backend.indexView()).values()).slice(0, UNREADABLE_SHOWN),
+  })),
   'config.set': async (args, deps) => {
     const { written, replacedInvalid } = await saveConfigPatch(deps.backend, args)
     const config = Object.keys(written).length > 0 ? deps.config.set(written) : deps.config.get()

@@ -47,6 +47,8 @@ export function mayDecay(e: IndexEntry): boolean {
     e.status === 'active' &&
     e.confidence < DECAY_CONFIDENCE_BELOW &&
     e.guard === undefined &&
+    // A file whose front-matter does not parse is not rewritten until a person fixes it.
+    e.front_matter_error === undefined &&
     // A memory in retrieval practice is kept by its schedule, not by search hits.
     !isUnderReview(e)
   )

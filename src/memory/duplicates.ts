@@ -16,14 +16,15 @@ import { ensureFresh } from '../store/freshness.js'
 import { detailsOf, parseFile } from '../store/frontmatter.js'
 import type { IndexLookup } from '../store/index-view.js'
 import { comparePremises } from '../retrieve/premises.js'
+import { isSearchable } from '../retrieve/search-index.js'
 import { bigramJaccard, bigramSet } from '../text.js'
 import type { IndexEntry } from '../types.js'
 import { readUsage } from './signals.js'
 import { NEAR_DUPLICATE_THRESHOLD } from './write.js'
 
-/** Only active memories can be folded: the rest are gated, replaced, forgotten or in a declared conflict. */
+/** Only active, searchable memories can be folded: the rest are gated, replaced, forgotten, in a declared conflict, or unreadable. */
 export function mergeable(e: IndexEntry): boolean {
-  return e.type !== 'raw' && e.status === 'active'
+  return isSearchable(e) && e.status === 'active'
 }
 
 /**

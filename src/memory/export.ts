@@ -10,6 +10,7 @@
  * gives a larger bundle (with no files, and truncated).
  */
 
+import { pushAll } from '../arrays.js'
 import { basename } from 'node:path'
 import type { MemoryBackend } from '../store/backend.js'
 import { ensureFresh } from '../store/freshness.js'
@@ -57,7 +58,7 @@ async function bundlePaths(backend: MemoryBackend): Promise<string[]> {
   for (const name of ROOT_FILES) if ((await backend.stat(name)) !== null) paths.push(name)
   for (const folder of FOLDERS) {
     const files = (await backend.listFiles(folder)).filter((p) => isMemoryPath(p) || p === `${folder}/_index.md`)
-    paths.push(...files.sort())
+    pushAll(paths, files.sort())
   }
   return paths
 }

@@ -8,6 +8,7 @@
  * A dry run plans the same and changes nothing.
  */
 
+import { pushAll } from '../arrays.js'
 import { invalidInput } from '../errors.js'
 import { isSearchable } from '../retrieve/search-index.js'
 import { isStrongTerm, tokenize } from '../retrieve/tokenizer.js'
@@ -157,8 +158,8 @@ export async function forgetValue(backend: MemoryBackend, req: ForgetValueReques
     const activated: string[] = []
     for (const { entry } of plan.chosen) {
       const current = txn.index.get(entry.id) ?? entry
-      if (current.status === 'conflict') activated.push(...(await releaseVariants(txn, current)))
-      changed.push(...(await markDeleted(txn, txn.index.get(entry.id) ?? current)))
+      if (current.status === 'conflict') pushAll(activated, await releaseVariants(txn, current))
+      pushAll(changed, await markDeleted(txn, txn.index.get(entry.id) ?? current))
     }
     if (changed.length > 0) {
       txn.log({

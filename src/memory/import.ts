@@ -13,6 +13,7 @@
  * and passed over. Library code: no console, no process.
  */
 
+import { pushAll } from '../arrays.js'
 import { promises as fs } from 'node:fs'
 import path from 'node:path'
 import { MemoryError, invalidInput, isMemoryError } from '../errors.js'
@@ -244,7 +245,7 @@ async function predict(backend: MemoryBackend, ordered: Draft[], result: ImportR
 async function writeDrafts(backend: MemoryBackend, format: ImportFormat, source: string, input: Drafts, options: ImportOptions): Promise<ImportResult> {
   const dryRun = options.dryRun === true
   const result = emptyResult(format, source, 'write', dryRun)
-  result.warnings.push(...input.warnings)
+  pushAll(result.warnings, input.warnings)
   const ordered = [...input.drafts].sort((a, b) => (a.request.time ?? '').localeCompare(b.request.time ?? ''))
   if (dryRun) {
     await predict(backend, ordered, result, options.onProgress)

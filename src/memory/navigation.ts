@@ -6,6 +6,7 @@
  * (a link added in an editor) shows at once.
  */
 
+import { pushAll } from '../arrays.js'
 import { MemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { ensureFresh } from '../store/freshness.js'
@@ -59,7 +60,8 @@ export async function timeline(backend: MemoryBackend, req: TimelineRequest): Pr
       if (a.k === null || b.k === null) return a.k === b.k ? byTimeThenId(a.e, b.e) : a.k === null ? 1 : -1
       return a.k[0] - b.k[0] || a.k[1] - b.k[1] || byTimeThenId(a.e, b.e)
     })
-    wanted.splice(0, wanted.length, ...keyed.map((x) => x.e))
+    wanted.length = 0
+    pushAll(wanted, keyed.map((x) => x.e))
     unplaced = keyed.filter((x) => x.k === null).length
   }
   const page = wanted.slice(req.offset, req.offset + req.limit)

@@ -4,6 +4,7 @@
  * becomes active, if several are left they stay in conflict with each other.
  */
 
+import { pushAll } from '../arrays.js'
 import { MemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import type { IndexEntry, MemoryStatus } from '../types.js'
@@ -71,7 +72,7 @@ export function resolveConflict(backend: MemoryBackend, id: string, action: 'kee
       const successor = others.length === 1 ? (others[0] as IndexEntry) : null
       await setStatus(txn, entry, 'superseded', { superseded_by: successor?.id ?? null, variants: null })
       superseded.push(id)
-      activated.push(...(await releaseVariants(txn, entry, others, { supersedes: id })))
+      pushAll(activated, await releaseVariants(txn, entry, others, { supersedes: id }))
     }
     txn.log({ event: 'resolve', id, action, superseded, activated })
     const after = txn.index.get(id)

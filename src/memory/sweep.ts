@@ -1,10 +1,12 @@
 /**
  * The read-only health check: memories long without a hit, superseded versions still on disk,
- * queries that found nothing, and anchors that no longer hold. It lists; it never changes
- * anything (forgetting and merging are other tools' work).
+ * queries that found nothing, anchors that no longer hold, and files whose front-matter does not
+ * parse. It lists; it never changes a memory (forgetting and merging are other tools' work).
  */
 
 import type { MemoryBackend } from '../store/backend.js'
+import { ensureFresh } from '../store/freshness.js'
+import { unreadableFiles, type UnreadableFile } from '../store/frontmatter.js'
 import { isSearchable } from '../retrieve/search-index.js'
 import { staleAnchor } from './anchors.js'
 import { readQueryLog, readUsage } from './signals.js'
@@ -20,9 +22,13 @@ export interface SweepResult {
   supersededBacklog: Array<{ id: string; path: string; title: string; superseded_by: string | null; time: string }>
   zeroHitQueries: Array<{ at: string; query: string }>
   staleAnchors: Array<{ id: string; path: string; title: string; kind: string; name: string | null; value: string; reason: string }>
+  /** Files whose front-matter does not parse, with the line it breaks at: out of search until fixed by hand. */
+  unreadable: UnreadableFile[]
 }
 
 export async function sweep(backend: MemoryBackend, days: number, limit: number): Promise<SweepResult> {
+  // A file broken by hand since the last read is reported now, not after the next search.
+  await ensureFresh(backend)
   const [view, usage, log] = await Promise.all([backend.indexView(), readUsage(backend), readQueryLog(backend)])
   const at = backend.now()
   const now = Date.parse(at)
@@ -58,5 +64,6 @@ export async function sweep(backend: MemoryBackend, days: number, limit: number)
     supersededBacklog: supersededBacklog.slice(0, limit),
     zeroHitQueries,
     staleAnchors: staleAnchors.slice(0, 20),
+    unreadable: unreadableFiles(view.values()).slice(0, limit),
   }
 }

@@ -12,7 +12,7 @@
 
 import { MemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
-import { entryFromFile, parseFile, renderFile } from '../store/frontmatter.js'
+import { describeUnreadable, entryFromFile, parseFile, renderFile } from '../store/frontmatter.js'
 import { noteWritten } from '../store/freshness.js'
 import { slotOf, subjectWords, type IndexLookup, type IndexView } from '../store/index-view.js'
 import { placardText, roomOf } from '../store/place-fields.js'
@@ -85,9 +85,12 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
           return null
         }
         const parsed = parseFile(current)
+        // Rendering fields over a block that does not parse would drop what a person wrote there.
+        if (parsed.error !== undefined) throw new MemoryError('INVALID_STATE', `${describeUnreadable(entry.path, parsed.error)}: fix it by hand first; this program does not rewrite a file it cannot read`)
         // Fields the file did not state (a hand-edited file) are pinned to what the index derived,
-        // so rewriting the file never changes them (a time from the file's mtime, for one).
-        const data = parsed.hasFrontMatter ? { id: entry.id, type: entry.type, time: entry.time, ...parsed.data } : baseFrontMatter(entry)
+        // so rewriting the file never changes them (a time from the file's mtime, for one). The id
+        // is the index's: a copy indexed under an id of its own (store/identity.ts) gets it written.
+        const data = parsed.hasFrontMatter ? { type: entry.type, time: entry.time, ...parsed.data, id: entry.id } : baseFrontMatter(entry)
         return writeAndIndex(entry.path, renderFile({ ...data, ...patch }, body === undefined ? parsed.body : body(parsed.body)))
       },
       async remove(entry) {

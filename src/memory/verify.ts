@@ -453,7 +453,10 @@ function sharesSubjectWord(a: string, b: string): boolean {
 function valueSaidBefore(claim: EntryClaim, text: string): boolean {
   const lower = text.normalize('NFKC').toLowerCase()
   const mine = [...valueNames(claim.value), ...claim.atoms.words.filter((w) => /^[a-z]/u.test(w))]
-  const at = Math.min(...mine.map((n) => lower.indexOf(n)).filter((i) => i >= 0))
+  const at = mine.reduce((first, n) => {
+    const i = lower.indexOf(n)
+    return i >= 0 && i < first ? i : first
+  }, Number.POSITIVE_INFINITY)
   if (!Number.isFinite(at)) return false
   return [...valueNames(text)].some((n) => !mine.includes(n) && lower.indexOf(n) > at)
 }

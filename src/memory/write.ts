@@ -4,6 +4,7 @@
  * raw text), rewrites the files of the memories it supersedes, and appends its ledger events.
  */
 
+import { pushAll } from '../arrays.js'
 import { randomBytes } from 'node:crypto'
 import { invalidInput } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
@@ -403,7 +404,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       const revised = await reviseDerived(txn, entry, config, byFrame ? subjectNeighbours(txn.index, summary, id) : [])
       entry = revised.winner
       superseded = revised.superseded
-      warnings.push(...revised.warnings)
+      pushAll(warnings, revised.warnings)
     } else if (status === 'active' && versioned) {
       ;({ winner: entry, superseded } = await supersedeSlot(txn, entry))
       const replaced = verifiedReplacedWarning(txn, entry, superseded)

@@ -66,9 +66,12 @@ function minisearchOptions() {
   }
 }
 
-/** Searchable: active or conflict, and not raw text (raw is reached through its episode). */
+/**
+ * Searchable: active or conflict, not raw text (raw is reached through its episode), and with
+ * front-matter that parses (a broken block may say forgotten or unconfirmed: not until it is fixed).
+ */
 export function isSearchable(entry: IndexEntry): boolean {
-  return entry.type !== 'raw' && SEARCHABLE_STATUSES.has(entry.status)
+  return entry.type !== 'raw' && SEARCHABLE_STATUSES.has(entry.status) && entry.front_matter_error === undefined
 }
 
 /**

@@ -4,6 +4,7 @@
  * the turn before it asked, in other words. Pure over the index view.
  */
 
+import { pushAll } from '../arrays.js'
 import type { IndexLookup } from '../store/index-view.js'
 import type { IndexEntry } from '../types.js'
 import { RANKING, isSearchable, type ContextualEntry } from './search-index.js'
@@ -36,7 +37,7 @@ export function allWithContext(view: IndexLookup): ContextualEntry[] {
       sessions.set(e.session_id, turns)
     } else out.push({ entry: e, context: '' })
   }
-  for (const turns of sessions.values()) out.push(...withNeighbours(inTurnOrder(turns)))
+  for (const turns of sessions.values()) pushAll(out, withNeighbours(inTurnOrder(turns)))
   return out
 }
 

@@ -13,10 +13,12 @@
  * from its index entry is re-parsed.
  */
 
-import type { IndexEntry } from '../types.js'
-import type { MemoryBackend } from './backend.js'
+import type { FileStat, MemoryBackend } from './backend.js'
 import { entryFromFile, isMemoryPath } from './frontmatter.js'
+import { planIndexChanges, type ChangedFile, type ExternalChange } from './index-plan.js'
 import { MEMORY_FOLDERS } from './layout.js'
+
+export type { ExternalChange } from './index-plan.js'
 
 const STATS_FILE = '.cache/file-stats.json'
 const STATS_FORMAT = 1
@@ -51,12 +53,6 @@ function stateOf(backend: MemoryBackend): State {
     states.set(backend, s)
   }
   return s
-}
-
-export interface ExternalChange {
-  change: 'added' | 'modified' | 'moved' | 'removed'
-  id: string
-  path: string
 }
 
 async function loadSeen(backend: MemoryBackend): Promise<Map<string, Seen>> {
@@ -186,40 +182,33 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
   return reconcile(backend, s, [...candidates].sort())
 }
 
-/** Under the lock: reads each candidate and updates its index entry when the file really changed. */
+/**
+ * Reads changed memory files into the entries they state (null when gone), calling `seen` with
+ * the stat of each. Only entries are kept, never the texts. For the freshness check and for sync.
+ */
+export async function readChanged(backend: MemoryBackend, paths: readonly string[], seen?: (path: string, st: FileStat | null) => void): Promise<ChangedFile[]> {
+  const files: ChangedFile[] = []
+  for (const path of paths) {
+    const [text, st] = await Promise.all([backend.readFile(path), backend.stat(path)])
+    const there = text !== null && st !== null
+    seen?.(path, there ? st : null)
+    files.push({ path, stated: there ? entryFromFile(path, text, st.mtimeMs) : null })
+  }
+  return files
+}
+
+/** Under the lock: reads each candidate and brings the index in line with the ones that really changed. */
 async function reconcile(backend: MemoryBackend, s: State, paths: string[]): Promise<ExternalChange[]> {
   return backend.withLock(async () => {
-    const view = await backend.indexView()
-    const upserts = new Map<string, IndexEntry>()
-    const gone = new Map<string, string>()
-    const changes: ExternalChange[] = []
-    for (const path of paths) {
-      const [text, st] = await Promise.all([backend.readFile(path), backend.stat(path)])
-      const indexed = view.atPath(path)
-      s.dirtyStats = true
-      if (text === null || st === null) {
-        s.seen.delete(path)
-        if (indexed !== undefined) gone.set(indexed.id, path)
-        continue
-      }
-      s.seen.set(path, { mtimeMs: st.mtimeMs, size: st.size })
-      const entry = entryFromFile(path, text, st.mtimeMs)
-      if (indexed !== undefined && indexed.checksum === entry.checksum) continue
-      const owner = view.get(entry.id)
-      const moved = owner !== undefined && owner.path !== path
-      if (moved && (await backend.stat(owner.path)) !== null) {
-        console.warn(`dsh-memory-agent: ${path} uses id ${entry.id}, which ${owner.path} already has; left out of the index`)
-        continue
-      }
-      if (indexed !== undefined && indexed.id !== entry.id) gone.set(indexed.id, path)
-      upserts.set(entry.id, entry)
-      changes.push({ change: moved ? 'moved' : indexed === undefined ? 'added' : 'modified', id: entry.id, path })
-    }
-    // A file that moved is an upsert under its id at the new path, not a removal.
-    const removed = [...gone.keys()].filter((id) => !upserts.has(id))
-    for (const id of removed) changes.push({ change: 'removed', id, path: gone.get(id) as string })
-    await backend.appendIndex([...upserts.values()], removed)
-    for (const c of changes) await backend.appendLedger({ at: backend.now(), event: 'external-change', ...c })
-    return changes
+    const files = await readChanged(backend, paths, (path, st) => {
+      if (st === null) s.seen.delete(path)
+      else s.seen.set(path, { mtimeMs: st.mtimeMs, size: st.size })
+    })
+    s.dirtyStats = true
+    const plan = planIndexChanges(await backend.indexView(), files)
+    for (const w of plan.warnings) console.warn(`dsh-memory-agent: ${w}`)
+    await backend.appendIndex(plan.upserts, plan.removed)
+    for (const c of plan.changes) await backend.appendLedger({ at: backend.now(), event: 'external-change', ...c })
+    return plan.changes
   })
 }

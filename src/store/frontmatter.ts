@@ -4,7 +4,9 @@
  * `entryFromFile` is the single derivation of an index entry from a file's text; the write path
  * and `rebuildIndex` both use it, so a rebuilt index equals the written one by construction.
  * Hand-written files without front-matter are tolerated. Only YAML front-matter is parsed:
- * gray-matter would `eval` a `---js` block, and a memory file may come from anywhere.
+ * gray-matter would `eval` a `---js` block, and a memory file may come from anywhere. A closed
+ * front-matter block that does not parse is never taken for text: the file keeps the id its name
+ * carries, its entry says where the YAML breaks, and it stays out of search until it is fixed.
  */
 
 import matter from 'gray-matter'
@@ -16,6 +18,7 @@ import {
   SOURCE_KINDS,
   type Anchor,
   type AnchorKind,
+  type FrontMatterError,
   type IndexEntry,
   type MemoryStatus,
   type MemoryType,
@@ -24,6 +27,7 @@ import {
 } from '../types.js'
 import { collapseWhitespace, normalizeForHash, sha1, truncate } from '../text.js'
 import { typeOfFolder } from './layout.js'
+import { baseName, nameId } from './identity.js'
 import { claimFieldsFromFrontMatter } from './claim-fields.js'
 import { placeFieldsFromFile } from './place-fields.js'
 import { reviewFieldsFromFrontMatter } from './review-fields.js'
@@ -52,23 +56,71 @@ const MATTER_OPTIONS = {
 export interface ParsedFile {
   /** Front-matter fields, including ones this program does not know (kept on rewrite). */
   data: Record<string, unknown>
+  /** The text below the front-matter; the whole text when there is none or it does not parse. */
   body: string
   /** False when the file has no front-matter block, or one that does not parse. */
   hasFrontMatter: boolean
+  /** A closed front-matter block is there but is not YAML fields: where it breaks, and why. */
+  error?: FrontMatterError
+}
+
+/** Where a front-matter block closes (gray-matter's rule: the next line that starts with `---`), or -1. */
+function closingFence(normalized: string): number {
+  return normalized.indexOf('\n---', 3)
+}
+
+/** The text below a closed front-matter block, as gray-matter would give it. */
+function textBelowBlock(normalized: string): string {
+  return normalized.slice(closingFence(normalized) + 4).replace(/^\n/, '')
+}
+
+/** The line (in the file) and reason of a gray-matter / js-yaml error; its mark counts lines from the opening fence. */
+function errorAt(err: unknown): FrontMatterError {
+  const { reason, mark } = err as { reason?: unknown; mark?: { line?: unknown } }
+  const line = typeof mark?.line === 'number' ? mark.line + 1 : 1
+  return { line, reason: typeof reason === 'string' ? reason : err instanceof Error ? err.message : String(err) }
 }
 
 export function parseFile(text: string): ParsedFile {
   const normalized = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n')
-  if (!normalized.startsWith('---')) return { data: {}, body: normalized, hasFrontMatter: false }
+  const plain: ParsedFile = { data: {}, body: normalized, hasFrontMatter: false }
+  if (!normalized.startsWith('---')) return plain
+  let error: FrontMatterError
   try {
     // Passing options also keeps gray-matter from caching and sharing the parsed object.
     const parsed = matter(normalized, MATTER_OPTIONS)
     const data = parsed.data as unknown
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) return { data: {}, body: normalized, hasFrontMatter: false }
-    return { data: { ...(data as Record<string, unknown>) }, body: parsed.content, hasFrontMatter: true }
-  } catch {
-    return { data: {}, body: normalized, hasFrontMatter: false }
+    if (typeof data === 'object' && data !== null && !Array.isArray(data)) return { data: { ...(data as Record<string, unknown>) }, body: parsed.content, hasFrontMatter: true }
+    error = { line: 2, reason: `the front-matter is ${Array.isArray(data) ? 'a list' : 'a single value'}, not \`name: value\` fields` }
+  } catch (err) {
+    error = errorAt(err)
   }
+  // Without a closing fence the opening `---` is a rule above prose, not front-matter.
+  const close = closingFence(normalized)
+  if (close === -1) return plain
+  // A parser that ran off the end of the block marks the closing fence: the block's last line is meant.
+  const lastLine = normalized.slice(0, close).split('\n').length
+  return { ...plain, error: { ...error, line: Math.min(error.line, lastLine) } }
+}
+
+/** `path:line: the front-matter does not parse (reason)`: how every report names a broken block. */
+export function describeUnreadable(relPath: string, error: FrontMatterError): string {
+  return `${relPath}:${error.line}: the front-matter does not parse (${error.reason})`
+}
+
+/** A file whose front-matter does not parse, as rebuild, memory_sweep and the panel report it. */
+export interface UnreadableFile {
+  id: string
+  path: string
+  line: number
+  reason: string
+}
+
+/** The entries whose front-matter does not parse, in path order. */
+export function unreadableFiles(entries: Iterable<IndexEntry>): UnreadableFile[] {
+  const out: UnreadableFile[] = []
+  for (const e of entries) if (e.front_matter_error !== undefined) out.push({ id: e.id, path: e.path, ...e.front_matter_error })
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }
 
 /** Renders front-matter and body. Fields that are null, undefined or empty lists are left out. */
@@ -191,11 +243,6 @@ export function detailsOf(body: string): string {
   return headingAndParagraph(body.replace(/\r\n/g, '\n')).rest
 }
 
-function baseName(relPath: string): string {
-  const name = relPath.split('/').pop() ?? relPath
-  return name.replace(/\.md$/i, '')
-}
-
 /** True for a path that may hold a memory: a .md file in a memory folder, not a folder note. */
 export function isMemoryPath(relPath: string): boolean {
   const name = relPath.split('/').pop() ?? ''
@@ -217,9 +264,14 @@ function slotFields(data: Record<string, unknown>): Pick<IndexEntry, 'key' | 'ke
 /**
  * The index entry for a memory file, derived from its text alone (and its modification time
  * when the front-matter gives none). Never throws on odd content: it falls back field by field.
+ * The id is the one the front-matter states, else the one the file name carries. The id a
+ * store indexes the file under may still differ, when another file keeps it (identity.ts).
  */
 export function entryFromFile(relPath: string, text: string, mtimeMs: number): IndexEntry {
-  const { data, body } = parseFile(text)
+  const parsed = parseFile(text)
+  const { data, error } = parsed
+  // The fields of a broken block are unknown; its text is not the memory's text.
+  const body = error === undefined ? parsed.body : textBelowBlock(parsed.body)
   const folderType = typeOfFolder(relPath) ?? 'topic'
   const type = MEMORY_TYPES.includes(data.type as MemoryType) ? (data.type as MemoryType) : folderType
   const { heading, paragraph } = headingAndParagraph(body)
@@ -232,7 +284,7 @@ export function entryFromFile(relPath: string, text: string, mtimeMs: number): I
   const id = asString(data.id)?.trim()
   return {
     schema_version: SCHEMA_VERSION,
-    id: id && !/[/\\\0]/.test(id) ? id : baseName(relPath),
+    id: id && !/[/\\\0]/.test(id) ? id : nameId(relPath),
     path: relPath,
     type,
     title,
@@ -257,5 +309,6 @@ export function entryFromFile(relPath: string, text: string, mtimeMs: number): I
     ...claimFieldsFromFrontMatter(data),
     ...placeFieldsFromFile(data, type === 'raw' ? '' : body),
     ...reviewFieldsFromFrontMatter(data),
+    ...(error !== undefined ? { front_matter_error: error } : {}),
   }
 }

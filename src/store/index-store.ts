@@ -7,6 +7,7 @@
 
 import { cleanAnchors } from './frontmatter.js'
 import { claimFieldsFromIndexLine } from './claim-fields.js'
+import { identityFieldsFromIndexLine } from './identity.js'
 import { placeFieldsFromIndexLine } from './place-fields.js'
 import { reviewFieldsFromIndexLine } from './review-fields.js'
 import {
@@ -66,6 +67,7 @@ export function parseIndexLine(line: string): IndexEntry | null {
     ...claimFieldsFromIndexLine(r),
     ...placeFieldsFromIndexLine(r),
     ...reviewFieldsFromIndexLine(r),
+    ...identityFieldsFromIndexLine(r),
   }
 }
 

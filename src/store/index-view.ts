@@ -5,6 +5,10 @@
  *
  * index.jsonl is append-only between compactions: a line is a whole entry (the latest line for
  * an id wins) or a removal `{"id": "...", "removed": true}`.
+ *
+ * An entry whose front-matter does not parse is known by id and path only: no write finds it as
+ * a repeat, a version or a session's memory, so nothing tries to rewrite a file that a person
+ * has to fix first.
  */
 
 import { normalizeSlot } from '../text.js'
@@ -77,6 +81,8 @@ export class IndexView implements IndexLookup {
   private readonly byPlacard = new Map<string, Set<string>>()
   private readonly bySubjectTerm = new Map<string, Set<string>>()
   private readonly byStatementTerm = new Map<string, Set<string>>()
+  /** Copies by the id their files state (identity.ts): a handful at most. */
+  private readonly byClaim = new Map<string, Set<string>>()
   /** Increases with every change; `generation` changes when the log cannot be followed. */
   private version = 0
   private generationId = 0
@@ -131,19 +137,29 @@ export class IndexView implements IndexLookup {
   withStatementTerm(term: string): IndexEntry[] {
     return this.pick(this.byStatementTerm.get(term))
   }
+  /** The entries whose files state this id while another file keeps it (copies, each under an id of its own). */
+  claiming(id: string): IndexEntry[] {
+    return this.pick(this.byClaim.get(id))
+  }
 
   set(entry: IndexEntry): void {
     this.unlink(entry.id)
     this.byId.set(entry.id, entry)
+    this.byPath.set(entry.path, entry.id)
+    if (entry.claimed_id !== undefined) addTo(this.byClaim, entry.claimed_id, entry.id)
+    if (entry.front_matter_error === undefined) this.link(entry)
+    this.touch(entry.id)
+  }
+
+  /** The lookups by content: hash, slot, session, room, placard, subject words. */
+  private link(entry: IndexEntry): void {
     addTo(this.byHash, entry.content_hash, entry.id)
     addTo(this.bySlot, slotOf(entry), entry.id)
-    this.byPath.set(entry.path, entry.id)
     for (const s of entry.sources) if (s.session_id !== null) addTo(this.bySession, s.session_id, entry.id)
     const room = roomOf(entry.location)
     if (room !== null) addTo(this.byRoom, room, entry.id)
     addTo(this.byPlacard, placardText(entry.title), entry.id)
     for (const t of subjectWords(entry)) addTo(entry.key !== null ? this.bySubjectTerm : this.byStatementTerm, t, entry.id)
-    this.touch(entry.id)
   }
 
   delete(id: string): boolean {
@@ -163,6 +179,7 @@ export class IndexView implements IndexLookup {
     this.byPlacard.clear()
     this.bySubjectTerm.clear()
     this.byStatementTerm.clear()
+    this.byClaim.clear()
     this.log = []
     this.generationId++
     this.version++
@@ -183,9 +200,10 @@ export class IndexView implements IndexLookup {
     const old = this.byId.get(id)
     if (old === undefined) return false
     this.byId.delete(id)
+    if (this.byPath.get(old.path) === id) this.byPath.delete(old.path)
+    if (old.claimed_id !== undefined) removeFrom(this.byClaim, old.claimed_id, id)
     removeFrom(this.byHash, old.content_hash, id)
     removeFrom(this.bySlot, slotOf(old), id)
-    if (this.byPath.get(old.path) === id) this.byPath.delete(old.path)
     for (const s of old.sources) if (s.session_id !== null) removeFrom(this.bySession, s.session_id, id)
     const room = roomOf(old.location)
     if (room !== null) removeFrom(this.byRoom, room, id)

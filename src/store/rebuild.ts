@@ -3,10 +3,12 @@
  * projection. Reads every memory file; never modifies one.
  */
 
+import { pushAll } from '../arrays.js'
 import type { IndexEntry } from '../types.js'
 import type { MemoryBackend } from './backend.js'
 import { createFileBackend } from './file-backend.js'
-import { entryFromFile, isMemoryPath } from './frontmatter.js'
+import { describeUnreadable, entryFromFile, isMemoryPath, unreadableFiles, type UnreadableFile } from './frontmatter.js'
+import { settleAll } from './identity.js'
 import { MEMORY_FOLDERS } from './layout.js'
 
 export interface RebuildResult {
@@ -14,10 +16,15 @@ export interface RebuildResult {
   entries: number
   /** Memory files read. */
   scanned: number
-  /** Files passed over (a second file claiming an id already taken), with the reason. */
+  /** Files passed over: only a file whose copy id another file states by hand (see warnings). */
   skipped: number
+  /** Files indexed under an id of their own, because another file keeps the id they state (copies). */
+  reidentified: number
+  /** Files whose front-matter does not parse: known by the id their name carries, out of search until fixed. */
+  unreadable: UnreadableFile[]
   /** Unparsable lines the old index had. */
   badIndexLines: number
+  /** One line per file given a new id, left out, or unreadable, naming the files. */
   warnings: string[]
 }
 
@@ -26,33 +33,31 @@ export interface RebuildOptions {
   onProgress?: (done: number, total: number) => void
 }
 
-/** Reads every memory file below the memory folders into index entries. Does not lock or write. */
-export async function scanMemoryFiles(
-  backend: MemoryBackend,
-  options: RebuildOptions = {},
-): Promise<{ entries: IndexEntry[]; scanned: number; warnings: string[] }> {
-  const entries: IndexEntry[] = []
-  const seen = new Map<string, string>()
-  const warnings: string[] = []
-  let scanned = 0
+export interface ScannedStore {
+  entries: IndexEntry[]
+  scanned: number
+  reidentified: number
+  unreadable: UnreadableFile[]
+  warnings: string[]
+}
+
+/** Reads every memory file below the memory folders into index entries, ids settled. Does not lock or write. */
+export async function scanMemoryFiles(backend: MemoryBackend, options: RebuildOptions = {}): Promise<ScannedStore> {
+  const stated: IndexEntry[] = []
   // Listed first, so progress knows the total.
   const paths: string[] = []
-  for (const { folder } of MEMORY_FOLDERS) paths.push(...(await backend.listFiles(folder)).filter(isMemoryPath))
+  for (const { folder } of MEMORY_FOLDERS) pushAll(paths, (await backend.listFiles(folder)).filter(isMemoryPath))
   for (const [i, relPath] of paths.entries()) {
     const [text, stat] = await Promise.all([backend.readFile(relPath), backend.stat(relPath)])
     options.onProgress?.(i + 1, paths.length)
     if (text === null || stat === null) continue // vanished while scanning
-    scanned++
-    const entry = entryFromFile(relPath, text, stat.mtimeMs)
-    const owner = seen.get(entry.id)
-    if (owner !== undefined) {
-      warnings.push(`${relPath}: id ${entry.id} is already used by ${owner}; file left out of the index`)
-      continue
-    }
-    seen.set(entry.id, relPath)
-    entries.push(entry)
+    stated.push(entryFromFile(relPath, text, stat.mtimeMs))
   }
-  return { entries, scanned, warnings }
+  const settled = settleAll(stated)
+  const unreadable = unreadableFiles(settled.entries)
+  const warnings = unreadable.map((u) => `${describeUnreadable(u.path, u)}; indexed as ${u.id} from its file name and left out of search until it is fixed`)
+  pushAll(warnings, settled.warnings)
+  return { entries: settled.entries, scanned: stated.length, reidentified: settled.reidentified, unreadable, warnings }
 }
 
 /**
@@ -66,16 +71,19 @@ export async function rebuildIndex(rootOrBackend: string | MemoryBackend, option
   return backend.withLock(async () => {
     await backend.readIndex()
     const badIndexLines = backend.lastIndexSkipped
-    const { entries, scanned, warnings } = await scanMemoryFiles(backend, options)
+    const { entries, scanned, reidentified, unreadable, warnings } = await scanMemoryFiles(backend, options)
     await backend.writeIndex(entries)
+    const skipped = scanned - entries.length
     await backend.appendLedger({
       at: backend.now(),
       event: 'rebuild',
       entries: entries.length,
       scanned,
-      skipped: scanned - entries.length,
+      skipped,
+      reidentified,
+      unreadable: unreadable.length,
       bad_index_lines: badIndexLines,
     })
-    return { entries: entries.length, scanned, skipped: scanned - entries.length, badIndexLines, warnings }
+    return { entries: entries.length, scanned, skipped, reidentified, unreadable, badIndexLines, warnings }
   })
 }

@@ -18,6 +18,7 @@
  * schemas. Reads no environment: adapters choose the roots.
  */
 
+import { pushAll } from '../arrays.js'
 import { MemoryError, invalidInput } from '../errors.js'
 import { registerBatch } from '../memory/evidence-gate.js'
 import { ensureFresh } from '../store/freshness.js'
@@ -201,7 +202,7 @@ async function pagesOf(ctx: Context, store: StoreName, input: Input, need: numbe
     const next = await page(entries.length)
     const more = next['entries'] as unknown[]
     if (more.length === 0) break
-    entries.push(...more)
+    pushAll(entries, more)
   }
   return { ...out, entries }
 }

@@ -18,6 +18,7 @@
  * backend and must run inside the store lock, during the merge.
  */
 
+import { pushAll } from '../arrays.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { entryFromFile, isMemoryPath, parseFile, renderFile } from '../store/frontmatter.js'
 import { slotOf, type IndexLookup } from '../store/index-view.js'
@@ -181,7 +182,7 @@ export async function settleUnmerged(
     for (const file of split.files) await write(file.path, file.text)
     if (split.conflict !== null) out.conflicts.push({ ...split.conflict, reason: `${split.conflict.reason} (${merged.reason})` })
     if (split.kept !== null) out.kept.push(split.kept)
-    out.events.push(...split.events)
+    pushAll(out.events, split.events)
   }
   return out
 }

@@ -15,6 +15,7 @@
  * file. Domain code: no console, no environment reads; progress goes to a callback.
  */
 
+import { pushAll } from '../arrays.js'
 import { copyFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import lockfile from 'proper-lockfile'
@@ -407,7 +408,7 @@ class Syncer {
   private noteReindex(r: ReindexResult): void {
     const { warnings, ...rest } = r
     this.result.reindexed = rest
-    this.result.warnings.push(...warnings)
+    pushAll(this.result.warnings, warnings)
   }
 
   /** The store files that differ between `from` and what is staged now, each with its entry after the merge. */
@@ -474,8 +475,8 @@ class Syncer {
   /** Adds a settlement's events to the ledger and its findings to the result. */
   private async record(s: Settlement): Promise<void> {
     for (const e of s.events) await this.backend.appendLedger({ at: this.backend.now(), ...e })
-    this.result.conflicts.push(...s.conflicts)
-    this.result.kept.push(...s.kept)
+    pushAll(this.result.conflicts, s.conflicts)
+    pushAll(this.result.kept, s.kept)
   }
 
   /** Unmerged paths of the open merge: the store's with their three texts, and any outside it. */

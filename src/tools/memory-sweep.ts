@@ -9,7 +9,7 @@ export const memorySweepTool = defineTool(
     name: 'memory_sweep',
     title: 'Health check',
     description:
-      'List what may need attention, changing nothing: memories without a search hit for `days` days (default 90), superseded versions still on disk, recent queries that found nothing (what the store lacks), and memories whose anchors no longer hold. Act with forget, resolve or a new write.',
+      'List what may need attention, changing nothing: memories without a search hit for `days` days (default 90), superseded versions still on disk, recent queries that found nothing (what the store lacks), memories whose anchors no longer hold, and files whose front-matter does not parse (with the line; out of search until a person fixes them). Act with forget, resolve or a new write.',
     input: {
       type: 'object',
       properties: {
@@ -68,8 +68,18 @@ export const memorySweepTool = defineTool(
             additionalProperties: false,
           },
         },
+        unreadable: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { id: { type: 'string' }, path: { type: 'string' }, line: { type: 'integer' }, reason: { type: 'string' } },
+            required: ['id', 'path', 'line', 'reason'],
+            additionalProperties: false,
+          },
+          description: 'Files whose front-matter does not parse: the line the parser stopped at, and why. Out of search until a person fixes them.',
+        },
       },
-      required: ['at', 'scanned', 'thresholds', 'longUnused', 'supersededBacklog', 'zeroHitQueries', 'staleAnchors'],
+      required: ['at', 'scanned', 'thresholds', 'longUnused', 'supersededBacklog', 'zeroHitQueries', 'staleAnchors', 'unreadable'],
       additionalProperties: false,
     },
     annotations: { readOnly: true, destructive: false, idempotent: true },

@@ -15,6 +15,7 @@
  * bundle comes from a store that redacted on write.
  */
 
+import { pushAll } from '../../arrays.js'
 import { MemoryError, invalidInput } from '../../errors.js'
 import type { MemoryBackend } from '../../store/backend.js'
 import { entryFromFile, isMemoryPath } from '../../store/frontmatter.js'
@@ -270,8 +271,8 @@ export async function importCheckedBundle(backend: MemoryBackend, bundle: Checke
 }
 
 function finish(result: ImportResult, bundle: CheckedBundle, mode: 'restore' | 'merge'): ImportResult {
-  result.items.push(...bundle.problems)
-  result.warnings.push(...bundle.warnings)
+  pushAll(result.items, bundle.problems)
+  pushAll(result.warnings, bundle.warnings)
   if (mode === 'merge' && bundle.ledger.length > 0) {
     result.warnings.push(`the bundle's ledger (${bundle.ledger.length} events) was not copied: this store has its own history; the import event records the merge`)
   }

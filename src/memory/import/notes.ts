@@ -11,7 +11,7 @@
  * `date`) are honoured; any other field is kept in the new file's front-matter.
  */
 
-import { MAX_SUMMARY_CHARS, parseFile } from '../../store/frontmatter.js'
+import { MAX_SUMMARY_CHARS, describeUnreadable, parseFile } from '../../store/frontmatter.js'
 import { collapseWhitespace, normalizeSlot, truncate } from '../../text.js'
 import { SOURCE_KINDS, type AnchorKind, type SourceKind } from '../../types.js'
 import { OWN_FRONT_MATTER, type WriteRequest } from '../write.js'
@@ -175,9 +175,7 @@ export function noteDraft(format: Extract<ImportFormat, 'markdown' | 'claude-mem
     split = { heading: null, summary: lead(content, name), details: fenced(content, language) }
   } else {
     const parsed = parseFile(source)
-    if (!parsed.hasFrontMatter && /^---[ \t]*\n[\s\S]*?\n---[ \t]*(\n|$)/.test(source)) {
-      warn(`${relPath}: the front-matter is not YAML this program reads; the note was read as text`)
-    }
+    if (parsed.error !== undefined) warn(`${describeUnreadable(relPath, parsed.error)}; the note was read as text`)
     data = parsed.data
     if (data.type === 'raw') return { skipped: { ...item, outcome: 'skipped', reason: 'raw text of an episode (import its store as a bundle to keep it with the episode)' } }
     if (data.status === 'deleted_pending') return { skipped: { ...item, outcome: 'skipped', reason: 'forgotten in its store (status deleted_pending)' } }
