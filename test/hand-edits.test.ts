@@ -30,6 +30,7 @@ interface EditorReport {
   tag: string
   mode: 'atomic' | 'inplace'
   acked: number[]
+  missing: number
 }
 interface RewriterReport {
   tag: string
@@ -56,19 +57,20 @@ describe('hand edits during library rewrites', () => {
   it(`keeps every editor save while the library rewrites the same file: atomic and in-place saves, ${SAVES} each`, { timeout: 240_000 }, async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mem-hand-edits-'))
     tmpDirs.push(dir)
-    const root = path.join(dir, 'store')
-    const backend = createFileBackend(root)
+    // A store for each kind of save, so the two library writers do not wait for each other's lock.
     const memories = await Promise.all(
       (['atomic', 'inplace'] as const).map(async (mode) => {
+        const root = path.join(dir, mode)
+        const backend = createFileBackend(root)
         const summary = `The ${mode} note: release builds are signed on the build host.`
         const written = await writeHandler(backend, { summary, session_id: `seed-${mode}` })
-        return { mode, summary, id: written.id, file: path.join(root, written.path) }
+        await flushCaches(backend)
+        return { mode, root, backend, summary, id: written.id, file: path.join(root, written.path) }
       }),
     )
-    await flushCaches(backend)
 
     const editors = memories.map((m) => startWorker<EditorReport>(EDITOR, [m.file, m.mode, String(SAVES), m.mode], `editor-${m.mode}`))
-    const rewriters = memories.map((m) => startWorker<RewriterReport>(REWRITER, [root, m.id, m.summary, `lib-${m.mode}`], `rewriter-${m.mode}`))
+    const rewriters = memories.map((m) => startWorker<RewriterReport>(REWRITER, [m.root, m.id, m.summary, `lib-${m.mode}`], `rewriter-${m.mode}`))
     await startTogether([...editors, ...rewriters])
     const edited = await Promise.all(editors.map((e) => e.done))
     for (const r of rewriters) r.say('stop')
@@ -80,25 +82,27 @@ describe('hand edits during library rewrites', () => {
         const lib = rewrites[i] as RewriterReport
         const lost = lostSaves(await fs.readFile(m.file, 'utf8'), report)
         console.info(
-          `[hand-edits] ${m.mode} saves: ${lost.length} of ${report.acked.length} hand edits lost, during ${lib.ops} library rewrites (${lib.refused} refused with INVALID_STATE, ${lib.strayed} repeat writes that no longer found the memory)`,
+          `[hand-edits] ${m.mode} saves: ${lost.length} of ${report.acked.length} hand edits lost, during ${lib.ops} library rewrites (${lib.refused} refused with INVALID_STATE, ${lib.strayed} repeat writes that no longer found the memory; ${report.missing} editor reads found the file missing for an instant)`,
         )
         return { mode: m.mode, acked: report.acked.length, lost, lib }
       }),
     )
     for (const o of outcomes) {
       expect(o.acked).toBe(SAVES)
-      expect(o.lib.ops).toBeGreaterThan(20)
+      expect(o.lib.ops).toBeGreaterThan(10)
       expect(o.lost, `${o.mode} saves lost`).toEqual([])
       // Every repeat write found the memory: no rewrite was made from a half-written file.
       expect(o.lib.strayed, `${o.mode}: repeat writes that no longer found the memory`).toBe(0)
     }
 
-    // The store is consistent afterwards: a read folds the last hand edits in, and the index then
-    // equals what a rebuild derives from the files.
-    await navHandler(backend, {})
-    const indexed = (await backend.readIndex()).map((e) => `${e.id}:${e.checksum}`).sort()
-    await flushCaches(backend)
-    await rebuildIndex(root)
-    expect((await createFileBackend(root).readIndex()).map((e) => `${e.id}:${e.checksum}`).sort()).toEqual(indexed)
+    // Each store is consistent afterwards: a read folds the last hand edits in, and the index
+    // then equals what a rebuild derives from the files.
+    for (const m of memories) {
+      await navHandler(m.backend, {})
+      const indexed = (await m.backend.readIndex()).map((e) => `${e.id}:${e.checksum}`).sort()
+      await flushCaches(m.backend)
+      await rebuildIndex(m.root)
+      expect((await createFileBackend(m.root).readIndex()).map((e) => `${e.id}:${e.checksum}`).sort()).toEqual(indexed)
+    }
   })
 })

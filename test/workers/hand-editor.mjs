@@ -5,7 +5,9 @@
 // A save is acknowledged once its write returned. Pauses 0-2 ms between saves.
 //
 // usage: node hand-editor.mjs <absolute file> <atomic|inplace> <count> <tag>
-// Prints "ready", waits for "go", then prints { "tag", "mode", "acked": [i, ...] }.
+// Prints "ready", waits for "go", then prints { "tag", "mode", "acked": [i, ...], "missing": n }
+// (missing: reads that found no file, each tried again a moment later: the library swaps its rewrite
+// in by moving the old file aside and linking the new one in its place, microseconds apart).
 
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -21,11 +23,25 @@ if (!file || (mode !== 'atomic' && mode !== 'inplace') || !Number.isInteger(coun
 const temp = path.join(path.dirname(file), `.${path.basename(file)}.${tag}.swp`)
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** Reads the file; a read that finds no file (the library swaps its rewrite in) is tried again a moment later. */
+let missing = 0
+async function readCurrent() {
+  for (const started = Date.now(); ; ) {
+    try {
+      return readFileSync(file, 'utf8')
+    } catch (err) {
+      if (err?.code !== 'ENOENT' || Date.now() - started > 5000) throw err
+      missing++
+      await sleep(0)
+    }
+  }
+}
+
 await waitForGo()
 stopListening()
 const acked = []
 for (let i = 0; i < count; i++) {
-  const text = readFileSync(file, 'utf8')
+  const text = await readCurrent()
   // A paragraph of its own, below the summary: the memory's summary (and so its repeats) stay as they are.
   const next = `${text.endsWith('\n') ? text : `${text}\n`}\nhand edit ${tag} ${i}\n`
   if (mode === 'atomic') {
@@ -37,4 +53,4 @@ for (let i = 0; i < count; i++) {
   acked.push(i)
   await sleep(Math.random() * 2)
 }
-process.stdout.write(`${JSON.stringify({ tag, mode, acked })}\n`)
+process.stdout.write(`${JSON.stringify({ tag, mode, acked, missing })}\n`)

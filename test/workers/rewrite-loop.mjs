@@ -39,6 +39,7 @@ try {
     } catch (err) {
       if (err?.code !== 'INVALID_STATE') throw err
       refused++
+      if (process.env.REWRITE_DEBUG) process.stderr.write(`refused: ${err.message}\n`)
     }
     ops++
     await new Promise((resolve) => setImmediate(resolve))
