@@ -12,12 +12,13 @@
  * The workers run the BUILT library (lib/api.js): `npm test` builds first.
  */
 
-import { existsSync, promises as fs } from 'node:fs'
+import { existsSync, promises as fs, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createFileBackend, flushCaches, navHandler, rebuildIndex, writeHandler } from '../src/api.js'
+import { createFileBackend, flushCaches, navHandler, rebuildIndex, writeHandler, type MemoryBackend } from '../src/api.js'
+import { REWRITE_ATTEMPTS } from '../src/store/rewrite.js'
 import { startTogether, startWorker } from './process-kit.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -52,6 +53,96 @@ function lostSaves(text: string, report: EditorReport): number[] {
   const present = new Set(text.split('\n').filter((l) => l.startsWith(`hand edit ${report.tag} `)))
   return report.acked.filter((i) => !present.has(`hand edit ${report.tag} ${i}`))
 }
+
+/** Saves the file the way an editor does, from inside a rewrite's change (between its read and its replacement). */
+function save(file: string, text: string, how: 'atomic' | 'inplace'): void {
+  if (how === 'inplace') writeFileSync(file, text)
+  else {
+    writeFileSync(`${file}.swp`, text)
+    renameSync(`${file}.swp`, file)
+  }
+}
+
+async function storeWithFile(text: string): Promise<{ backend: MemoryBackend; file: string }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mem-cas-'))
+  tmpDirs.push(dir)
+  const backend = createFileBackend(path.join(dir, 'store'))
+  await backend.writeFileAtomic('topics/note.md', text)
+  return { backend, file: path.join(backend.root, 'topics/note.md') }
+}
+
+describe('compare-and-swap rewrites (MemoryBackend.rewriteFile)', () => {
+  for (const how of ['atomic', 'inplace'] as const) {
+    it(`a ${how} save made while a rewrite runs is kept: the change is applied again to the saved text`, async () => {
+      const { backend, file } = await storeWithFile('# Note\n\nBody.\n')
+      const seen: string[] = []
+      const done = await backend.rewriteFile('topics/note.md', (current) => {
+        seen.push(current)
+        if (seen.length === 1) save(file, `${current}\nAdded by hand.\n`, how)
+        return `${current}tagged\n`
+      })
+      expect(seen).toEqual(['# Note\n\nBody.\n', '# Note\n\nBody.\n\nAdded by hand.\n'])
+      expect(done).toEqual({ before: seen[1], after: `${seen[1]}tagged\n` })
+      expect(readFileSync(file, 'utf8')).toBe('# Note\n\nBody.\n\nAdded by hand.\ntagged\n')
+      // Nothing is left beside it.
+      expect(await fs.readdir(path.dirname(file))).toEqual(['note.md'])
+    })
+  }
+
+  it('a file saved again during every attempt is left as saved: INVALID_STATE naming the file', async () => {
+    const { backend, file } = await storeWithFile('v0\n')
+    let n = 0
+    const err = await backend.rewriteFile('topics/note.md', (current) => {
+      save(file, `v${++n}\n`, n % 2 === 0 ? 'atomic' : 'inplace')
+      return `${current}changed\n`
+    }).then(
+      () => null,
+      (e: unknown) => e,
+    )
+    expect(err).toMatchObject({ code: 'INVALID_STATE', message: expect.stringContaining('topics/note.md kept changing') })
+    expect(n).toBe(REWRITE_ATTEMPTS)
+    expect(readFileSync(file, 'utf8')).toBe(`v${n}\n`)
+  })
+
+  it('a file found empty is read again (an in-place save between its truncate and its write); one that stays empty is rewritten', async () => {
+    const { backend, file } = await storeWithFile('')
+    let calls = 0
+    const done = await backend.rewriteFile('topics/note.md', (current) => {
+      calls++
+      return `${current}filled\n`
+    })
+    expect(calls).toBe(1)
+    expect(done).toEqual({ before: '', after: 'filled\n' })
+    writeFileSync(file, '')
+    setTimeout(() => writeFileSync(file, 'saved\n'), 5)
+    expect(await backend.rewriteFile('topics/note.md', (current) => `${current}filled\n`)).toEqual({ before: 'saved\n', after: 'saved\nfilled\n' })
+  })
+
+  it('a failed transaction does not roll a file back over a hand edit made after it rewrote it', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mem-cas-'))
+    tmpDirs.push(dir)
+    const root = path.join(dir, 'store')
+    const backend = createFileBackend(root)
+    const w = await writeHandler(backend, { summary: 'Backups run nightly.', session_id: 's1' })
+    const file = path.join(root, w.path)
+    // A transaction rewrites the memory, a person saves the file, then the operation fails.
+    const { transact } = await import('../src/memory/txn.js')
+    const err = await transact(backend, async (txn) => {
+      const entry = txn.index.get(w.id)
+      if (entry === undefined) throw new Error('no entry')
+      await txn.update(entry, { tags: ['ops'] })
+      writeFileSync(file, `${readFileSync(file, 'utf8')}\nEdited by hand after the rewrite.\n`)
+      throw new Error('the operation failed after its rewrite')
+    }).then(
+      () => null,
+      (e: unknown) => e,
+    )
+    expect(String(err)).toContain('failed after its rewrite')
+    const text = readFileSync(file, 'utf8')
+    expect(text).toContain('Edited by hand after the rewrite.')
+    expect(text).toMatch(/^tags:/m)
+  })
+})
 
 describe('hand edits during library rewrites', () => {
   it(`keeps every editor save while the library rewrites the same file: atomic and in-place saves, ${SAVES} each`, { timeout: 240_000 }, async () => {

@@ -147,7 +147,7 @@ async function lateSave(fd: number, read: string): Promise<string | null> {
   return text === read || text === '' ? null : text
 }
 
-async function attempt(abs: string, change: (current: string) => string | null): Promise<Attempt> {
+async function attempt(abs: string, change: (current: string) => string | null, emptyIsText: boolean): Promise<Attempt> {
   let fd: number
   try {
     fd = fs.openSync(abs, 'r')
@@ -160,8 +160,9 @@ async function attempt(abs: string, change: (current: string) => string | null):
     const st = fs.fstatSync(fd)
     const read = readWhole(fd)
     // An in-place save truncates before it writes: an empty file is most likely half saved, and
-    // is never rewritten (a change made to nothing would throw the text of that save away).
-    if (read === '') return { again: true, empty: true }
+    // is not rewritten (a change made to nothing would throw the text of that save away) unless
+    // every attempt found it empty.
+    if (read === '' && !emptyIsText) return { again: true, empty: true }
     const after = change(read) ?? read
     if (after === read) return { done: { before: read, after } }
     const temp = writeTemp(abs, after, st.mode)
@@ -189,7 +190,7 @@ async function attempt(abs: string, change: (current: string) => string | null):
 
 /**
  * Rewrites the file at abs from its current text (see the module comment). Null when there is
- * no file; INVALID_STATE, naming relPath, when it kept changing (or stayed empty) every attempt.
+ * no file; INVALID_STATE, naming relPath, when it kept changing every attempt.
  */
 export async function rewriteFileCas(abs: string, relPath: string, change: (current: string) => string | null): Promise<Rewrite | null> {
   let real: string
@@ -201,18 +202,16 @@ export async function rewriteFileCas(abs: string, relPath: string, change: (curr
     if (code === 'ENOENT' || code === 'ENOTDIR') return null
     throw err
   }
-  let empty = false
+  let empty = 0
   for (let n = 1; n <= REWRITE_ATTEMPTS; n++) {
-    const outcome = await attempt(real, change)
+    const outcome = await attempt(real, change, n === REWRITE_ATTEMPTS && empty === n - 1)
     if ('done' in outcome) return outcome.done
-    empty = outcome.empty === true
+    if (outcome.empty === true) empty++
     // Let the save under way finish; attempts from several writers drift apart.
     await sleep(Math.random() * Math.min(2 ** n, 40))
   }
   throw new MemoryError(
     'INVALID_STATE',
-    empty
-      ? `${relPath} is empty (or was being saved each time it was read); nothing was written: put its text back, or delete the file`
-      : `${relPath} kept changing on disk while it was being rewritten (${REWRITE_ATTEMPTS} attempts): someone is editing it; nothing was written over the edits, try again`,
+    `${relPath} kept changing on disk while it was being rewritten (${REWRITE_ATTEMPTS} attempts): someone is editing it; nothing was written over the edits, try again`,
   )
 }
