@@ -8,14 +8,16 @@
  *    temporary file beside it and flush it;
  * 2. check that the path still names the file read and that it still holds the bytes read, else
  *    start again from the new text (an editor saved meanwhile);
- * 3. move the file at the path aside (one rename: whatever is there now, nothing is destroyed)
- *    and hard-link the new file into the free path, which fails if anything appeared there
- *    meanwhile: then that newer save stays and the next attempt starts from it;
- * 4. look at what was moved aside before removing it: an atomic save (write aside, rename over)
- *    that landed between 2 and 3, or an in-place save (truncate, write) into the file read, by
- *    an editor that had opened it before 3 (its write is waited for a few milliseconds), is taken
- *    as the text to change in the next attempt, whose result replaces this one's.
- *
+ * 3. move the file at the path aside (one rename: whatever is there now, nothing is destroyed);
+ *    if it is not the file read, or its bytes changed (a save that landed after step 2), link it
+ *    back and start again; else hard-link the new file into the free path, which fails if
+ *    anything appeared there meanwhile: then that newer save stays and the next attempt starts
+ *    from it;
+ * 4. read the replaced file once more through the descriptor: an in-place save (truncate, then
+ *    write) by an editor that had opened it before step 3 writes into it, and is waited for a
+ *    few milliseconds; such a save is put back in place of the new text at once, and the next
+ *    attempt starts from it.
+
  * What remains (docs/decisions.md): an in-place save that opened the file before step 3 and
  * writes more than ORPHAN_WAIT_MS after it; on a file system without hard links, an atomic save
  * landing in the microseconds between the check and a plain rename; a person's reader (another
