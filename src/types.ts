@@ -94,6 +94,8 @@ export interface IndexEntry {
   // Place fields (src/store/place-fields.ts): present only when the file states them.
   /** Where the memory stands in the palace: `room#slot`, such as `topics-2#4` (src/memory/rooms.ts). */
   location?: string
+  /** Locations this memory stood at before sync moved it (two clones had given one slot twice). */
+  moved_from?: string[]
   /** Ids this memory links to: front-matter `links`, then `[[id]]` in the body. */
   links?: string[]
   /** Retrieval practice (src/store/review-fields.ts): the SM-2 schedule, or `off`; only when the file states it. */

@@ -196,6 +196,22 @@ export function runBackendSuite(name: string, makeBackend: () => Promise<Backend
       )
 
       it(
+        'rewriteFile changes a file from its current text; a null change leaves it; no file is null',
+        withStore(async ({ backend: b }) => {
+          await b.init()
+          await b.writeFileAtomic('topics/r.md', 'one\n')
+          const first = await b.rewriteFile('topics/r.md', (text) => `${text}two\n`)
+          expect(first).toEqual({ before: 'one\n', after: 'one\ntwo\n' })
+          expect(await b.readFile('topics/r.md')).toBe('one\ntwo\n')
+          expect(await b.rewriteFile('topics/r.md', () => null)).toEqual({ before: 'one\ntwo\n', after: 'one\ntwo\n' })
+          expect(await b.rewriteFile('topics/none.md', (text) => text)).toBeNull()
+          expect(await b.readFile('topics/none.md')).toBeNull()
+          expect((await b.listFiles('topics')).sort()).toEqual(['topics/_index.md', 'topics/r.md'])
+          expect(await rejection(() => b.rewriteFile('../outside.md', (text) => text))).toMatchObject({ code: 'PATH_OUTSIDE_ROOT' })
+        }),
+      )
+
+      it(
         'removeFile answers true when it removed a file and false when there was none',
         withStore(async (h) => {
           const b = h.backend

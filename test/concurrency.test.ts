@@ -7,13 +7,13 @@
  * alone, run `npm run build` before.
  */
 
-import { spawn } from 'node:child_process'
 import { existsSync, promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFileBackend, rebuildIndex, type IndexEntry } from '../src/api.js'
+import { startTogether, startWorker } from './process-kit.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const WORKER = path.join(here, 'workers', 'write-stream.mjs')
@@ -32,47 +32,11 @@ async function tempRoot(prefix: string): Promise<string> {
   return path.join(dir, 'store')
 }
 
-/**
- * Starts one worker per tag, waits until every one of them has loaded the library, then releases
- * them together so the writes really overlap. Resolves with each worker's report.
- */
+/** One worker per tag, released together so the writes really overlap; resolves with each worker's report. */
 async function runWorkers(root: string, tags: string[], count: number, mode: 'topic' | 'episode' | 'revise'): Promise<WorkerReport[]> {
-  const children = tags.map((tag) => {
-    const child = spawn(process.execPath, [WORKER, root, tag, String(count), mode], { stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8')
-    child.stderr.setEncoding('utf8')
-    const ready = new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: string) => {
-        stdout += chunk
-        if (stdout.startsWith('ready\n')) resolve()
-      })
-      child.once('exit', () => reject(new Error(`worker ${tag} exited before it was ready: ${stderr}`)))
-    })
-    child.stderr.on('data', (chunk: string) => {
-      stderr += chunk
-    })
-    const done = new Promise<WorkerReport>((resolve, reject) => {
-      child.once('error', reject)
-      child.once('close', (code, signal) => {
-        if (code !== 0) {
-          reject(new Error(`worker ${tag} exited with ${code ?? signal}: ${stderr}`))
-          return
-        }
-        const last = stdout.trim().split('\n').pop() ?? ''
-        try {
-          resolve(JSON.parse(last) as WorkerReport)
-        } catch {
-          reject(new Error(`worker ${tag} printed no report: ${stdout} ${stderr}`))
-        }
-      })
-    })
-    return { child, ready, done }
-  })
-  await Promise.all(children.map((c) => c.ready))
-  for (const c of children) c.child.stdin.end('go\n')
-  return Promise.all(children.map((c) => c.done))
+  const workers = tags.map((tag) => startWorker<WorkerReport>(WORKER, [root, tag, String(count), mode], tag))
+  await startTogether(workers)
+  return Promise.all(workers.map((w) => w.done))
 }
 
 function byId(a: IndexEntry, b: IndexEntry): number {

@@ -18,7 +18,8 @@ import {
   writeHandler,
   type MemoryBackend,
 } from '../src/api.js'
-import { allocate, checkPlacard, parseLocation, reconcile, tourKey } from '../src/memory/rooms.js'
+import { allocate, checkPlacard, claimWing, parseLocation, reconcile, roomCollisions, tourKey, WING_FILE } from '../src/memory/rooms.js'
+import { mergeMemoryText } from '../src/sync/merge.js'
 import { IndexView } from '../src/store/index-view.js'
 import type { IndexEntry } from '../src/types.js'
 import { entryFromFile } from '../src/store/frontmatter.js'
@@ -175,5 +176,67 @@ describe('memory_rooms', () => {
     checked('memory_rooms', one)
     expect(one.members?.map((m) => m.slot)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
     await expectCode(roomsHandler(backend, { room: 'kitchen' }), 'NOT_FOUND')
+  })
+})
+
+describe('clones: wings and collisions', () => {
+  const placed = (id: string, location: string, over: string = '') =>
+    entryFromFile(`topics/${id}.md`, `---\nid: ${id}\ntime: '2026-01-0${id.length}T00:00:00.000Z'\nlocation: ${location}\n${over}---\n# ${id}\n\n${id} text\n`, 0)
+
+  it('finds slots held by memories that are not versions of one fact; the one placed first keeps it (pure)', () => {
+    const a = placed('a', 'topics#1')
+    const b = placed('bb', 'topics#1')
+    const v1 = placed('ccc', 'topics#2', 'key: api port\n')
+    const v2 = placed('dddd', 'topics#2', 'key: api port\nstatus: superseded\n')
+    const e = placed('eeeee', 'topics#2')
+    const at = (x: IndexEntry) => x.time
+    expect(roomCollisions([a, b, v1, v2, e], at)).toEqual([
+      { location: 'topics#1', keeper: 'a', moving: [b] },
+      { location: 'topics#2', keeper: 'ccc', moving: [e] },
+    ])
+    // Versions of one fact moving together; the write that gave the slot decides, then the id.
+    expect(roomCollisions([e, v1, v2], (x) => (x.id === 'eeeee' ? '2020-01-01T00:00:00.000Z' : x.time))).toEqual([{ location: 'topics#2', keeper: 'eeeee', moving: [v1, v2] }])
+    expect(roomCollisions([placed('x', 'topics#3'), placed('y', 'topics#3')], () => 'same')).toEqual([{ location: 'topics#3', keeper: 'x', moving: [placed('y', 'topics#3')] }])
+    expect(roomCollisions([v1, v2], at)).toEqual([])
+  })
+
+  it('a store on its own gives the plain rooms; a clone, a store with a repository in its root, or one whose .cache/ is gone gets a wing', async () => {
+    const { backend, root } = await store()
+    expect((await writeHandler(backend, { summary: 'First fact.' })).location).toBe('topics#1')
+    expect(JSON.parse(await fs.readFile(path.join(root, WING_FILE), 'utf8'))).toEqual({ wing: null })
+    await fs.rm(path.join(root, '.cache'), { recursive: true })
+    const after = await writeHandler(backend, { summary: 'Second fact.' })
+    const wing = (JSON.parse(await fs.readFile(path.join(root, WING_FILE), 'utf8')) as { wing: string }).wing
+    expect(wing).toMatch(/^[bcdfghjkmnpqrstvwxz]{5}$/)
+    expect(after.location).toBe(`topics-${wing}#1`)
+    expect(await claimWing(backend)).toBe(wing)
+
+    const repo = await store()
+    await fs.mkdir(path.join(repo.root, '.git'))
+    expect((await writeHandler(repo.backend, { summary: 'In a repository.' })).location).toMatch(/^topics-[a-z]{5}#1$/)
+
+    const alone = await store()
+    await writeHandler(alone.backend, { summary: 'Alone.' })
+    const claimed = await claimWing(alone.backend)
+    expect((await writeHandler(alone.backend, { summary: 'After the first sync.' })).location).toBe(`topics-${claimed}#1`)
+    // The plain rooms stay in the tour, before the wing.
+    expect((await roomsHandler(alone.backend, {})).rooms.map((r) => r.room)).toEqual(['topics', `topics-${claimed}`])
+  })
+
+  it('a location both clones changed merges to the smaller one on every clone; moved_from merges as a set', () => {
+    const file = (location: string, moved: string) => `---\nid: m\nlocation: ${location}\n${moved}---\n# m\n\nText.\n`
+    const base = file('topics#1', '')
+    const ours = file('topics-bcdfg#1', 'moved_from:\n  - topics#1\n')
+    const theirs = file('topics-zxwvt#4', 'moved_from:\n  - topics#1\n')
+    for (const [x, y] of [
+      [ours, theirs],
+      [theirs, ours],
+    ] as const) {
+      const merged = mergeMemoryText(base, x, y)
+      expect(merged.kind).toBe('merged')
+      const entry = entryFromFile('topics/m.md', merged.kind === 'merged' ? merged.text : '', 0)
+      expect(entry.location).toBe('topics-bcdfg#1')
+      expect(entry.moved_from).toEqual(['topics#1'])
+    }
   })
 })

@@ -14,6 +14,7 @@ import {
   createFileBackend,
   describeSync,
   flushCaches,
+  navHandler,
   resolveHandler,
   searchHandler,
   syncStore,
@@ -153,7 +154,10 @@ describe('sync: two stores through a bare repository', () => {
     for (const s of [a, b]) {
       const lines = ledgerLines(s.root)
       expect(new Set(lines).size).toBe(lines.length) // no duplicates
-      expect([...lines].sort()).toEqual([...linesBefore].sort()) // nothing lost, nothing added
+      // Nothing lost; the one line added moves b1 off topics#1, which a1 had been given first.
+      const moves = lines.filter((l) => l.includes('"event":"move"'))
+      expect(moves.map((l) => JSON.parse(l) as { id: string; from: string }).map((m) => `${m.id} ${m.from}`)).toEqual([`${b1.id} topics#1`])
+      expect(lines.filter((l) => !moves.includes(l)).sort()).toEqual([...linesBefore].sort())
       expect(w.git(s.root, 'status', '--porcelain')).toBe('')
       await expectIndexMatchesFiles(s.backend)
     }
@@ -718,4 +722,93 @@ describe('sync: the bench', () => {
     const figures = JSON.parse(readFileSync(out, 'utf8')) as { total: { conflicts: number } }
     expect(figures.total.conflicts).toBe(2)
   }, 120_000)
+})
+
+describe('sync: room slots across clones', () => {
+  /** Locations that memories hold which are not versions of one fact: slots given twice. */
+  const givenTwice = async (b: MemoryBackend) => {
+    const families = new Map<string, Set<string>>()
+    for (const e of (await b.indexView()).values()) {
+      if (e.location === undefined) continue
+      families.set(e.location, (families.get(e.location) ?? new Set()).add(e.key !== null ? `key ${e.key}` : `id ${e.id}`))
+    }
+    return [...families].filter(([, f]) => f.size > 1).map(([location]) => location)
+  }
+  const locations = async (b: MemoryBackend) => Object.fromEntries([...(await b.indexView()).values()].filter((e) => e.location !== undefined).map((e) => [e.id, e.location]))
+  const wingOf = (root: string) => (JSON.parse(readFileSync(path.join(root, '.cache', 'rooms-wing.json'), 'utf8')) as { wing: string | null }).wing
+
+  it('two stores that gave the same slots before they first synced: the memory placed first keeps its slot, the other moves, and the old slot still finds it', async () => {
+    const w = world()
+    const a = w.store('a')
+    const b = w.store('b')
+    const a1 = await writeHandler(a.backend, { summary: 'The deploy key rotates every 90 days.' })
+    const a2 = await writeHandler(a.backend, { summary: 'Backups are kept for 30 days.' })
+    const b1 = await writeHandler(b.backend, { summary: 'Staging runs on two nodes.' })
+    const b2 = await writeHandler(b.backend, { summary: 'The team reviews alerts on Mondays.' })
+    // The attack: each store on its own gave topics#1 and topics#2.
+    expect([a1.location, a2.location, b1.location, b2.location]).toEqual(['topics#1', 'topics#2', 'topics#1', 'topics#2'])
+
+    await w.sync(a.backend, { remote: w.remote })
+    const merged = await w.sync(b.backend, { remote: w.remote })
+    await w.sync(a.backend)
+    const wingB = wingOf(b.root) as string
+    expect(wingB).toMatch(/^[a-z]{5}$/)
+    expect(wingOf(a.root)).not.toBe(wingB)
+    expect(merged.moved).toEqual([
+      { id: b1.id, ids: [b1.id], from: 'topics#1', to: `topics-${wingB}#1`, kept: a1.id },
+      { id: b2.id, ids: [b2.id], from: 'topics#2', to: `topics-${wingB}#2`, kept: a2.id },
+    ])
+    expect(describeSync(merged)).toContain(`Moved ${b1.id} from topics#1 to topics-${wingB}#1: another clone had given topics#1 to ${a1.id} first.`)
+    for (const s of [a, b]) {
+      expect(await givenTwice(s.backend)).toEqual([])
+      expect(await locations(s.backend)).toEqual({ [a1.id]: 'topics#1', [a2.id]: 'topics#2', [b1.id]: `topics-${wingB}#1`, [b2.id]: `topics-${wingB}#2` })
+      expect((await entry(s.backend, b1.id))?.moved_from).toEqual(['topics#1'])
+      // Both old references resolve: the slot answers with the memory that kept it and says who moved where.
+      const old = await navHandler(s.backend, { path: 'topics#1' })
+      expect(old.file?.path).toBe(a1.path)
+      expect(old.moved).toEqual([{ id: b1.id, from: 'topics#1', to: `topics-${wingB}#1` }])
+      expect((await navHandler(s.backend, { path: `topics-${wingB}#1` })).file?.path).toBe(b1.path)
+      expect(ledgerLines(s.root).filter((l) => l.includes('"event":"move"'))).toHaveLength(2)
+      await expectIndexMatchesFiles(s.backend)
+      expect(w.git(s.root, 'status', '--porcelain')).toBe('')
+    }
+
+    // From now on each clone gives slots of its own rooms only.
+    const later: string[] = []
+    for (let i = 0; i < 10; i++) {
+      later.push((await writeHandler(a.backend, { summary: `Clone A fact ${i}: cache shard ${i} lives on node ${i + 3}.` })).location as string)
+      later.push((await writeHandler(b.backend, { summary: `Clone B fact ${i}: queue ${i} drains every ${i + 2} minutes.` })).location as string)
+    }
+    const syncs = [await w.sync(a.backend), await w.sync(b.backend), await w.sync(a.backend)]
+    const twice = await givenTwice(a.backend)
+    console.info(`[rooms] ${later.length - new Set(later).size} of ${later.length} slots given on two clones after their first sync were given twice; ${twice.length} shared after syncing`)
+    expect(new Set(later).size).toBe(later.length)
+    expect(syncs.flatMap((r) => r.moved)).toEqual([])
+    expect(twice).toEqual([])
+    expect(await givenTwice(b.backend)).toEqual([])
+  })
+
+  it('a plain git clone gives slots of its own rooms before it ever syncs', async () => {
+    const w = world()
+    const a = w.store('a')
+    for (let i = 0; i < 3; i++) await writeHandler(a.backend, { summary: `Origin fact ${i}: port ${8000 + i} serves the API.` })
+    await w.sync(a.backend, { remote: w.remote })
+    w.git(w.dir, 'clone', '-q', w.remote, 'c')
+    const c = w.store('c')
+    const fromClone = []
+    const fromOrigin = []
+    for (let i = 0; i < 12; i++) {
+      fromClone.push((await writeHandler(c.backend, { summary: `Clone fact ${i}: worker ${i} runs nightly.` })).location as string)
+      fromOrigin.push((await writeHandler(a.backend, { summary: `Origin fact ${i + 3}: bucket ${i} holds logs.` })).location as string)
+    }
+    const wingC = wingOf(c.root) as string
+    expect(wingC).toMatch(/^[a-z]{5}$/)
+    expect(fromClone.slice(0, 10)).toEqual([...Array.from({ length: 9 }, (_, i) => `topics-${wingC}#${i + 1}`), `topics-${wingC}-2#1`])
+    expect(fromOrigin.every((l) => l.startsWith(`topics-${wingOf(a.root) as string}`))).toBe(true)
+    await w.sync(c.backend)
+    const last = await w.sync(a.backend)
+    expect(last.moved).toEqual([])
+    expect(await givenTwice(a.backend)).toEqual([])
+    expect((await navHandler(a.backend, { path: 'topics#2' })).entries).toHaveLength(1)
+  })
 })

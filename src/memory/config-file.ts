@@ -46,8 +46,13 @@ export async function saveConfigPatch(backend: MemoryBackend, patch: unknown): P
   if (Object.keys(written).length === 0) return { written, replacedInvalid: false }
   await backend.init()
   return backend.withLock(async () => {
-    const existing = fileFields(await backend.readFile(CONFIG_FILE))
-    await backend.writeFileAtomic(CONFIG_FILE, `${JSON.stringify({ ...(existing ?? {}), ...written }, null, 2)}\n`)
+    let existing: Record<string, unknown> | null = {}
+    const render = (text: string | null) => {
+      existing = fileFields(text)
+      return `${JSON.stringify({ ...(existing ?? {}), ...written }, null, 2)}\n`
+    }
+    // A person may be editing config.json: a compare-and-swap keeps their other fields.
+    if ((await backend.rewriteFile(CONFIG_FILE, render)) === null) await backend.writeFileAtomic(CONFIG_FILE, render(null))
     await backend.appendLedger({
       at: backend.now(),
       event: 'config',

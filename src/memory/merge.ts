@@ -56,8 +56,8 @@ interface Plan {
   entities: string[]
   sources: Source[]
   confidence: number
-  /** The survivor's body with the carried details, or null when the details stay as they are. */
-  body: string | null
+  /** The survivor's details with the folded ones carried over, or null when they stay as they are. */
+  details: string | null
 }
 
 function unknownId(id: string, field: string): MemoryError {
@@ -129,6 +129,11 @@ function newItems(have: readonly string[], add: readonly string[]): string[] {
   return out
 }
 
+/** The strings of a front-matter list. */
+function idList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((x): x is string => typeof x === 'string') : []
+}
+
 /** The survivor's body with `details` in place of its own (which are `own`). */
 function withDetails(body: string, own: string, details: string): string {
   const at = own === '' ? -1 : body.lastIndexOf(own)
@@ -184,8 +189,18 @@ async function plan(backend: MemoryBackend, index: IndexLookup, req: MergeReques
       carried.push(`details from ${m.entry.id} (added)`)
     }
   }
-  const body = details === survivor.file.details ? null : withDetails(survivor.file.body, survivor.file.details, details)
-  return { survivor, folded, alreadyFolded: done.map((e) => e.id), blocked, carried, tags: [...s.tags, ...tags], entities: [...s.entities, ...entities], sources, confidence, body }
+  return {
+    survivor,
+    folded,
+    alreadyFolded: done.map((e) => e.id),
+    blocked,
+    carried,
+    tags: [...s.tags, ...tags],
+    entities: [...s.entities, ...entities],
+    sources,
+    confidence,
+    details: details === survivor.file.details ? null : details,
+  }
 }
 
 function result(p: Plan, dryRun: boolean): MergeResult {
@@ -212,11 +227,16 @@ function result(p: Plan, dryRun: boolean): MergeResult {
 
 async function apply(txn: Txn, p: Plan): Promise<void> {
   const s = p.survivor.entry
-  const before = parseFile((await txn.backend.readFile(s.path)) ?? '').data.merged_from
-  const mergedFrom = [...(Array.isArray(before) ? before.filter((x): x is string => typeof x === 'string') : []), ...p.folded.map((m) => m.entry.id)]
-  const patch = { tags: p.tags, entities: p.entities, sources: p.sources, confidence: p.confidence, merged_from: [...new Set(mergedFrom)] }
-  const body = p.body
-  const updated = await txn.update(s, patch, body === null ? undefined : () => body)
+  // Both from the file as it is when it is rewritten: a hand edit made since the plan stays.
+  const patch = (current: Record<string, unknown>) => ({
+    tags: p.tags,
+    entities: p.entities,
+    sources: p.sources,
+    confidence: p.confidence,
+    merged_from: [...new Set([...idList(current.merged_from), ...p.folded.map((m) => m.entry.id)])],
+  })
+  const details = p.details
+  const updated = await txn.update(s, patch, details === null ? undefined : (body) => withDetails(body, p.survivor.file.details, details))
   if (updated === null) throw new MemoryError('NOT_FOUND', `the file of ${s.id} (${s.path}) is gone; run rebuild`, 'ids')
   // The raw text shares its episode's sources, so forgetting a session treats both alike.
   const raw = rawSibling(txn, s)
@@ -267,9 +287,10 @@ export function undemote(backend: MemoryBackend, ids: string[]): Promise<Undemot
     for (const [survivorId, back] of bySurvivor) {
       const survivor = txn.index.get(survivorId)
       if (survivor !== undefined) {
-        const data = parseFile((await txn.backend.readFile(survivor.path)) ?? '').data
-        const left = (Array.isArray(data.merged_from) ? data.merged_from : []).filter((x) => typeof x === 'string' && !back.includes(x))
-        await txn.update(survivor, { merged_from: left.length > 0 ? left : null })
+        await txn.update(survivor, (current) => {
+          const left = idList(current.merged_from).filter((x) => !back.includes(x))
+          return { merged_from: left.length > 0 ? left : null }
+        })
       }
       txn.log({ event: 'undemote', id: survivorId, ids: back })
     }

@@ -1,6 +1,6 @@
 /**
  * Browsing the store with a bounded read: the summary layer only, a page at a time. Full text
- * comes back only when one file is named (by path or id). Read-only; every path goes through
+ * comes back only when one file is named (by path, id, or the room slot it stands at). Read-only; every path goes through
  * the backend's root confinement.
  */
 
@@ -10,6 +10,7 @@ import type { MemoryBackend } from '../store/backend.js'
 import { ensureFresh } from '../store/freshness.js'
 import { entryFromFile, isMemoryPath } from '../store/frontmatter.js'
 import { MEMORY_FOLDERS } from '../store/layout.js'
+import { LOCATION_PATTERN } from '../store/place-fields.js'
 import type { IndexEntry, MemoryStatus, MemoryType } from '../types.js'
 
 export type NavSort = 'recent' | 'oldest' | 'title' | 'id'
@@ -48,6 +49,8 @@ export interface NavResult {
   file?: { path: string; text: string }
   /** Index lines that could not be read (the store still works; rebuild fixes them). */
   skipped_index_lines?: number
+  /** With a location for path: memories that stood there until sync moved them (two clones had given the slot). */
+  moved?: Array<{ id: string; from: string; to: string }>
 }
 
 /** Nav orders, shared with the two-store merge (src/stores/merge.ts). */
@@ -87,6 +90,33 @@ function page(all: IndexEntry[], req: NavRequest, base: Omit<NavResult, 'entries
   }
 }
 
+const CURRENT = new Set<MemoryStatus>(['active', 'conflict'])
+
+/**
+ * A room slot (`room#slot`) in full: the memory standing there (its current version first), and
+ * the memories sync moved away from it; when none stands there any more, the one that moved.
+ */
+async function atLocation(backend: MemoryBackend, index: IndexEntry[], location: string, req: NavRequest, skipped: { skipped_index_lines?: number }): Promise<NavResult> {
+  const standing = index
+    .filter((e) => e.location === location)
+    .sort((a, b) => Number(!CURRENT.has(a.status)) - Number(!CURRENT.has(b.status)) || b.time.localeCompare(a.time) || a.id.localeCompare(b.id))
+  const moved = index.filter((e) => e.location !== undefined && e.location !== location && e.moved_from?.includes(location) === true)
+  const target = standing[0] ?? moved[0]
+  if (target === undefined) throw new MemoryError('NOT_FOUND', `no memory stands at ${location}; memory_rooms lists the rooms and what stands in them`, 'path')
+  const text = await backend.readFile(target.path)
+  return {
+    entries: [toNavEntry(target)],
+    total: 1,
+    offset: 0,
+    limit: req.limit,
+    has_more: false,
+    facets: facets(index),
+    ...(text !== null ? { file: { path: target.path, text } } : {}),
+    ...(moved.length > 0 ? { moved: moved.map((e) => ({ id: e.id, from: location, to: e.location as string })) } : {}),
+    ...skipped,
+  }
+}
+
 export async function navigate(backend: MemoryBackend, req: NavRequest): Promise<NavResult> {
   await ensureFresh(backend)
   const asOf = req.asOf !== undefined ? parseAsOf(req.asOf) : null
@@ -113,6 +143,8 @@ export async function navigate(backend: MemoryBackend, req: NavRequest): Promise
       { folder: `${folderName}/`, ...(readme !== null ? { readme } : {}), ...skipped },
     )
   }
+
+  if (LOCATION_PATTERN.test(path)) return atLocation(backend, index, path, req, skipped)
 
   // One memory, by id or by file path: the only way to its full text.
   const byId = index.find((e) => e.id === path)

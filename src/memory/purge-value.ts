@@ -93,7 +93,18 @@ function anchorsOf(group: IndexEntry[], index: IndexLookup, query: string): Valu
  * unreadable line that holds it is dropped. Returns how many lines changed. Under the lock.
  */
 async function redactLedger(backend: MemoryBackend, ids: ReadonlySet<string>, leaks: (text: string) => boolean): Promise<number> {
-  const text = (await backend.readFile(LEDGER_FILE)) ?? ''
+  let changed = 0
+  // A compare-and-swap: a line appended meanwhile (a writer that takes no lock) is not dropped.
+  await backend.rewriteFile(LEDGER_FILE, (text) => {
+    const redacted = redactedLedger(text, ids, leaks)
+    changed = redacted.changed
+    return redacted.changed > 0 ? redacted.text : null
+  })
+  return changed
+}
+
+/** The ledger's text with what a purge removes redacted, and how many lines changed. Pure. */
+function redactedLedger(text: string, ids: ReadonlySet<string>, leaks: (text: string) => boolean): { text: string; changed: number } {
   const out: string[] = []
   let changed = 0
   for (const line of text.split('\n')) {
@@ -113,25 +124,27 @@ async function redactLedger(backend: MemoryBackend, ids: ReadonlySet<string>, le
       changed++
     }
   }
-  if (changed > 0) await backend.writeFileAtomic(LEDGER_FILE, out.length > 0 ? `${out.join('\n')}\n` : '')
-  return changed
+  return { text: out.length > 0 ? `${out.join('\n')}\n` : '', changed }
 }
 
 /** Keeps the lines of a JSONL side file that `keep` accepts (unreadable lines too); returns how many went. */
 async function filterJsonl(backend: MemoryBackend, relPath: string, keep: (record: Record<string, unknown>) => boolean): Promise<number> {
-  const text = await backend.readFile(relPath)
-  if (text === null) return 0
-  const lines = text.split('\n').filter((l) => l.trim() !== '')
-  const kept = lines.filter((line) => {
-    try {
-      const v: unknown = JSON.parse(line)
-      return typeof v !== 'object' || v === null || keep(v as Record<string, unknown>)
-    } catch {
-      return true
-    }
+  let dropped = 0
+  // A compare-and-swap: searches append to these files without the lock.
+  await backend.rewriteFile(relPath, (text) => {
+    const lines = text.split('\n').filter((l) => l.trim() !== '')
+    const kept = lines.filter((line) => {
+      try {
+        const v: unknown = JSON.parse(line)
+        return typeof v !== 'object' || v === null || keep(v as Record<string, unknown>)
+      } catch {
+        return true
+      }
+    })
+    dropped = lines.length - kept.length
+    return dropped > 0 ? (kept.length > 0 ? `${kept.join('\n')}\n` : '') : null
   })
-  if (kept.length !== lines.length) await backend.writeFileAtomic(relPath, kept.length > 0 ? `${kept.join('\n')}\n` : '')
-  return lines.length - kept.length
+  return dropped
 }
 
 /** A query that asks about the value: any of its value terms, or every term of its name, or the statement. */

@@ -6,6 +6,14 @@
  * one stood, so a topic keeps its place. The tour is the rooms in the order they were opened,
  * each walked by slot: an append-only route.
  *
+ * Clones of one store (git, src/sync/) give slots from rooms of their own, so two clones never
+ * give the same one: each clone has a wing, a random id kept in `.cache/rooms-wing.json` (never
+ * synced, so a fresh clone has none and makes its own), and its rooms are `topics-<wing>`,
+ * `topics-<wing>-2`... The plain rooms (`topics`, `topics-2`) are given only by a store that is
+ * on its own: one whose palace was empty and that was not in a repository of its own when it
+ * first gave a slot, until its first sync. Collisions made before (by older versions, or by two
+ * stores started apart and joined later) are found by `roomCollisions` and moved by sync.
+ *
  * `rooms.json` keeps the rooms in tour order with their high-water marks. It is state, not truth:
  * when it is missing or broken it is rebuilt from the ledger's `write` events (which carry
  * `location`, in order) and from the locations the files state. Allocation and the placard check
@@ -13,10 +21,11 @@
  * only inside a write transaction.
  */
 
+import { randomInt } from 'node:crypto'
 import type { MemoryBackend } from '../store/backend.js'
 import { LOCATION_PATTERN, placardText } from '../store/place-fields.js'
 import type { IndexEntry, LedgerEvent, MemoryType } from '../types.js'
-import type { IndexLookup } from '../store/index-view.js'
+import { slotOf, type IndexLookup } from '../store/index-view.js'
 
 export const ROOM_CAPACITY = 9
 export const ROOMS_FILE = 'rooms.json'
@@ -233,17 +242,124 @@ export interface Placement {
 
 /**
  * Where a new memory stands: where the latest memory of its slot (same type, any status) stood,
- * or the next free slot of its kind. Inside the write's transaction, under the store lock.
+ * or the next free slot of its kind in this clone's rooms. Inside the write's transaction, under
+ * the store lock.
  */
 export async function placeNew(backend: MemoryBackend, index: IndexLookup, type: MemoryType, slotMatesOf: () => IndexEntry[]): Promise<Placement> {
-  const kind = roomKindOf(type)
-  if (kind === null) return { location: null, state: null }
+  if (roomKindOf(type) === null) return { location: null, state: null }
   const inherited = slotMatesOf()
     .filter((e) => e.location !== undefined)
     .sort((a, b) => b.time.localeCompare(a.time) || b.id.localeCompare(a.id))[0]
   if (inherited?.location !== undefined) return { location: inherited.location, state: null }
+  return nextFreeSlot(backend, index, type)
+}
+
+/** The next free slot of a type's kind in this clone's rooms, and the state after giving it (to save with `saveRooms`). Under the store lock. */
+export async function nextFreeSlot(backend: MemoryBackend, index: IndexLookup, type: MemoryType): Promise<Placement> {
+  const base = roomKindOf(type)
+  if (base === null) return { location: null, state: null }
+  const wing = await wingOf(backend, index)
+  const kind = wing === null ? base : `${base}-${wing}`
   const { state, location } = allocate(raiseKind(await storedRooms(backend), kind, index), kind)
   return { location, state }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wings: the rooms of one clone
+
+/** Where this clone keeps its wing: under .cache/, which is never synced or exported. */
+export const WING_FILE = '.cache/rooms-wing.json'
+/** Consonants only: a wing never spells a word, and never ends like an overflow room (`-2`). */
+const WING_LETTERS = 'bcdfghjkmnpqrstvwxz'
+const WING_LENGTH = 5
+const WING_PATTERN = /^[a-z]{3,16}$/
+
+/** The wing a file records: a string, null for the plain rooms, undefined when there is none (or it is broken). */
+function recordedWing(text: string | null): string | null | undefined {
+  if (text === null) return undefined
+  try {
+    const wing = (JSON.parse(text) as { wing?: unknown }).wing
+    return wing === null || (typeof wing === 'string' && WING_PATTERN.test(wing)) ? wing : undefined
+  } catch {
+    return undefined
+  }
+}
+
+async function saveWing(backend: MemoryBackend, wing: string | null): Promise<void> {
+  await backend.writeFileAtomic(WING_FILE, `${JSON.stringify({ wing })}\n`)
+}
+
+function newWing(): string {
+  return Array.from({ length: WING_LENGTH }, () => WING_LETTERS[randomInt(WING_LETTERS.length)]).join('')
+}
+
+/**
+ * This clone's wing, null for the plain rooms; decided at the first slot it gives. A store that
+ * is on its own (nothing placed yet, no repository in its root) takes the plain rooms; a clone
+ * (its palace came with it) or a store whose .cache/ was deleted takes a new wing.
+ */
+async function wingOf(backend: MemoryBackend, index: IndexLookup): Promise<string | null> {
+  const known = recordedWing(await backend.readFile(WING_FILE).catch(() => null))
+  if (known !== undefined) return known
+  const alone = (await backend.stat('.git')) === null && (await loadRooms(backend, index.values())).rooms.length === 0
+  const wing = alone ? null : newWing()
+  await saveWing(backend, wing)
+  return wing
+}
+
+/** Gives this clone a wing of its own, if it gives plain slots or has none yet: sync does, before it shares anything. Returns it. */
+export async function claimWing(backend: MemoryBackend): Promise<string> {
+  const known = recordedWing(await backend.readFile(WING_FILE).catch(() => null))
+  if (typeof known === 'string') return known
+  const wing = newWing()
+  await saveWing(backend, wing)
+  return wing
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collisions: one slot given by two clones
+
+export interface RoomCollision {
+  location: string
+  /** The memory that had the slot first (its version family keeps it). */
+  keeper: string
+  /** One version family that must move, oldest first. */
+  moving: IndexEntry[]
+}
+
+/** Versions of one fact share their location; anything else is a memory of its own. */
+function familyOf(e: IndexEntry): string {
+  return e.key !== null && e.retracts === undefined ? `slot\u0000${e.type}\u0000${slotOf(e)}` : `id\u0000${e.id}`
+}
+
+/**
+ * Locations held by memories that are not versions of one fact: two clones gave the slot. Per
+ * location the family placed there first (by `placedAt`: the time of the write that gave it,
+ * else the memory's time; then the smaller id) keeps it; every other family is listed to move.
+ * Deterministic: every clone with the same files and ledger finds the same. Pure.
+ */
+export function roomCollisions(entries: Iterable<IndexEntry>, placedAt: (e: IndexEntry) => string): RoomCollision[] {
+  const byLocation = new Map<string, Map<string, IndexEntry[]>>()
+  for (const e of entries) {
+    if (e.location === undefined || e.type === 'raw') continue
+    const families = byLocation.get(e.location) ?? new Map<string, IndexEntry[]>()
+    byLocation.set(e.location, families)
+    const family = familyOf(e)
+    families.set(family, [...(families.get(family) ?? []), e])
+  }
+  const out: RoomCollision[] = []
+  for (const [location, families] of [...byLocation].sort(([a], [b]) => a.localeCompare(b))) {
+    if (families.size < 2) continue
+    const ranked = [...families.values()]
+      .map((members) => {
+        const sorted = [...members].sort((a, b) => placedAt(a).localeCompare(placedAt(b)) || a.id.localeCompare(b.id))
+        return { members: sorted, first: sorted[0] as IndexEntry }
+      })
+      .sort((a, b) => placedAt(a.first).localeCompare(placedAt(b.first)) || a.first.id.localeCompare(b.first.id))
+    const keeper = (ranked[0] as { first: IndexEntry }).first.id
+    for (const f of ranked.slice(1)) out.push({ location, keeper, moving: f.members })
+  }
+  return out
 }
 
 /** The last rooms.json read or written per backend, by its size and mtime. */

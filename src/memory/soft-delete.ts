@@ -9,7 +9,6 @@
 
 import { MemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
-import { parseFile } from '../store/frontmatter.js'
 import { MEMORY_STATUSES, type IndexEntry, type MemoryStatus } from '../types.js'
 import { requireEntry } from './lookup.js'
 import { rawSibling, slotMates } from './slots.js'
@@ -27,10 +26,8 @@ export interface StatusMove {
   ids: string[]
 }
 
-/** The status a deleted_pending file had before, from its front-matter; active when unknown. */
-async function deletedFrom(txn: Txn, entry: IndexEntry): Promise<MemoryStatus> {
-  const text = await txn.backend.readFile(entry.path)
-  const recorded = text === null ? undefined : parseFile(text).data.deleted_from
+/** The status a deleted_pending file had before, from its front-matter's `deleted_from`; active when unknown. */
+function deletedFrom(recorded: unknown): MemoryStatus {
   return MEMORY_STATUSES.includes(recorded as MemoryStatus) && recorded !== 'deleted_pending' ? (recorded as MemoryStatus) : 'active'
 }
 
@@ -81,14 +78,19 @@ export function restore(backend: MemoryBackend, id: string): Promise<StatusMove>
   return transact(backend, async (txn) => {
     const entry = requireEntry(txn, id, 'restore')
     if (entry.status !== 'deleted_pending') return { id, from: entry.status, status: entry.status, changed: false, ids: [] }
-    const { status, supersededBy } = restoredStatus(txn, entry, await deletedFrom(txn, entry))
-    const patch = {
-      status,
-      deleted_from: null,
-      ...(supersededBy !== null ? { superseded_by: supersededBy } : {}),
-      ...(status !== 'conflict' ? { variants: null } : {}),
+    // Decided from the file as it is when it is rewritten (a compare-and-swap may run this again).
+    let move = restoredStatus(txn, entry, 'active')
+    const patch = (current: Record<string, unknown>) => {
+      move = restoredStatus(txn, entry, deletedFrom(current.deleted_from))
+      return {
+        status: move.status,
+        deleted_from: null,
+        ...(move.supersededBy !== null ? { superseded_by: move.supersededBy } : {}),
+        ...(move.status !== 'conflict' ? { variants: null } : {}),
+      }
     }
     if ((await txn.update(entry, patch)) === null) throw gone(entry)
+    const { status, supersededBy } = move
     const ids = [id]
     const raw = rawSibling(txn, entry)
     if (raw !== undefined && raw.status === 'deleted_pending') {

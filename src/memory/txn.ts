@@ -4,7 +4,8 @@
  * and rewrite memory files, then appends the changed entries to the index and the events to the
  * ledger: O(changes), never O(store). If anything fails, every file it created is removed, every
  * file it rewrote is put back and the overlay is dropped, so a failed call leaves nothing
- * half-written.
+ * half-written (a file a person edited since keeps the edit). Every rewrite of a memory file is a
+ * compare-and-swap against hand edits (MemoryBackend.rewriteFile).
  *
  * Memory files are written before the index, so a crash between the two loses nothing:
  * `rebuildIndex` (or the next freshness check) finds the file.
@@ -37,13 +38,22 @@ export interface Txn {
   /**
    * Rewrites a memory's front-matter, keeping its body and any field this program does not
    * know (a person may have edited the file). Null when the file is gone; its entry is dropped.
+   * A compare-and-swap: if the file is saved meanwhile, the change is made again on the saved
+   * text (so `patch` as a function of the current front-matter, and `body`, may run more than
+   * once), or the call fails with INVALID_STATE; an edit is never written over.
    * `body`, when given, rewrites the body from the one on disk (a merge carrying details over).
    */
-  update(entry: IndexEntry, patch: FrontMatterPatch, body?: (current: string) => string): Promise<IndexEntry | null>
+  update(entry: IndexEntry, patch: FrontMatterPatch | ((current: Record<string, unknown>) => FrontMatterPatch), body?: (current: string) => string): Promise<IndexEntry | null>
   /** Deletes a memory file and drops its entry. */
   remove(entry: IndexEntry): Promise<boolean>
   /** Queues a ledger event; events are appended after the index is written. */
   log(event: LedgerEventDraft): void
+}
+
+/** A file this transaction touched: its text before (null: it did not exist) and what it left there (null: removed). */
+interface Touched {
+  original: string | null
+  written: string | null
 }
 
 export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) => Promise<T>): Promise<T> {
@@ -51,51 +61,56 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
   return backend.withLock(async () => {
     const overlay = new Overlay(await backend.indexView())
     const now = backend.now()
-    /** path -> text before this transaction touched it (null: did not exist). */
-    const originals = new Map<string, string | null>()
+    const touched = new Map<string, Touched>()
     const events: LedgerEvent[] = []
 
-    const remember = async (relPath: string): Promise<string | null> => {
-      if (!originals.has(relPath)) originals.set(relPath, await backend.readFile(relPath))
-      return originals.get(relPath) ?? null
-    }
-    const writeAndIndex = async (relPath: string, text: string, mtimeMs = Date.parse(now)): Promise<IndexEntry> => {
-      await backend.writeFileAtomic(relPath, text)
+    const index = (relPath: string, text: string, mtimeMs = Date.parse(now)): IndexEntry => {
       const entry = entryFromFile(relPath, text, mtimeMs)
       overlay.put(entry)
       return entry
+    }
+    const writeNew = async (relPath: string, text: string, mtimeMs?: number): Promise<IndexEntry> => {
+      if ((await backend.stat(relPath)) !== null) throw new MemoryError('INVALID_STATE', `${relPath} already exists`)
+      await backend.writeFileAtomic(relPath, text)
+      touched.set(relPath, { original: null, written: text })
+      return index(relPath, text, mtimeMs)
     }
 
     const txn: Txn = {
       backend,
       now,
       index: overlay,
-      async create(relPath, data, body) {
-        if ((await remember(relPath)) !== null) throw new MemoryError('INVALID_STATE', `${relPath} already exists`)
-        return writeAndIndex(relPath, renderFile(data, body))
-      },
-      async put(relPath, text, mtimeMs) {
-        if ((await remember(relPath)) !== null) throw new MemoryError('INVALID_STATE', `${relPath} already exists`)
-        return writeAndIndex(relPath, text, mtimeMs)
-      },
+      create: (relPath, data, body) => writeNew(relPath, renderFile(data, body)),
+      put: (relPath, text, mtimeMs) => writeNew(relPath, text, mtimeMs),
       async update(entry, patch, body) {
-        const current = originals.has(entry.path) ? await backend.readFile(entry.path) : await remember(entry.path)
-        if (current === null) {
+        // Compare-and-swap: applied to the file as it is when it is replaced, so a hand edit made
+        // meanwhile is kept (store/rewrite.ts).
+        const done = await backend.rewriteFile(entry.path, (current) => {
+          const parsed = parseFile(current)
+          // Rendering fields over a block that does not parse would drop what a person wrote there.
+          if (parsed.error !== undefined) throw new MemoryError('INVALID_STATE', `${describeUnreadable(entry.path, parsed.error)}: fix it by hand first; this program does not rewrite a file it cannot read`)
+          // Fields the file did not state (a hand-edited file) are pinned to what the index derived,
+          // so rewriting the file never changes them (a time from the file's mtime, for one). The id
+          // is the index's: a copy indexed under an id of its own (store/identity.ts) gets it written.
+          const data = parsed.hasFrontMatter ? { type: entry.type, time: entry.time, ...parsed.data, id: entry.id } : baseFrontMatter(entry)
+          const fields = typeof patch === 'function' ? patch(data) : patch
+          return renderFile({ ...data, ...fields }, body === undefined ? parsed.body : body(parsed.body))
+        })
+        if (done === null) {
           overlay.drop(entry.id)
           return null
         }
-        const parsed = parseFile(current)
-        // Rendering fields over a block that does not parse would drop what a person wrote there.
-        if (parsed.error !== undefined) throw new MemoryError('INVALID_STATE', `${describeUnreadable(entry.path, parsed.error)}: fix it by hand first; this program does not rewrite a file it cannot read`)
-        // Fields the file did not state (a hand-edited file) are pinned to what the index derived,
-        // so rewriting the file never changes them (a time from the file's mtime, for one). The id
-        // is the index's: a copy indexed under an id of its own (store/identity.ts) gets it written.
-        const data = parsed.hasFrontMatter ? { type: entry.type, time: entry.time, ...parsed.data, id: entry.id } : baseFrontMatter(entry)
-        return writeAndIndex(entry.path, renderFile({ ...data, ...patch }, body === undefined ? parsed.body : body(parsed.body)))
+        const known = touched.get(entry.path)
+        // Rolled back to what it held before this transaction, or (edited by hand in between) to
+        // what the last rewrite found: never to a text older than a person's edit.
+        if (known === undefined || known.written !== done.before) touched.set(entry.path, { original: done.before, written: done.after })
+        else known.written = done.after
+        return index(entry.path, done.after)
       },
       async remove(entry) {
-        await remember(entry.path)
+        const original = touched.has(entry.path) ? (touched.get(entry.path)?.original ?? null) : await backend.readFile(entry.path)
         const removed = await backend.removeFile(entry.path)
+        touched.set(entry.path, { original, written: null })
         overlay.drop(entry.id)
         return removed
       },
@@ -110,11 +125,11 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
       const { upserts, removed } = overlay.changes()
       await backend.appendIndex(upserts, removed)
     } catch (err) {
-      await rollBack(backend, originals)
+      await rollBack(backend, touched)
       throw err
     }
     for (const event of events) await backend.appendLedger(event)
-    await noteWritten(backend, [...originals.keys()])
+    await noteWritten(backend, [...touched.keys()])
     return result
   })
 }
@@ -190,11 +205,22 @@ export class Overlay implements IndexLookup {
   }
 }
 
-async function rollBack(backend: MemoryBackend, originals: Map<string, string | null>): Promise<void> {
-  for (const [relPath, text] of originals) {
+/**
+ * Puts back what a failed transaction changed, but only where the file still holds what the
+ * transaction left: a file edited since keeps the edit (and a warning says so).
+ */
+async function rollBack(backend: MemoryBackend, touched: ReadonlyMap<string, Touched>): Promise<void> {
+  for (const [relPath, { original, written }] of touched) {
     try {
-      if (text === null) await backend.removeFile(relPath)
-      else await backend.writeFileAtomic(relPath, text)
+      if (written === null) {
+        if (original !== null && (await backend.stat(relPath)) === null) await backend.writeFileAtomic(relPath, original)
+      } else if (original === null) {
+        if ((await backend.readFile(relPath)) === written) await backend.removeFile(relPath)
+        else console.warn(`dsh-memory-agent: kept ${relPath}: it was edited after a failed write made it`)
+      } else {
+        const done = await backend.rewriteFile(relPath, (current) => (current === written ? original : null))
+        if (done !== null && done.after !== original) console.warn(`dsh-memory-agent: kept ${relPath} as edited: a failed write did not roll it back over the edit`)
+      }
     } catch (err) {
       console.warn(`dsh-memory-agent: could not roll back ${relPath}: ${String(err)}`)
     }

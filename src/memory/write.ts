@@ -156,7 +156,7 @@ export const OWN_FRONT_MATTER = new Set([
   // memory_merge's record (memory/merge.ts)
   'merged_into', 'merged_from', 'merged_at',
   // the palace (memory/rooms.ts) and decay (memory/decay.ts)
-  'location', 'archived_at', 'archived_reason',
+  'location', 'moved_from', 'archived_at', 'archived_reason',
 ])
 
 /** A write request checked and normalised, secrets redacted: what the write path compares and stores. */

@@ -36,6 +36,12 @@ export interface SyncReads {
   list(relDir: string): string[]
 }
 
+/** What a compare-and-swap rewrite did: the text the change was applied to, and the text written (the same when nothing changed). */
+export interface Rewrite {
+  before: string
+  after: string
+}
+
 export interface FileStat {
   mtimeMs: number
   size: number
@@ -60,6 +66,16 @@ export interface MemoryBackend {
    * `fsync: false` skips the flush to disk, for derived state that can be rebuilt after a crash.
    */
   writeFileAtomic(relPath: string, text: string, options?: { fsync?: boolean }): Promise<void>
+  /**
+   * Rewrites a file under the root from what it holds now, never over a change made meanwhile
+   * (compare-and-swap): `change` gets the current text and returns the new text, or null to
+   * leave the file as it is. When the file changed between the read and the replacement (a
+   * person saved it in an editor), `change` is applied again to the new text; after a bounded
+   * number of attempts the call fails with INVALID_STATE and the file keeps the edit. `change`
+   * must be pure: it may run more than once. Null when there is no such file; otherwise what the
+   * change was applied to (`before`) and what the file holds after it (`after`).
+   */
+  rewriteFile(relPath: string, change: (current: string) => string | null): Promise<Rewrite | null>
   /** Removes a file under the root; false when there was none. */
   removeFile(relPath: string): Promise<boolean>
   /** Paths (relative to the root) of the regular files below relDir, recursively, dot-files left out. */

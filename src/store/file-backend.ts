@@ -7,9 +7,9 @@
  *
  * Owns root confinement (every relative path is checked, `..`, absolute, encoded and NUL paths
  * and symlinks leading outside are refused with PATH_OUTSIDE_ROOT), atomic writes through
- * write-file-atomic, the append-only ledger (every event redacted on its way in, whoever logs
- * it) and the store lock (proper-lockfile between processes, a promise queue within one). It
- * must never read or write outside its root.
+ * write-file-atomic, compare-and-swap rewrites (store/rewrite.ts), the append-only ledger (every
+ * event redacted on its way in, whoever logs it) and the store lock (proper-lockfile between
+ * processes, a promise queue within one). It must never read or write outside its root.
  */
 
 import * as fsSync from 'node:fs'
@@ -20,10 +20,11 @@ import writeFileAtomicImpl from 'write-file-atomic'
 import { MemoryError } from '../errors.js'
 import { jsonLine } from '../redact.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
-import type { AnchorProbes, FileStat, MemoryBackend, SyncReads } from './backend.js'
+import type { AnchorProbes, FileStat, MemoryBackend, Rewrite, SyncReads } from './backend.js'
 import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
 import { IndexView } from './index-view.js'
 import { parseLedgerLine } from './ledger.js'
+import { rewriteFileCas } from './rewrite.js'
 import { STORE_LAYOUT } from './layout.js'
 
 export interface FileBackendOptions {
@@ -223,6 +224,10 @@ class FileBackend implements MemoryBackend {
     // The folders just created may not be symlinks, but an existing one on the way could be.
     this.resolveSync(relPath)
     writeFileAtomicImpl.sync(abs, text, { encoding: 'utf8', fsync: options.fsync ?? true })
+  }
+
+  async rewriteFile(relPath: string, change: (current: string) => string | null): Promise<Rewrite | null> {
+    return rewriteFileCas(this.resolveSync(relPath), relPath, change)
   }
 
   async removeFile(relPath: string): Promise<boolean> {

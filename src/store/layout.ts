@@ -43,8 +43,9 @@ version), \`conflict\` (two versions wait for a decision), \`deleted_pending\` (
 kept), \`orphaned\` (a shared topic whose sources were all forgotten), \`archived\` (idle and of low
 importance, set aside by decay; \`memory_restore\` brings it back).
 
-\`location: room#slot\` is the memory's place in the palace (rooms.json keeps the tour); \`links\`
-and \`[[id]]\` in a body link memories to each other.
+\`location: room#slot\` is the memory's place in the palace (rooms.json keeps the tour); each clone
+of a synced store fills rooms of its own (\`topics-<wing>\`). \`links\` and \`[[id]]\` in a body link
+memories to each other.
 `
 
 function folderNote(title: string, body: string): string {

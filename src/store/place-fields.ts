@@ -1,5 +1,6 @@
 /**
- * The place fields of a memory file: its location in the palace (`location: room#slot`) and its
+ * The place fields of a memory file: its location in the palace (`location: room#slot`, and
+ * `moved_from`, where it stood before sync moved it off a slot two clones had both given) and its
  * links to other memories (front-matter `links` plus `[[id]]` written in the body). Owns how they
  * are read from a file (for `entryFromFile`, the single derivation) and from an index line. An
  * entry carries a field only when the file states it, so an ordinary entry stays as it was. Pure.
@@ -8,7 +9,7 @@
 import { collapseWhitespace } from '../text.js'
 import type { IndexEntry } from '../types.js'
 
-export type PlaceFields = Pick<IndexEntry, 'location' | 'links'>
+export type PlaceFields = Pick<IndexEntry, 'location' | 'links' | 'moved_from'>
 
 /** `room#slot`: a room name (lower-case letters, digits, dashes) and a slot counted from 1. */
 export const LOCATION_PATTERN = /^([a-z][a-z0-9-]{0,63})#([1-9][0-9]{0,5})$/
@@ -53,17 +54,27 @@ export function bodyLinks(body: string): string[] {
   return linkIds([...body.matchAll(BODY_LINK)].map((m) => m[1]))
 }
 
-function present(loc: string | null, links: string[]): PlaceFields {
-  return { ...(loc !== null ? { location: loc } : {}), ...(links.length > 0 ? { links } : {}) }
+/** Well-formed locations of a list (or one string), each once. */
+function locations(value: unknown): string[] {
+  const out: string[] = []
+  for (const v of Array.isArray(value) ? value : [value]) {
+    const loc = location(v)
+    if (loc !== null && !out.includes(loc)) out.push(loc)
+  }
+  return out
 }
 
-/** The place fields a file states: front-matter `location` and `links`, and `[[id]]` in its body. */
+function present(loc: string | null, links: string[], movedFrom: string[]): PlaceFields {
+  return { ...(loc !== null ? { location: loc } : {}), ...(links.length > 0 ? { links } : {}), ...(movedFrom.length > 0 ? { moved_from: movedFrom } : {}) }
+}
+
+/** The place fields a file states: front-matter `location`, `moved_from` and `links`, and `[[id]]` in its body. */
 export function placeFieldsFromFile(data: Record<string, unknown>, body: string): PlaceFields {
   const stated = Array.isArray(data.links) ? data.links : typeof data.links === 'string' ? data.links.split(',') : []
-  return present(location(data.location), linkIds([...stated, ...bodyLinks(body)]))
+  return present(location(data.location), linkIds([...stated, ...bodyLinks(body)]), locations(data.moved_from))
 }
 
 /** The place fields of an index line (written by this program, but read defensively). */
 export function placeFieldsFromIndexLine(r: Record<string, unknown>): PlaceFields {
-  return present(location(r.location), Array.isArray(r.links) ? linkIds(r.links) : [])
+  return present(location(r.location), Array.isArray(r.links) ? linkIds(r.links) : [], locations(r.moved_from))
 }

@@ -257,10 +257,8 @@ export function supersedeCycle(entries: readonly IndexEntry[]): IndexEntry[] {
 export async function repairSlots(backend: MemoryBackend, repairs: readonly SlotRepair[], now: number): Promise<Settlement> {
   const out: Settlement = { conflicts: [], kept: [], events: [], written: [] }
   const rewrite = async (e: IndexEntry, patch: Record<string, unknown>) => {
-    const text = await backend.readFile(e.path)
-    if (text === null) return
-    await backend.writeFileAtomic(e.path, patchMemoryText(e.path, text, patch, now))
-    out.written.push(e.path)
+    // A compare-and-swap, as every rewrite of a memory file: a hand edit made meanwhile stays.
+    if ((await backend.rewriteFile(e.path, (text) => patchMemoryText(e.path, text, patch, now))) !== null) out.written.push(e.path)
   }
   for (const { conflict, settle } of repairs) {
     if (settle !== null) {

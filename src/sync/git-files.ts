@@ -58,9 +58,15 @@ export async function ensureGitFiles(backend: MemoryBackend): Promise<string[]> 
     ['.gitignore', GITIGNORE_HEAD, IGNORED_PATHS],
     ['.gitattributes', GITATTRIBUTES_HEAD, ATTRIBUTE_LINES],
   ] as const) {
-    const next = withLines(await backend.readFile(file), head, lines)
-    if (next === null) continue
-    await backend.writeFileAtomic(file, next)
+    // A compare-and-swap: a person may be editing the file.
+    const done = await backend.rewriteFile(file, (text) => withLines(text, head, lines))
+    if (done !== null) {
+      if (done.after !== done.before) changed.push(file)
+      continue
+    }
+    const created = withLines(null, head, lines)
+    if (created === null) continue
+    await backend.writeFileAtomic(file, created)
     changed.push(file)
   }
   return changed

@@ -4,10 +4,11 @@
  * - the ledger: both sides only append, so the result is our lines followed by the lines only
  *   they added. A line both sides added (git's union driver would keep it twice) is kept once.
  * - a memory file both sides changed: front-matter field by field and the body as a whole. Lists
- *   (sources, tags, entities, variants, anchors) merge as sets; a version pointer both sides set
- *   differently takes the later id; a status both sides changed takes the more final one. Anything
- *   else that both sides changed differently (the body, the title, the key...) is a conflict of
- *   content, which the caller keeps as two memories.
+ *   (sources, tags, entities, variants, anchors, moved_from) merge as sets; a version pointer both
+ *   sides set differently takes the later id; a status both sides changed takes the more final
+ *   one; a room location both sides changed takes the smaller. Anything else that both sides
+ *   changed differently (the body, the title, the key...) is a conflict of content, which the
+ *   caller keeps as two memories.
  *
  * Never produces conflict markers: the answer is a merged text or "conflict".
  */
@@ -49,7 +50,7 @@ export function mergeLedgerText(base: string, ours: string, theirs: string): str
 export type MemoryMerge = { kind: 'merged'; text: string } | { kind: 'conflict'; reason: string }
 
 /** Fields whose values are sets: both sides' additions are kept, either side's removals too. */
-const SET_FIELDS: ReadonlySet<string> = new Set(['sources', 'tags', 'entities', 'variants', 'anchors'])
+const SET_FIELDS: ReadonlySet<string> = new Set(['sources', 'tags', 'entities', 'variants', 'anchors', 'moved_from'])
 /** Version pointers: when both sides point elsewhere, the later id (ids start with their time) wins. */
 const POINTER_FIELDS: ReadonlySet<string> = new Set(['supersedes', 'superseded_by'])
 /**
@@ -135,6 +136,12 @@ export function mergeMemoryText(base: string | null, ours: string, theirs: strin
     if (POINTER_FIELDS.has(field) && (typeof ov === 'string' || ov == null) && (typeof tv === 'string' || tv == null)) {
       const ids = [ov, tv].filter((v): v is string => typeof v === 'string').sort()
       data[field] = ids[ids.length - 1] ?? null
+      continue
+    }
+    // Two clones that both moved a memory off a shared slot (sync/room-repair.ts): the smaller
+    // location stands, on every clone alike; the other slot stays given, empty.
+    if (field === 'location' && typeof ov === 'string' && typeof tv === 'string') {
+      data[field] = ov < tv ? ov : tv
       continue
     }
     if (field === 'status' && STATUS_RANK.includes(String(ov)) && STATUS_RANK.includes(String(tv))) {

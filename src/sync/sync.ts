@@ -2,7 +2,8 @@
  * `sync`: memory shared across machines and teammates through git, the store root being (or
  * lying in) an ordinary repository. One call commits what changed here (the message made from
  * the ledger events since the last sync), fetches `origin`, merges, settles what git could not
- * merge (`conflicts.ts`), brings the index up to date from the changed files only, and pushes.
+ * merge (`conflicts.ts`), brings the index up to date from the changed files only, moves
+ * memories off room slots two clones both gave (`room-repair.ts`), and pushes.
  * Running it again with nothing new changes nothing.
  *
  * Locks. Syncs of one store queue up on their own lock (`.sync.lock`). Writers are shut out
@@ -32,6 +33,8 @@ import { EMPTY_TREE, Git, gitFailure, nulFields } from './git.js'
 import { mergeLedgerText } from './merge.js'
 import { commitMessage, newLedgerLines } from './messages.js'
 import { reindexChanged, type ReindexResult } from './reindex.js'
+import { repairRoomCollisions, type RoomMove } from './room-repair.js'
+import { claimWing } from '../memory/rooms.js'
 import { findSecret, refusalMessage, type SecretFinding } from './secrets.js'
 
 export type SyncStep = 'prepare' | 'commit' | 'fetch' | 'merge' | 'reindex' | 'push'
@@ -72,6 +75,8 @@ export interface SyncResult {
   conflicts: SyncConflict[]
   /** Files settled by keeping one side, or both. */
   kept: KeptFile[]
+  /** Memories moved off a room slot that another clone had given too (the one placed first kept it). */
+  moved: RoomMove[]
   reindexed: Omit<ReindexResult, 'warnings'> | null
   pushed: { from: string | null; to: string } | null
   /** Derived files that had been committed before and are now left to each machine. */
@@ -139,6 +144,7 @@ class Syncer {
       pulled: null,
       conflicts: [],
       kept: [],
+      moved: [],
       reindexed: null,
       pushed: null,
       untracked: [],
@@ -202,6 +208,8 @@ class Syncer {
     if (branch === '') throw new MemoryError('INVALID_STATE', `the repository at ${this.repo.top} is not on a branch (detached HEAD, or a rebase in progress); check out a branch, then sync again`)
     this.result.branch = branch
     await ensureGitFiles(this.backend)
+    // From the first sync on, this clone gives room slots only from rooms of its own.
+    await claimWing(this.backend)
     // Derived files committed before (by hand, or before the store synced) leave with the next commit.
     this.result.untracked = nulFields(await git.out(['ls-files', '-z', '--', ...DERIVED_TRACKABLE])).filter((p) => !KEPT_UNDER_DERIVED.has(p))
   }
@@ -261,6 +269,7 @@ class Syncer {
     await this.commitLocal()
     if (remoteRef !== null) await this.merge(remoteRef)
     else if ((await this.backend.stat('index.jsonl')) === null) this.noteReindex(await reindexChanged(this.backend, []))
+    await this.repairRooms()
     if (this.result.remote !== null) await this.checkOutgoing(remoteRef)
   }
 
@@ -470,6 +479,18 @@ class Syncer {
       }
       throw err
     }
+  }
+
+  /** Moves memories off room slots two clones both gave (pulled now, or by a pull made by hand) and commits the moves. */
+  private async repairRooms(): Promise<void> {
+    const repair = await repairRoomCollisions(this.backend, Date.now())
+    if (repair.moved.length === 0) return
+    const events = repair.events.map((e) => ({ at: this.backend.now(), ...e }))
+    for (const event of events) await this.backend.appendLedger(event)
+    this.result.moved.push(...repair.moved)
+    this.progress('merge', `moved ${repair.moved.length} memor${repair.moved.length === 1 ? 'y' : 'ies'} off room slots another clone had given too`)
+    const made = await this.commitStore((files) => commitMessage(events, files))
+    if (made !== null) this.result.committed.push({ commit: made.commit, files: made.files.length, events: events.length, subject: made.subject })
   }
 
   /** Adds a settlement's events to the ledger and its findings to the result. */

@@ -13,11 +13,11 @@ export const memoryNavTool = defineTool(
     title: 'Browse memory',
     description:
       'Browse memories without reading their bodies: titles and summaries, 50 per page (limit up to 500), offset to page on, has_more says whether there is more. ' +
-      'path "topics/" (or episodes/, raw/) lists one folder with its _index.md; path set to a memory id or file path returns that one file in full. The first page of the root includes the store README.',
+      'path "topics/" (or episodes/, raw/) lists one folder with its _index.md; path set to a memory id, a file path or a room slot (topics#3) returns that one file in full (for a slot, also the memories sync moved away from it). The first page of the root includes the store README.',
     input: {
       type: 'object',
       properties: {
-        path: { type: 'string', maxLength: 1000, description: 'A folder (topics/), a memory id, or a file path; empty for everything.' },
+        path: { type: 'string', maxLength: 1000, description: 'A folder (topics/), a memory id, a file path, or a room slot (topics#3); empty for everything.' },
         limit: { type: 'integer', minimum: 1, maximum: 500, default: 50, description: 'Entries per page.' },
         offset: { type: 'integer', minimum: 0, default: 0, description: 'Entries to skip.' },
         sort: { type: 'string', enum: ['recent', 'oldest', 'title', 'id'], default: 'recent', description: 'Order of entries.' },
@@ -49,6 +49,16 @@ export const memoryNavTool = defineTool(
           additionalProperties: false,
         },
         skipped_index_lines: { type: 'integer' },
+        moved: {
+          type: 'array',
+          description: 'For a room slot: memories that stood there until sync moved them, because another clone had given the slot first.',
+          items: {
+            type: 'object',
+            properties: { id: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
+            required: ['id', 'from', 'to'],
+            additionalProperties: false,
+          },
+        },
       },
       required: ['entries', 'total', 'offset', 'limit', 'has_more', 'facets'],
       additionalProperties: false,

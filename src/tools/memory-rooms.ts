@@ -11,7 +11,7 @@ export const memoryRoomsTool = defineTool(
     name: 'memory_rooms',
     title: 'Rooms',
     description:
-      `The palace: every memory stands at room#slot. Rooms go by kind (topics, episodes), hold ${ROOM_CAPACITY} slots, and a full room opens the next (topics-2); slots are never reused. Lists the rooms in tour order with their latest memory; with room, that room's current memories by slot.`,
+      `The palace: every memory stands at room#slot. Rooms go by kind (topics, episodes), hold ${ROOM_CAPACITY} slots, and a full room opens the next (topics-2); slots are never reused. Each clone of a synced store fills rooms of its own (topics-<wing>), so two clones never give one slot. Lists the rooms in tour order with their latest memory; with room, that room's current memories by slot.`,
     input: {
       type: 'object',
       properties: { room: { type: 'string', minLength: 1, maxLength: 64, description: 'A room name, such as topics or episodes-2.' } },

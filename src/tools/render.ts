@@ -71,7 +71,8 @@ function renderWrite(v: Output<typeof writeMemoryTool>): string {
 }
 
 function renderNav(v: Output<typeof memoryNavTool>): string {
-  if (v.file !== undefined) return `${v.file.path}\n\n${v.file.text}`
+  const moved = (v.moved ?? []).map((m) => `Moved: ${m.id} stood at ${m.from} until sync moved it to ${m.to} (another clone had given ${m.from} first).`)
+  if (v.file !== undefined) return [`${v.file.path}`, ...moved, '', v.file.text].join('\n')
   const end = v.offset + v.entries.length
   const lines = v.entries.map((e) => `- ${e.id} [${e.type}, ${e.status}${e.store !== undefined ? `, ${e.store} store` : ''}] ${e.path}: ${oneLine(e.title, 80)}: ${oneLine(e.summary, SUMMARY_CHARS)}`)
   return [

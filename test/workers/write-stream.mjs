@@ -9,6 +9,7 @@
 // Any failure goes to stderr with exit code 1.
 
 import { createFileBackend, writeHandler } from '../../lib/api.js'
+import { stopListening, waitForGo } from './protocol.mjs'
 
 const [root, tag, countArg, mode = 'topic'] = process.argv.slice(2)
 const count = Number(countArg)
@@ -39,21 +40,9 @@ function revisionFor(i) {
   return SUBJECTS[i % SUBJECTS.length](i * 7 + tag.charCodeAt(0), i % 2 === 1)
 }
 
-async function waitForGo() {
-  process.stdout.write('ready\n')
-  await new Promise((resolve) => {
-    let buf = ''
-    process.stdin.setEncoding('utf8')
-    process.stdin.on('data', (chunk) => {
-      buf += chunk
-      if (buf.includes('go')) resolve()
-    })
-  })
-  process.stdin.pause()
-}
-
 const backend = createFileBackend(root)
 await waitForGo()
+stopListening()
 const ids = []
 const rawRefs = []
 try {
