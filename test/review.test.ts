@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest'
 import { findTool, injectionText, rebuildIndex, writeMemoryTool } from '../src/api.js'
-import { schedule, initialState } from '../src/memory/sm2.js'
+import { MAX_INTERVAL_DAYS, schedule, initialState } from '../src/memory/sm2.js'
 import { isUnderReview } from '../src/store/review-fields.js'
 import { expectCode, tempStores } from './store-kit.js'
 
@@ -39,6 +39,13 @@ describe('SM-2 (pure)', () => {
     for (let i = 0; i < 20; i++) low = schedule(low, 0, day(0))
     expect(low.ease).toBe(1.3)
     expect(low.importance).toBe(0)
+  })
+
+  it('caps the interval at MAX_INTERVAL_DAYS: a hundred clear recalls in a row still give a date', () => {
+    let s = initialState(day(0))
+    for (let i = 0; i < 100; i++) s = schedule(s, 5, day(0))
+    expect(s.interval).toBe(MAX_INTERVAL_DAYS)
+    expect(Date.parse(s.due) - Date.parse(day(0))).toBe(MAX_INTERVAL_DAYS * 86_400_000)
   })
 })
 

@@ -28,13 +28,20 @@ export function initialState(writtenAt: string, importance = DEFAULT_IMPORTANCE)
 
 const round2 = (n: number) => Math.round(n * 100) / 100
 
+/**
+ * The longest interval, in days (about a century, as Anki's default maximum): intervals grow by
+ * the ease with every recall, and forty recalls in a row would otherwise put `due` past the last
+ * date JavaScript can write (RangeError).
+ */
+export const MAX_INTERVAL_DAYS = 36_500
+
 /** The next schedule after a review graded `grade` (0-5) at `now`. */
 export function schedule(prev: ReviewState, grade: number, now: string): ReviewState {
   const q = Math.min(5, Math.max(0, Math.round(grade)))
   const ease = Math.max(MIN_EASE, round2(prev.ease + (0.1 - (5 - q) * (0.08 + (5 - q) * 0.02))))
   const recalled = q >= 3
   const reps = recalled ? prev.reps + 1 : 0
-  const interval = !recalled || reps === 1 ? 1 : reps === 2 ? 6 : Math.max(1, Math.round(prev.interval * prev.ease))
+  const interval = !recalled || reps === 1 ? 1 : reps === 2 ? 6 : Math.min(MAX_INTERVAL_DAYS, Math.max(1, Math.round(prev.interval * prev.ease)))
   const step = recalled ? IMPORTANCE_STEP.success : IMPORTANCE_STEP.failure
   return {
     due: new Date(Date.parse(now) + interval * DAY_MS).toISOString(),
