@@ -5,10 +5,11 @@
  * Each restriction is real (test/restricted-store.ts: a read-only bind mount, chmod -R a-w run
  * as nobody when root, a full tmpfs), and the probe (test/workers/store-io-probe.mjs) runs inside
  * it: search, nav, stats, export, assemble, verify and history through the library, the panel
- * API, the CLI and an MCP client, then one write through each of library, CLI and MCP.
+ * API, the CLI and an MCP client, then one write through each of library, CLI (and an export
+ * --out into the store folder) and MCP.
  *
- * Two stores: one as a writer leaves it (`.cache/` present), and one as a git clone carries it
- * (no `.cache/`, no index.jsonl: everything has to be indexed in memory).
+ * Three stores: as a writer leaves it (`.cache/` present), without `.cache/` (the issue's case),
+ * and as a git clone carries it (no `.cache/`, no index.jsonl: everything is indexed in memory).
  *
  * Runs the BUILT library and CLI: `npm test` builds first; alone, run `npm run build` before.
  */
@@ -75,7 +76,7 @@ function probe(restriction: Restriction, root: string, id: string): Report {
   }
 }
 
-const WRITES = new Set(['write', 'write_memory'])
+const WRITES = new Set(['write', 'write_memory', 'export --out'])
 
 const CASES: Array<[Restriction, Variant]> = [
   ['EROFS', 'as a writer leaves it'],
@@ -105,7 +106,7 @@ describe.each(CASES)('a store that refuses writes with %s, %s', (restriction, va
     expect(report.warnings.cli['search']?.some((w) => w.includes(`(${restriction})`))).toBe(true)
 
     const writes = report.results.filter((r) => WRITES.has(r.command))
-    expect(writes.map((w) => w.adapter).sort()).toEqual(['cli', 'library', 'mcp'])
+    expect(writes.map((w) => w.adapter).sort()).toEqual(['cli', 'cli', 'library', 'mcp'])
     for (const w of writes) {
       expect(w, `${w.adapter} ${w.command}`).toMatchObject({ ok: false, code: 'IO_ERROR' })
       // The file and the cause in plain words, the errno for programs.

@@ -13,10 +13,12 @@
  * from its index entry is re-parsed.
  */
 
+import { isNotWritable } from '../errors.js'
 import type { IndexEntry } from '../types.js'
 import type { MemoryBackend } from './backend.js'
 import { entryFromFile, isMemoryPath } from './frontmatter.js'
 import { MEMORY_FOLDERS } from './layout.js'
+import { warnOnce } from './warn-once.js'
 
 const STATS_FILE = '.cache/file-stats.json'
 const STATS_FORMAT = 1
@@ -40,6 +42,8 @@ interface State {
   nested: boolean
   dirtyStats: boolean
   stopWatching: (() => void) | null
+  /** The view's generation when changes were last folded into it in memory only; null when none were. */
+  foldedAt: number | null
 }
 
 const states = new WeakMap<MemoryBackend, State>()
@@ -47,7 +51,7 @@ const states = new WeakMap<MemoryBackend, State>()
 function stateOf(backend: MemoryBackend): State {
   let s = states.get(backend)
   if (s === undefined) {
-    s = { seen: new Map(), folders: new Map(), touched: new Set(), rescanAll: false, scanned: false, nested: false, dirtyStats: false, stopWatching: null }
+    s = { seen: new Map(), folders: new Map(), touched: new Set(), rescanAll: false, scanned: false, nested: false, dirtyStats: false, stopWatching: null, foldedAt: null }
     states.set(backend, s)
   }
   return s
@@ -164,6 +168,12 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
     }
   }
   const view = await backend.indexView()
+  if (s.foldedAt !== null && s.foldedAt !== view.generation) {
+    // index.jsonl was rewritten under what this process folded in memory only: look again.
+    s.seen.clear()
+    s.foldedAt = null
+    full = true
+  }
   if (full) {
     s.rescanAll = false
     // (Re)start the watcher: a folder that was removed and made again needs a new one.
@@ -186,40 +196,65 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
   return reconcile(backend, s, [...candidates].sort())
 }
 
-/** Under the lock: reads each candidate and updates its index entry when the file really changed. */
+/**
+ * Under the lock: reads each candidate and updates its index entry when the file really changed.
+ * A store this process cannot write is read as its files are: the changes are folded into this
+ * process's view only, and index.jsonl and the ledger stay as they were.
+ */
 async function reconcile(backend: MemoryBackend, s: State, paths: string[]): Promise<ExternalChange[]> {
-  return backend.withLock(async () => {
-    const view = await backend.indexView()
-    const upserts = new Map<string, IndexEntry>()
-    const gone = new Map<string, string>()
-    const changes: ExternalChange[] = []
-    for (const path of paths) {
-      const [text, st] = await Promise.all([backend.readFile(path), backend.stat(path)])
-      const indexed = view.atPath(path)
-      s.dirtyStats = true
-      if (text === null || st === null) {
-        s.seen.delete(path)
-        if (indexed !== undefined) gone.set(indexed.id, path)
-        continue
-      }
-      s.seen.set(path, { mtimeMs: st.mtimeMs, size: st.size })
-      const entry = entryFromFile(path, text, st.mtimeMs)
-      if (indexed !== undefined && indexed.checksum === entry.checksum) continue
-      const owner = view.get(entry.id)
-      const moved = owner !== undefined && owner.path !== path
-      if (moved && (await backend.stat(owner.path)) !== null) {
-        console.warn(`dsh-memory-agent: ${path} uses id ${entry.id}, which ${owner.path} already has; left out of the index`)
-        continue
-      }
-      if (indexed !== undefined && indexed.id !== entry.id) gone.set(indexed.id, path)
-      upserts.set(entry.id, entry)
-      changes.push({ change: moved ? 'moved' : indexed === undefined ? 'added' : 'modified', id: entry.id, path })
-    }
-    // A file that moved is an upsert under its id at the new path, not a removal.
-    const removed = [...gone.keys()].filter((id) => !upserts.has(id))
-    for (const id of removed) changes.push({ change: 'removed', id, path: gone.get(id) as string })
-    await backend.appendIndex([...upserts.values()], removed)
-    for (const c of changes) await backend.appendLedger({ at: backend.now(), event: 'external-change', ...c })
+  try {
+    return await backend.withLock(async () => {
+      const { upserts, removed, changes } = await planChanges(backend, s, paths)
+      await backend.appendIndex(upserts, removed)
+      for (const c of changes) await backend.appendLedger({ at: backend.now(), event: 'external-change', ...c })
+      return changes
+    })
+  } catch (err) {
+    if (!isNotWritable(err)) throw err
+    const { upserts, removed, changes } = await planChanges(backend, s, paths)
+    if (changes.length === 0) return changes
+    warnOnce(backend, 'memory files changed outside were not indexed on disk', err, 'this process indexes them in memory; index.jsonl and the ledger stay as they were')
+    backend.foldIndexInMemory(upserts, removed)
+    s.foldedAt = (await backend.indexView()).generation
     return changes
-  })
+  }
+}
+
+interface Plan {
+  upserts: IndexEntry[]
+  removed: string[]
+  changes: ExternalChange[]
+}
+
+async function planChanges(backend: MemoryBackend, s: State, paths: string[]): Promise<Plan> {
+  const view = await backend.indexView()
+  const upserts = new Map<string, IndexEntry>()
+  const gone = new Map<string, string>()
+  const changes: ExternalChange[] = []
+  for (const path of paths) {
+    const [text, st] = await Promise.all([backend.readFile(path), backend.stat(path)])
+    const indexed = view.atPath(path)
+    s.dirtyStats = true
+    if (text === null || st === null) {
+      s.seen.delete(path)
+      if (indexed !== undefined) gone.set(indexed.id, path)
+      continue
+    }
+    s.seen.set(path, { mtimeMs: st.mtimeMs, size: st.size })
+    const entry = entryFromFile(path, text, st.mtimeMs)
+    if (indexed !== undefined && indexed.checksum === entry.checksum) continue
+    const owner = view.get(entry.id)
+    const moved = owner !== undefined && owner.path !== path
+    if (moved && (await backend.stat(owner.path)) !== null) {
+      console.warn(`dsh-memory-agent: ${path} uses id ${entry.id}, which ${owner.path} already has; left out of the index`)
+      continue
+    }
+    if (indexed !== undefined && indexed.id !== entry.id) gone.set(indexed.id, path)
+    upserts.set(entry.id, entry)
+    changes.push({ change: moved ? 'moved' : indexed === undefined ? 'added' : 'modified', id: entry.id, path })
+  }
+  // A file that moved is an upsert under its id at the new path, not a removal.
+  const removed = [...gone.keys()].filter((id) => !upserts.has(id))
+  for (const id of removed) changes.push({ change: 'removed', id, path: gone.get(id) as string })
+  return { upserts: [...upserts.values()], removed, changes }
 }

@@ -95,12 +95,12 @@ await attempt('library', 'write', () => api.writeHandler(backend, writeInput), (
 console.warn = warn
 
 // CLI: one process per command, as a person or a script runs it.
-function cli(command, args, check) {
+function cli(command, args, check, name = command) {
   const r = spawnSync(process.execPath, [CLI, command, ...args, '--root', root], { encoding: 'utf8', env })
-  warnings.cli[command] = r.stderr.split('\n').filter((l) => l.startsWith('dsh-memory-agent:'))
+  warnings.cli[name] = r.stderr.split('\n').filter((l) => l.startsWith('dsh-memory-agent:'))
   const failure = r.stderr.match(/^memory-agent: (?:([A-Z_]+): )?(.*)$/m)
-  if (r.status === 0) record('cli', command, check(r.stdout))
-  else record('cli', command, false, { code: failure?.[1] ?? null, message: failure?.[2] ?? r.stderr.slice(0, 300) })
+  if (r.status === 0) record('cli', name, check(r.stdout))
+  else record('cli', name, false, { code: failure?.[1] ?? null, message: failure?.[2] ?? r.stderr.slice(0, 300) })
 }
 cli('search', ['port nginx'], (out) => out.includes(id))
 cli('nav', [], (out) => out.includes('entries'))
@@ -110,6 +110,7 @@ cli('assemble', ['which port does the API server use'], (out) => out.includes('8
 cli('verify', ['The API server listens on port 8080 behind nginx.', '--json'], (out) => JSON.parse(out).verdict === 'supported')
 cli('history', [id], (out) => out.includes(id))
 cli('write', [writeInput.summary], () => true)
+cli('export', ['--out', path.join(root, 'backup.json')], () => true, 'export --out')
 
 // MCP: one long-lived server; its stderr is what it said over its whole life.
 const client = new Client({ name: 'store-io-probe', version: '1.0.0' })
