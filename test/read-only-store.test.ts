@@ -90,7 +90,7 @@ const CASES: Array<[Restriction, Variant]> = [
 
 describe.each(CASES)('a store that refuses writes with %s, %s', (restriction, variant) => {
   const why = unavailable(restriction)
-  it.skipIf(why !== null)(`reads succeed, writes fail with IO_ERROR naming the file, nothing changes (${why ?? mechanism(restriction)})`, async () => {
+  it.skipIf(why !== null)(`reads succeed, writes fail with IO_ERROR naming the file, nothing changes (${why ?? mechanism(restriction)})`, { timeout: 180_000 }, async () => {
     const { root, id } = await makeStore(variant)
     const report = probe(restriction, root, id)
 

@@ -89,6 +89,9 @@ async function saveIndex(backend: MemoryBackend, c: Cached): Promise<void> {
   if (c.unsaved === 0) return
   const unsaved = c.unsaved
   const signature = await indexSignature(backend)
+  // The marker first, claiming no state while the index is replaced; a store that cannot be
+  // written refuses this small write before the index is serialised for nothing.
+  await backend.writeFileAtomic(SEARCH_INDEX_META, JSON.stringify({ index: null }), { fsync: false })
   await c.index.compact()
   await backend.writeFileAtomic(SEARCH_INDEX_FILE, c.index.toJSON())
   await backend.writeFileAtomic(SEARCH_INDEX_META, JSON.stringify({ index: signature }))
