@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
-import { isMemoryError } from '../errors.js'
+import { asMemoryError, isMemoryError } from '../errors.js'
 import { serveStdio } from '../mcp/stdio.js'
 import { memoryStats } from '../memory/stats.js'
 import type { MemoryBackend } from '../store/backend.js'
@@ -268,7 +268,8 @@ main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code
   },
-  (err: unknown) => {
+  (thrown: unknown) => {
+    const err = asMemoryError(thrown)
     if (isMemoryError(err)) process.stderr.write(`memory-agent: ${err.code}: ${err.message}\n`)
     else process.stderr.write(`memory-agent: ${err instanceof Error ? err.message : String(err)}\n`)
     process.exitCode = exitCode(isMemoryError(err) ? err.code : undefined)

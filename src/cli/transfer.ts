@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
-import { MemoryError } from '../errors.js'
+import { ioError, MemoryError } from '../errors.js'
 import { exportBundle } from '../memory/export.js'
 import { IMPORT_FORMATS, importMemories, type ImportFormat, type ImportItem, type ImportResult } from '../memory/import.js'
 import { flushCaches } from '../retrieve/retriever.js'
@@ -138,7 +138,9 @@ export async function exportCommand(args: string[], storeRoot: (args: string[]) 
       return 0
     }
     const file = path.resolve(out)
-    await writeFileAtomic(file, text, { encoding: 'utf8' })
+    await writeFileAtomic(file, text, { encoding: 'utf8' }).catch((err: unknown) => {
+      throw ioError('write', file, err)
+    })
     process.stderr.write(`exported ${memories} memories (${bundle.files.length} files, ${bundle.ledger.length} ledger events, ${kilobytes(bytes)}) from ${root} to ${file}${cut}\n`)
     if (flags.switches.has('--json')) {
       const summary = { out: file, bytes, memories, files: bundle.files.length, ledger_events: bundle.ledger.length, truncated: bundle.truncated, omitted_files: bundle.omitted_files }

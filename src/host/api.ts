@@ -28,12 +28,14 @@
  *
  * Errors map once, here: MemoryError INVALID_INPUT 400, NOT_FOUND 404, INVALID_STATE 409,
  * PATH_OUTSIDE_ROOT 403, LOCK_TIMEOUT 503; anything else is 500 with a generic message (the error
- * goes to the host log, never into the response).
+ * goes to the host log, never into the response). An operating-system error is an IO_ERROR whose
+ * response says the cause in plain words and carries the errno, but names no file (paths stay in
+ * the log).
  */
 
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { isIPv4 } from 'node:net'
-import { isMemoryError, MemoryError, type ErrorCode } from '../errors.js'
+import { asMemoryError, ioCause, isMemoryError, MemoryError, type ErrorCode } from '../errors.js'
 import { backfillHistory, BACKFILL_MAX_TOTAL_TURNS, type BackfillOptions, type BackfillSessionSource } from '../lifecycle/backfill.js'
 import type { RuntimeConfig } from '../memory/config.js'
 import { saveConfigPatch } from '../memory/config-file.js'
@@ -318,10 +320,15 @@ export async function handleApiRequest(request: ApiRequest, deps: ApiDeps): Prom
   const handler = OPS[parsed.op] as OpHandler
   try {
     return respond(200, { ok: true, result: await handler(parsed.args, deps, parsed.op) })
-  } catch (err) {
+  } catch (thrown) {
+    const err = asMemoryError(thrown)
     const status = isMemoryError(err) ? HTTP_STATUS[err.code] : 500
     if (isMemoryError(err) && status !== 500) return fail(status, err.code, err.message)
     console.warn(`dsh-memory-agent: panel API op ${parsed.op} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`)
+    if (isMemoryError(err) && err.errno !== undefined) {
+      const message = `the memory store refused the operation: ${ioCause(err.errno)}; the host log names the file`
+      return respond(500, { ok: false, error: { code: err.code, message, errno: err.errno } })
+    }
     return fail(500, isMemoryError(err) ? err.code : 'INTERNAL_ERROR', 'the operation failed inside the memory store; the host log has the details')
   }
 }

@@ -30,6 +30,7 @@ import { setConfigBase } from '../memory/config.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { createFileBackend } from '../store/file-backend.js'
+import { warnOnce } from '../store/warn-once.js'
 import { TOOLS } from '../tools/index.js'
 import { projectIdentity } from '../stores/project-id.js'
 import { residentInjection } from '../stores/inject.js'
@@ -129,7 +130,7 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
   const heartbeat = new AutoSettleHeartbeat(backend, config.lifecycle.autoSettle)
   const pending = new Set<Promise<void>>()
   const track = (work: Promise<void>) => {
-    const done = work.catch((err: unknown) => console.warn(`dsh-memory-agent: ${err instanceof Error ? err.message : String(err)}`))
+    const done = work.catch((err: unknown) => warnOnce(backend, 'session attach/detach not logged', err, 'the ledger goes without these events'))
     pending.add(done)
     void done.finally(() => pending.delete(done))
   }

@@ -13,8 +13,10 @@
  */
 
 import { randomBytes } from 'node:crypto'
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { ioError } from '../errors.js'
+import { io, makeDirs } from '../store/fs-io.js'
 import { PANEL_KEY_PARAM, PANEL_KEY_PATTERN } from './panel-protocol.js'
 
 export const PANEL_KEY_FILE = path.join('.cache', 'panel-key')
@@ -26,7 +28,7 @@ function readKey(file: string): string | null {
     return PANEL_KEY_PATTERN.test(text) ? text : null
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
-    throw err
+    throw ioError('read', file, err)
   }
 }
 
@@ -39,19 +41,19 @@ export function panelKey(root: string): string {
   const file = path.join(root, PANEL_KEY_FILE)
   const known = readKey(file)
   if (known !== null) return known
-  mkdirSync(path.dirname(file), { recursive: true })
+  makeDirs(path.dirname(file))
   const key = randomBytes(32).toString('base64url')
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`
-  writeFileSync(temp, `${key}\n`, { mode: 0o600, flag: 'wx' })
+  io('write', file, () => writeFileSync(temp, `${key}\n`, { mode: 0o600, flag: 'wx' }))
   try {
     linkSync(temp, file)
     return key
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw ioError('write', file, err)
     const winner = readKey(file)
     if (winner !== null) return winner
     // A file that exists but holds no key (emptied by hand): replaced, in one rename.
-    renameSync(temp, file)
+    io('write', file, () => renameSync(temp, file))
     return key
   } finally {
     rmSync(temp, { force: true })

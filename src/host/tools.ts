@@ -10,7 +10,7 @@
  * `error.info.code`. Owns no state but the one-time import of dsh-tools.
  */
 
-import { isMemoryError, type ErrorCode } from '../errors.js'
+import { asMemoryError, isMemoryError, type ErrorCode } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import type { ObjectSchema, Schema } from '../tools/schema.js'
 import type { ToolDeclaration } from '../tools/tool.js'
@@ -184,7 +184,8 @@ export function loadDshTools(): Promise<DshTools | null> {
 // Definitions
 
 /** The host's form of a MemoryError: the code leads the message and, where possible, is the HarnessError code. */
-function hostError(err: unknown, dsh: DshTools | null): unknown {
+function hostError(thrown: unknown, dsh: DshTools | null): unknown {
+  const err = asMemoryError(thrown)
   if (!isMemoryError(err)) return err
   const message = `${err.code}: ${err.message}`
   if (dsh?.HarnessError) return new dsh.HarnessError(message, err.code)

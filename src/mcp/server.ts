@@ -8,7 +8,7 @@
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { isMemoryError } from '../errors.js'
+import { asMemoryError, isMemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { routeTools, type PersonalStore } from '../stores/route.js'
 import { TOOLS } from '../tools/index.js'
@@ -19,7 +19,8 @@ import { permissiveInput, toZod } from './zod.js'
 export const SERVER_NAME = 'dsh-memory-agent'
 
 /** The one mapping of failures to MCP: an error result whose text starts with our code. */
-function errorResult(err: unknown): CallToolResult {
+function errorResult(thrown: unknown): CallToolResult {
+  const err = asMemoryError(thrown)
   const text = isMemoryError(err) ? `${err.code}: ${err.message}` : `INTERNAL: ${err instanceof Error ? err.message : String(err)}`
   return { isError: true, content: [{ type: 'text', text }] }
 }

@@ -7,13 +7,15 @@
  *
  * Batches are derived state, kept in `.cache/evidence-batches.jsonl` (one line per batch,
  * appended; delete it any time): per session only the latest 20 count, and the file is trimmed to
- * those now and then. A failure to record a batch never fails the search; its refs are then
- * refused as unknown, which is the safe side.
+ * those now and then. A failure to record a batch never fails the search (a read-only store is
+ * searched all the same) and is said once per store; its refs are then refused as unknown, which
+ * is the safe side.
  */
 
 import { randomBytes } from 'node:crypto'
 import { checkIdentifier, jsonLine } from '../redact.js'
 import type { MemoryBackend } from '../store/backend.js'
+import { warnOnce } from '../store/warn-once.js'
 
 export const BATCH_FILE = '.cache/evidence-batches.jsonl'
 /** Batches kept per session: older ones are gone, and their refs refused. */
@@ -56,7 +58,7 @@ export async function registerBatch(backend: MemoryBackend, sessionId: string | 
       await backend.withLock(() => trim(backend))
     }
   } catch (err) {
-    console.warn(`dsh-memory-agent: evidence batch not recorded: ${err instanceof Error ? err.message : String(err)}`)
+    warnOnce(backend, 'evidence batches not recorded', err, 'memory_assess will refuse the refs of these searches as unknown')
   }
   return { batchId, refs }
 }

@@ -1,7 +1,13 @@
 /**
  * The export bundle: the index, the ledger and the text of every memory file (plus the store's
  * README, config.json and aliases.json) as one JSON document a person can download and keep.
- * Read-only; taken under the store lock so the files, index and ledger belong to one moment.
+ *
+ * Read-only, and takes no lock, so a store this process cannot write exports too. The files,
+ * index and ledger still belong to one moment: every write that changes them holds the store
+ * lock and appends to index.jsonl or ledger.jsonl before letting go. So a try counts only when
+ * no writer held the lock when it started or when it ended, index.jsonl and ledger.jsonl were
+ * the same size and age at both ends, and every file read was still as it was read; otherwise
+ * it is thrown away and made again (LOCK_TIMEOUT if the store never keeps still for 20 s).
  *
  * The bundle keeps to a byte budget: files are added in a fixed order (store notes and settings,
  * then topics, episodes, raw text) and adding stops at the first one that would take the JSON past
@@ -12,7 +18,8 @@
 
 import { pushAll } from '../arrays.js'
 import { basename } from 'node:path'
-import type { MemoryBackend } from '../store/backend.js'
+import { MemoryError } from '../errors.js'
+import type { FileStat, MemoryBackend } from '../store/backend.js'
 import { ensureFresh } from '../store/freshness.js'
 import { isMemoryPath } from '../store/frontmatter.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
@@ -52,6 +59,19 @@ export interface ExportOptions {
 
 const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8')
 
+/** How long an export tries to find the store still before it gives up with LOCK_TIMEOUT. */
+const STILL_WAIT_MS = 20_000
+/** The files every committed write changes. */
+const WRITE_MARKS = ['index.jsonl', 'ledger.jsonl']
+
+const sameStat = (a: FileStat | null, b: FileStat | null): boolean => a?.size === b?.size && a?.mtimeMs === b?.mtimeMs
+
+async function stats(backend: MemoryBackend, paths: readonly string[]): Promise<Array<FileStat | null>> {
+  const out: Array<FileStat | null> = []
+  for (const p of paths) out.push(await backend.stat(p))
+  return out
+}
+
 /** Paths to export, in bundle order: root files that exist, then memory files and folder notes. */
 async function bundlePaths(backend: MemoryBackend): Promise<string[]> {
   const paths: string[] = []
@@ -65,38 +85,56 @@ async function bundlePaths(backend: MemoryBackend): Promise<string[]> {
 
 export async function exportBundle(backend: MemoryBackend, options: ExportOptions = {}): Promise<Bundle> {
   const maxBytes = options.maxBytes ?? DEFAULT_BUNDLE_BYTES
-  await backend.init()
+  const deadline = Date.now() + STILL_WAIT_MS
+  for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
+    const bundle = await readBundle(backend, maxBytes)
+    if (bundle !== null) return bundle
+    if (Date.now() >= deadline)
+      throw new MemoryError('LOCK_TIMEOUT', `the memory store at ${backend.root} kept changing for ${STILL_WAIT_MS} ms while it was exported; nothing was written, try again`)
+    await new Promise((resolve) => setTimeout(resolve, delay + Math.random() * delay))
+  }
+}
+
+/** One try at the bundle: null when a write overlapped it. */
+async function readBundle(backend: MemoryBackend, maxBytes: number): Promise<Bundle | null> {
   await ensureFresh(backend)
-  return backend.withLock(async () => {
-    const bundle: Bundle = {
-      format: BUNDLE_FORMAT,
-      version: BUNDLE_VERSION,
-      exported_at: backend.now(),
-      root_name: basename(backend.root),
-      index: (await backend.readIndex()).sort((a, b) => a.path.localeCompare(b.path)),
-      files: [],
-      ledger: await backend.readLedger(),
-      truncated: false,
-      omitted_files: 0,
+  if (await backend.writeInProgress()) return null
+  const marks = await stats(backend, WRITE_MARKS)
+  const bundle: Bundle = {
+    format: BUNDLE_FORMAT,
+    version: BUNDLE_VERSION,
+    exported_at: backend.now(),
+    root_name: basename(backend.root),
+    index: (await backend.readIndex()).sort((a, b) => a.path.localeCompare(b.path)),
+    files: [],
+    ledger: await backend.readLedger(),
+    truncated: false,
+    omitted_files: 0,
+  }
+  const paths = await bundlePaths(backend)
+  const read: Array<[string, FileStat | null]> = []
+  // Each added file costs its own JSON plus a separating comma. The tail is counted at its
+  // longest (`false`, or the largest omitted count), so no added file takes the JSON past maxBytes.
+  let size = Math.max(bytes(bundle), bytes({ ...bundle, truncated: true, omitted_files: paths.length }))
+  for (let i = 0; i < paths.length; i++) {
+    const path = paths[i] as string
+    const st = await backend.stat(path)
+    const text = await backend.readFile(path)
+    if (text === null) continue // removed while exporting
+    read.push([path, st])
+    const file: BundleFile = { path, text }
+    const cost = bytes(file) + (bundle.files.length > 0 ? 1 : 0)
+    if (size + cost > maxBytes) {
+      bundle.truncated = true
+      bundle.omitted_files = paths.length - i
+      break
     }
-    const paths = await bundlePaths(backend)
-    // Each added file costs its own JSON plus a separating comma. The tail is counted at its
-    // longest (`false`, or the largest omitted count), so no added file takes the JSON past maxBytes.
-    let size = Math.max(bytes(bundle), bytes({ ...bundle, truncated: true, omitted_files: paths.length }))
-    for (let i = 0; i < paths.length; i++) {
-      const path = paths[i] as string
-      const text = await backend.readFile(path)
-      if (text === null) continue // removed while exporting
-      const file: BundleFile = { path, text }
-      const cost = bytes(file) + (bundle.files.length > 0 ? 1 : 0)
-      if (size + cost > maxBytes) {
-        bundle.truncated = true
-        bundle.omitted_files = paths.length - i
-        break
-      }
-      bundle.files.push(file)
-      size += cost
-    }
-    return bundle
-  })
+    bundle.files.push(file)
+    size += cost
+  }
+  if (await backend.writeInProgress()) return null
+  const after = await stats(backend, WRITE_MARKS)
+  if (marks.some((m, i) => !sameStat(m, after[i] ?? null))) return null
+  for (const [path, st] of read) if (!sameStat(st, await backend.stat(path))) return null
+  return bundle
 }

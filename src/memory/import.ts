@@ -16,7 +16,7 @@
 import { pushAll } from '../arrays.js'
 import { promises as fs } from 'node:fs'
 import path from 'node:path'
-import { MemoryError, invalidInput, isMemoryError } from '../errors.js'
+import { MemoryError, asMemoryError, invalidInput, isMemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { contentHash, memoryBody } from '../store/frontmatter.js'
 import { ensureFresh } from '../store/freshness.js'
@@ -302,9 +302,17 @@ async function writeDrafts(backend: MemoryBackend, format: ImportFormat, source:
 /**
  * Imports a file or folder into the store. The format is detected unless given. Throws
  * NOT_FOUND when the input does not exist and INVALID_INPUT when it is not the format (or no
- * format fits); then nothing is written.
+ * format fits); then nothing is written. A source it cannot read is an IO_ERROR naming the file.
  */
 export async function importMemories(backend: MemoryBackend, sourcePath: string, options: ImportOptions = {}): Promise<ImportResult> {
+  try {
+    return await importFrom(backend, sourcePath, options)
+  } catch (err) {
+    throw asMemoryError(err)
+  }
+}
+
+async function importFrom(backend: MemoryBackend, sourcePath: string, options: ImportOptions): Promise<ImportResult> {
   const st = await statOf(sourcePath)
   const format = options.format === undefined || options.format === 'auto' ? await detectImportFormat(sourcePath) : options.format
   const name = path.basename(sourcePath)

@@ -3,10 +3,12 @@
  * to usage.jsonl (`{ id, at, rank }`), each real query, redacted, to query-log.jsonl (`{ at,
  * query, hits }`, the latest 200 kept, the file rewritten only when it passes 250 lines; appends
  * to it take the store lock so that a trim never drops one). Both are append-only between trims,
- * and a failure to record is silent: evidence, not state.
+ * and a failure to record never fails the search: evidence, not state. It is said once per store
+ * and file.
  */
 
 import type { MemoryBackend } from '../store/backend.js'
+import { warnOnce } from '../store/warn-once.js'
 import { jsonLine, redactSecrets } from '../redact.js'
 import { truncate } from '../text.js'
 
@@ -21,10 +23,10 @@ const pending = new WeakMap<MemoryBackend, Set<Promise<void>>>()
 /** Lines appended to the query log by this process since it last counted the file. */
 const appendedSinceCount = new WeakMap<MemoryBackend, number>()
 
-function track(backend: MemoryBackend, work: Promise<void>): void {
+function track(backend: MemoryBackend, file: string, work: Promise<void>): void {
   let set = pending.get(backend)
   if (set === undefined) pending.set(backend, (set = new Set()))
-  const p = work.catch(() => undefined)
+  const p = work.catch((err: unknown) => warnOnce(backend, `${file} not written`, err, 'searches go on without recording their use'))
   set.add(p)
   void p.then(() => set?.delete(p))
 }
@@ -44,11 +46,11 @@ export interface SearchSignal {
 export function recordSearch(backend: MemoryBackend, signal: SearchSignal): void {
   const at = backend.now()
   const top = signal.hitIds.slice(0, USAGE_TOP)
-  if (top.length > 0) track(backend, backend.appendText(USAGE_FILE, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
+  if (top.length > 0) track(backend, USAGE_FILE, backend.appendText(USAGE_FILE, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
   // Redacted before the cut, so a cut never leaves the head of a secret that no longer looks like one.
   const query = truncate(redactSecrets(signal.query.replace(/\s+/g, ' ').trim()).text, 120)
   if (query === '') return
-  track(backend, appendQuery(backend, jsonLine({ at, query, hits: signal.hitIds.length }) + '\n'))
+  track(backend, QUERY_LOG_FILE, appendQuery(backend, jsonLine({ at, query, hits: signal.hitIds.length }) + '\n'))
 }
 
 async function appendQuery(backend: MemoryBackend, line: string): Promise<void> {

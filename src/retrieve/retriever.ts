@@ -5,12 +5,15 @@
  * index is saved to `.cache/search-index.json` a while after it changes and on `flushCaches`,
  * and loaded at start instead of tokenising every memory again.
  *
- * Holds nothing that is not derivable from the store; deleting `.cache/` costs one rebuild.
+ * Holds nothing that is not derivable from the store; deleting `.cache/` costs one rebuild. A
+ * store whose `.cache/` cannot be written is searched all the same: each process then builds the
+ * search index in memory, and says once that it could not save it.
  */
 
 import type { MemoryBackend } from '../store/backend.js'
 import { ensureFresh, saveSeenStats, stopFreshness } from '../store/freshness.js'
 import type { IndexView } from '../store/index-view.js'
+import { warnOnce } from '../store/warn-once.js'
 import { buildAliasTable, loadUserAliases, mergeAliasGroups, type AliasTable } from './aliases.js'
 import type { IndexEntry } from '../types.js'
 import { SearchIndex } from './search-index.js'
@@ -36,6 +39,8 @@ interface Cached {
   aliasSignature: string
   unsaved: number
   saveTimer: ReturnType<typeof setTimeout> | null
+  /** A save failed (a read-only or full store): no more timed saves, only the one at flushCaches. */
+  saveFailed: boolean
   /** The session of each indexed entry when it was indexed, to re-context its old neighbours. */
   sessionOf: Map<string, string>
 }
@@ -57,12 +62,22 @@ async function loadIndex(backend: MemoryBackend): Promise<SearchIndex> {
 }
 
 function scheduleSave(backend: MemoryBackend, c: Cached): void {
-  if (c.unsaved === 0 || c.saveTimer !== null) return
+  if (c.unsaved === 0 || c.saveTimer !== null || c.saveFailed) return
   c.saveTimer = setTimeout(() => {
     c.saveTimer = null
-    saveIndex(backend, c).catch((err: unknown) => console.warn(`dsh-memory-agent: could not save the search index: ${String(err)}`))
+    void trySave(backend, c)
   }, SAVE_DELAY_MS)
   c.saveTimer.unref()
+}
+
+/** Saves the search index if the store lets it; a failure is said once, never thrown. */
+async function trySave(backend: MemoryBackend, c: Cached): Promise<void> {
+  try {
+    await saveIndex(backend, c)
+  } catch (err) {
+    c.saveFailed = true
+    warnOnce(backend, 'search index not saved', err, 'each process builds it in memory from index.jsonl')
+  }
 }
 
 async function indexSignature(backend: MemoryBackend): Promise<string> {
@@ -74,6 +89,9 @@ async function saveIndex(backend: MemoryBackend, c: Cached): Promise<void> {
   if (c.unsaved === 0) return
   const unsaved = c.unsaved
   const signature = await indexSignature(backend)
+  // The marker first, claiming no state while the index is replaced; a store that cannot be
+  // written refuses this small write before the index is serialised for nothing.
+  await backend.writeFileAtomic(SEARCH_INDEX_META, JSON.stringify({ index: null }), { fsync: false })
   await c.index.compact()
   await backend.writeFileAtomic(SEARCH_INDEX_FILE, c.index.toJSON())
   await backend.writeFileAtomic(SEARCH_INDEX_META, JSON.stringify({ index: signature }))
@@ -106,7 +124,7 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
     const [index, aliases, signature] = await Promise.all([loadIndex(backend), aliasTable(backend), aliasSignature(backend)])
     // The saved index may be older than the store: bring it up to date by checksum.
     const stats = index.sync(allWithContext(view))
-    c = { index, generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved: stats.added + stats.updated + stats.removed, saveTimer: null, sessionOf: sessionMap(view) }
+    c = { index, generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved: stats.added + stats.updated + stats.removed, saveTimer: null, saveFailed: false, sessionOf: sessionMap(view) }
     caches.set(backend, c)
   } else {
     const changed = view.changedSince(c.generation, c.version)
@@ -170,7 +188,7 @@ export async function rebuildSearchCache(backend: MemoryBackend): Promise<void> 
  * stops its file watcher. Adapters call it when they finish (a CLI command, a server shutting
  * down). A process that only wrote still leaves a current search index behind, so the next
  * process starts from it instead of catching up; skipping the call loses nothing but start-up
- * time.
+ * time. A store that cannot be written keeps its caches as they were: said once, never thrown.
  */
 export async function flushCaches(backend: MemoryBackend): Promise<void> {
   const stale = (await backend.stat('index.jsonl')) !== null && !(await savedIndexIsCurrent(backend))
@@ -183,8 +201,8 @@ export async function flushCaches(backend: MemoryBackend): Promise<void> {
     c.saveTimer = null
     // An index that matches the store but was saved without its marker is saved again once.
     if (stale) c.unsaved = Math.max(c.unsaved, 1)
-    await saveIndex(backend, c)
+    await trySave(backend, c)
   }
-  await saveSeenStats(backend)
+  await saveSeenStats(backend).catch((err: unknown) => warnOnce(backend, 'file stats not saved', err, 'the next process looks at every memory file again'))
   stopFreshness(backend)
 }

@@ -118,4 +118,15 @@ export interface MemoryBackend {
    * the file is compacted now and then. Call inside `withLock`.
    */
   appendIndex(upserts: readonly IndexEntry[], removed: readonly string[]): Promise<void>
+  /**
+   * Folds changed entries and removed ids into this process's view only, writing nothing: for a
+   * store this process cannot write (read-only, full), so its reads still see the files as they
+   * are. The fold lasts until index.jsonl changes on disk (the view's generation changes then).
+   */
+  foldIndexInMemory(upserts: readonly IndexEntry[], removed: readonly string[]): void
+  /**
+   * Whether some writer (in any process) holds the store lock now. Reads only, never waits: a
+   * reader that takes no lock (export) asks it before and after, to tell that it read mid-write.
+   */
+  writeInProgress(): Promise<boolean>
 }

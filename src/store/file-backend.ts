@@ -9,16 +9,18 @@
  * and symlinks leading outside are refused with PATH_OUTSIDE_ROOT), atomic writes through
  * write-file-atomic, compare-and-swap rewrites (store/rewrite.ts), the append-only ledger (every
  * event redacted on its way in, whoever logs it) and the store lock (proper-lockfile between
- * processes, a promise queue within one). It must never read or write outside its root.
+ * processes, a promise queue within one). It must never read or write outside its root, and
+ * never lets an operating-system error out as it is: each becomes an IO_ERROR naming the file.
  */
 
 import * as fsSync from 'node:fs'
-import { promises as fs, watch as watchFs } from 'node:fs'
+import { watch as watchFs } from 'node:fs'
 import path from 'node:path'
 import lockfile from 'proper-lockfile'
 import writeFileAtomicImpl from 'write-file-atomic'
-import { MemoryError } from '../errors.js'
+import { ioError, MemoryError } from '../errors.js'
 import { jsonLine } from '../redact.js'
+import { io, makeDirs } from './fs-io.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
 import type { AnchorProbes, FileStat, MemoryBackend, Rewrite, SyncReads } from './backend.js'
 import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
@@ -88,12 +90,48 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
+/**
+ * Appends text to a file, on a new line if a crash left the last one torn. All of it or none: a
+ * write cut short (a full disk) is taken back, and a file it made is removed, unless someone
+ * else has appended since.
+ */
+function appendBytes(abs: string, text: string, flush: boolean): void {
+  const existed = fsSync.existsSync(abs)
+  const fd = fsSync.openSync(abs, 'a+')
+  try {
+    const { size } = fsSync.fstatSync(fd)
+    let prefix = ''
+    if (size > 0) {
+      // A crash may have left a torn last line; never glue the next one onto it.
+      const last = Buffer.alloc(1)
+      fsSync.readSync(fd, last, 0, 1, size - 1)
+      if (last[0] !== 0x0a) prefix = '\n'
+    }
+    const bytes = Buffer.from(prefix + text, 'utf8')
+    let done = 0
+    try {
+      while (done < bytes.length) done += fsSync.writeSync(fd, bytes, done)
+      if (flush) fsSync.fdatasyncSync(fd)
+    } catch (err) {
+      if (fsSync.fstatSync(fd).size === size + done) {
+        if (existed) fsSync.ftruncateSync(fd, size)
+        else fsSync.rmSync(abs, { force: true })
+      }
+      throw err
+    }
+  } finally {
+    fsSync.closeSync(fd)
+  }
+}
+
 class FileBackend implements MemoryBackend {
   readonly root: string
   readonly probes: AnchorProbes | undefined
   lastIndexSkipped = 0
   private readonly view = new IndexView()
   private indexFile: IndexFileState | null = null
+  /** The view holds entries folded in memory only (foldIndexInMemory): kept until index.jsonl changes. */
+  private foldedInMemory = false
   private realRoot: string | null = null
   /** Folders (as spelled under the root) whose real location was checked to be inside it. */
   private readonly verifiedDirs = new Set<string>()
@@ -123,9 +161,9 @@ class FileBackend implements MemoryBackend {
   }
 
   private async createLayout(): Promise<void> {
-    await fs.mkdir(this.root, { recursive: true })
+    makeDirs(this.root)
     for (const item of STORE_LAYOUT) {
-      if (item.kind === 'dir') await fs.mkdir(await this.resolve(item.path), { recursive: true })
+      if (item.kind === 'dir') makeDirs(this.resolveSync(item.path))
     }
     for (const item of STORE_LAYOUT) {
       // A person may have edited these: create, never overwrite.
@@ -144,7 +182,7 @@ class FileBackend implements MemoryBackend {
       return this.realRoot
     } catch (err) {
       if (errno(err) === 'ENOENT') return this.root
-      throw err
+      throw ioError('look up', this.root, err)
     }
   }
 
@@ -152,10 +190,6 @@ class FileBackend implements MemoryBackend {
    * The absolute path for relPath, after checking that neither the path nor any symlink on the
    * way leads outside the root. Missing parts are fine (writes create them).
    */
-  private async resolve(relPath: string): Promise<string> {
-    return this.resolveSync(relPath)
-  }
-
   private resolveSync(relPath: string): string {
     const rel = assertRelativeInside(relPath)
     const abs = path.resolve(this.root, rel)
@@ -180,7 +214,7 @@ class FileBackend implements MemoryBackend {
         real = fsSync.realpathSync.native(probe)
       } catch (err) {
         const code = errno(err)
-        if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ENAMETOOLONG') throw err
+        if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ENAMETOOLONG') throw ioError('look up', probe, err)
         // A symlink whose target does not exist (yet) could be created through, wherever it
         // points, possibly by way of further links: refused rather than followed.
         let link = false
@@ -214,20 +248,25 @@ class FileBackend implements MemoryBackend {
     } catch (err) {
       const code = errno(err)
       if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return null
-      throw err
+      throw ioError('read', abs, err)
     }
   }
 
   async writeFileAtomic(relPath: string, text: string, options: { fsync?: boolean } = {}): Promise<void> {
     const abs = this.resolveSync(relPath)
-    fsSync.mkdirSync(path.dirname(abs), { recursive: true })
+    makeDirs(path.dirname(abs))
     // The folders just created may not be symlinks, but an existing one on the way could be.
     this.resolveSync(relPath)
-    writeFileAtomicImpl.sync(abs, text, { encoding: 'utf8', fsync: options.fsync ?? true })
+    io('write', abs, () => writeFileAtomicImpl.sync(abs, text, { encoding: 'utf8', fsync: options.fsync ?? true }))
   }
 
   async rewriteFile(relPath: string, change: (current: string) => string | null): Promise<Rewrite | null> {
-    return rewriteFileCas(this.resolveSync(relPath), relPath, change)
+    const abs = this.resolveSync(relPath)
+    try {
+      return await rewriteFileCas(abs, relPath, change)
+    } catch (err) {
+      throw err instanceof MemoryError ? err : ioError('rewrite', abs, err)
+    }
   }
 
   async removeFile(relPath: string): Promise<boolean> {
@@ -237,7 +276,7 @@ class FileBackend implements MemoryBackend {
       return true
     } catch (err) {
       if (errno(err) === 'ENOENT') return false
-      throw err
+      throw ioError('remove', abs, err)
     }
   }
 
@@ -269,7 +308,7 @@ class FileBackend implements MemoryBackend {
     } catch (err) {
       const code = errno(err)
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return null
-      throw err
+      throw ioError('look up', abs, err)
     }
   }
 
@@ -290,7 +329,7 @@ class FileBackend implements MemoryBackend {
       } catch (err) {
         const code = errno(err)
         if (code === 'ENOENT' || code === 'ENOTDIR') return
-        throw err
+        throw ioError('list', abs, err)
       }
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       for (const entry of entries) {
@@ -300,13 +339,15 @@ class FileBackend implements MemoryBackend {
         else if (entry.isFile()) out.push(childRel)
         else if (entry.isSymbolicLink()) {
           // A link counts as what it leads to, and only when that is inside the root.
+          let target: fsSync.Stats
           try {
-            const target = fsSync.statSync(this.resolveSync(childRel))
-            if (target.isDirectory()) walk(childRel)
-            else if (target.isFile()) out.push(childRel)
+            target = fsSync.statSync(this.resolveSync(childRel))
           } catch (err) {
-            if (!(err instanceof MemoryError) && errno(err) !== 'ENOENT') throw err
+            if (err instanceof MemoryError || errno(err) === 'ENOENT') continue
+            throw ioError('look up', path.join(this.root, childRel), err)
           }
+          if (target.isDirectory()) walk(childRel)
+          else if (target.isFile()) out.push(childRel)
         }
       }
     }
@@ -324,7 +365,8 @@ class FileBackend implements MemoryBackend {
     const view = this.view
     view.clear()
     for (const e of entries) view.set(e)
-    const st = fsSync.statSync(this.resolveSync(INDEX_FILE))
+    const abs = this.resolveSync(INDEX_FILE)
+    const st = io('look up', abs, () => fsSync.statSync(abs))
     this.indexFile = { ino: st.ino, offset: st.size, mtimeMs: st.mtimeMs, lines: entries.length }
     this.lastIndexSkipped = 0
   }
@@ -338,12 +380,13 @@ class FileBackend implements MemoryBackend {
     readFile: (relPath) => this.readFileSync(relPath),
     stat: (relPath) => this.statSync(relPath),
     list: (relDir) => {
+      const abs = this.resolveSync(relDir)
       try {
-        return fsSync.readdirSync(this.resolveSync(relDir)).filter((n) => !n.startsWith('.')).sort()
+        return fsSync.readdirSync(abs).filter((n) => !n.startsWith('.')).sort()
       } catch (err) {
         const code = errno(err)
         if (code === 'ENOENT' || code === 'ENOTDIR') return []
-        throw err
+        throw ioError('list', abs, err)
       }
     },
   }
@@ -354,11 +397,11 @@ class FileBackend implements MemoryBackend {
     try {
       st = fsSync.statSync(abs)
     } catch (err) {
-      if (errno(err) !== 'ENOENT') throw err
+      if (errno(err) !== 'ENOENT') throw ioError('look up', abs, err)
     }
     const known = this.indexFile
     if (st === null) {
-      if (known !== null || this.view.size > 0) this.resetIndexState()
+      if (known !== null || (this.view.size > 0 && !this.foldedInMemory)) this.resetIndexState()
       return this.view
     }
     const rewritten = known === null || st.ino !== known.ino || st.size < known.offset || (st.size === known.offset && st.mtimeMs !== known.mtimeMs)
@@ -373,19 +416,27 @@ class FileBackend implements MemoryBackend {
     this.view.clear()
     this.indexFile = null
     this.lastIndexSkipped = 0
+    this.foldedInMemory = false
+  }
+
+  foldIndexInMemory(upserts: readonly IndexEntry[], removed: readonly string[]): void {
+    const view = this.indexViewSync()
+    for (const id of removed) view.delete(id)
+    for (const e of upserts) view.set(e)
+    this.foldedInMemory = true
   }
 
   /** Folds the complete lines in bytes [from, to) of index.jsonl into the view. */
   private applyIndexBytes(abs: string, from: number, to: number, ino: number, mtimeMs: number): void {
-    const fd = fsSync.openSync(abs, 'r')
-    let buffer: Buffer
-    try {
-      buffer = Buffer.alloc(to - from)
-      const bytesRead = fsSync.readSync(fd, buffer, 0, buffer.length, from)
-      buffer = buffer.subarray(0, bytesRead)
-    } finally {
-      fsSync.closeSync(fd)
-    }
+    const buffer = io('read', abs, () => {
+      const fd = fsSync.openSync(abs, 'r')
+      try {
+        const bytes = Buffer.alloc(to - from)
+        return bytes.subarray(0, fsSync.readSync(fd, bytes, 0, bytes.length, from))
+      } finally {
+        fsSync.closeSync(fd)
+      }
+    })
     // A line still being appended by another writer has no newline yet: leave it for next time.
     const end = buffer.lastIndexOf(0x0a) + 1
     let lines = this.indexFile?.lines ?? 0
@@ -429,21 +480,7 @@ class FileBackend implements MemoryBackend {
   async appendText(relPath: string, text: string, options: { fsync?: boolean } = {}): Promise<void> {
     await this.init()
     const abs = this.resolveSync(relPath)
-    const fd = fsSync.openSync(abs, 'a+')
-    try {
-      const { size } = fsSync.fstatSync(fd)
-      let prefix = ''
-      if (size > 0) {
-        // A crash may have left a torn last line; never glue the next one onto it.
-        const last = Buffer.alloc(1)
-        fsSync.readSync(fd, last, 0, 1, size - 1)
-        if (last[0] !== 0x0a) prefix = '\n'
-      }
-      fsSync.writeSync(fd, prefix + text)
-      if (options.fsync === true) fsSync.fdatasyncSync(fd)
-    } finally {
-      fsSync.closeSync(fd)
-    }
+    io('write', abs, () => appendBytes(abs, text, options.fsync === true))
   }
 
   async readLedger(): Promise<LedgerEvent[]> {
@@ -456,6 +493,11 @@ class FileBackend implements MemoryBackend {
       if (event !== null) events.push(event)
     }
     return events
+  }
+
+  async writeInProgress(): Promise<boolean> {
+    const lockDir = path.join(this.root, LOCK_DIR)
+    return io('look up', lockDir, () => lockfile.checkSync(this.root, { lockfilePath: lockDir, realpath: false, stale: this.lockStaleMs }))
   }
 
   async withLock<T>(fn: () => Promise<T>): Promise<T> {
@@ -489,7 +531,7 @@ class FileBackend implements MemoryBackend {
           },
         })
       } catch (err) {
-        if (errno(err) !== 'ELOCKED') throw err
+        if (errno(err) !== 'ELOCKED') throw ioError('create', path.join(this.root, LOCK_DIR), err)
         if (Date.now() >= deadline)
           throw new MemoryError('LOCK_TIMEOUT', `the memory store at ${this.root} stayed locked for ${this.lockTimeoutMs} ms; nothing was written, try again`)
         await sleep(delay + Math.random() * delay)

@@ -13,10 +13,12 @@
  * from its index entry is re-parsed.
  */
 
+import { isNotWritable } from '../errors.js'
 import type { FileStat, MemoryBackend } from './backend.js'
 import { entryFromFile, isMemoryPath } from './frontmatter.js'
 import { planIndexChanges, type ChangedFile, type ExternalChange } from './index-plan.js'
 import { MEMORY_FOLDERS } from './layout.js'
+import { warnOnce } from './warn-once.js'
 
 export type { ExternalChange } from './index-plan.js'
 
@@ -42,6 +44,8 @@ interface State {
   nested: boolean
   dirtyStats: boolean
   stopWatching: (() => void) | null
+  /** The view's generation when changes were last folded into it in memory only; null when none were. */
+  foldedAt: number | null
 }
 
 const states = new WeakMap<MemoryBackend, State>()
@@ -49,7 +53,7 @@ const states = new WeakMap<MemoryBackend, State>()
 function stateOf(backend: MemoryBackend): State {
   let s = states.get(backend)
   if (s === undefined) {
-    s = { seen: new Map(), folders: new Map(), touched: new Set(), rescanAll: false, scanned: false, nested: false, dirtyStats: false, stopWatching: null }
+    s = { seen: new Map(), folders: new Map(), touched: new Set(), rescanAll: false, scanned: false, nested: false, dirtyStats: false, stopWatching: null, foldedAt: null }
     states.set(backend, s)
   }
   return s
@@ -160,6 +164,12 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
     }
   }
   const view = await backend.indexView()
+  if (s.foldedAt !== null && s.foldedAt !== view.generation) {
+    // index.jsonl was rewritten under what this process folded in memory only: look again.
+    s.seen.clear()
+    s.foldedAt = null
+    full = true
+  }
   if (full) {
     s.rescanAll = false
     // (Re)start the watcher: a folder that was removed and made again needs a new one.
@@ -183,6 +193,7 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
 }
 
 /**
+/**
  * Reads changed memory files into the entries they state (null when gone), calling `seen` with
  * the stat of each. Only entries are kept, never the texts. For the freshness check and for sync.
  */
@@ -197,18 +208,36 @@ export async function readChanged(backend: MemoryBackend, paths: readonly string
   return files
 }
 
-/** Under the lock: reads each candidate and brings the index in line with the ones that really changed. */
+/**
+ * Under the lock: reads each candidate and brings the index in line with the ones that really
+ * changed. A store this process cannot write is read as its files are: the changes are folded
+ * into this process's view only, and index.jsonl and the ledger stay as they were.
+ */
 async function reconcile(backend: MemoryBackend, s: State, paths: string[]): Promise<ExternalChange[]> {
-  return backend.withLock(async () => {
+  const plan = async () => {
     const files = await readChanged(backend, paths, (path, st) => {
       if (st === null) s.seen.delete(path)
       else s.seen.set(path, { mtimeMs: st.mtimeMs, size: st.size })
     })
     s.dirtyStats = true
-    const plan = planIndexChanges(await backend.indexView(), files)
-    for (const w of plan.warnings) console.warn(`dsh-memory-agent: ${w}`)
-    await backend.appendIndex(plan.upserts, plan.removed)
-    for (const c of plan.changes) await backend.appendLedger({ at: backend.now(), event: 'external-change', ...c })
-    return plan.changes
-  })
+    const planned = planIndexChanges(await backend.indexView(), files)
+    for (const w of planned.warnings) console.warn(`dsh-memory-agent: ${w}`)
+    return planned
+  }
+  try {
+    return await backend.withLock(async () => {
+      const { upserts, removed, changes } = await plan()
+      await backend.appendIndex(upserts, removed)
+      for (const c of changes) await backend.appendLedger({ at: backend.now(), event: 'external-change', ...c })
+      return changes
+    })
+  } catch (err) {
+    if (!isNotWritable(err)) throw err
+    const { upserts, removed, changes } = await plan()
+    if (changes.length === 0) return changes
+    warnOnce(backend, 'memory files changed outside were not indexed on disk', err, 'this process indexes them in memory; index.jsonl and the ledger stay as they were')
+    backend.foldIndexInMemory(upserts, removed)
+    s.foldedAt = (await backend.indexView()).generation
+    return changes
+  }
 }
