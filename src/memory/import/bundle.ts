@@ -11,14 +11,18 @@
  * notes and ledger stay as they are.
  *
  * The same walk serves the dry run (over a throwaway overlay of the index) and the real import
- * (inside one transaction: all or nothing). Files are copied as they are, without redaction: a
- * bundle comes from a store that redacted on write.
+ * (inside one transaction: all or nothing). Files are copied as they are, except for secrets:
+ * a bundle may come from a store edited by hand or be made by hand, so a memory file, a store
+ * file or a ledger event that holds one is redacted on its way in (parsed, its fields and body
+ * redacted, written again: a marker must not land unquoted in YAML); a file without one keeps
+ * its bytes.
  */
 
 import { pushAll } from '../../arrays.js'
 import { MemoryError, invalidInput } from '../../errors.js'
 import type { MemoryBackend } from '../../store/backend.js'
-import { entryFromFile, isMemoryPath } from '../../store/frontmatter.js'
+import { entryFromFile, isMemoryPath, parseFile, renderFile } from '../../store/frontmatter.js'
+import { redactRecord, redactSecrets, type RedactionKind } from '../../redact.js'
 import { slotOf, type IndexLookup } from '../../store/index-view.js'
 import { parseLedgerLine } from '../../store/ledger.js'
 import type { IndexEntry, LedgerEvent } from '../../types.js'
@@ -44,6 +48,31 @@ export interface CheckedBundle {
   /** Entries of `files` that cannot be imported, by position. */
   problems: ImportItem[]
   warnings: string[]
+  /** Kinds of secret redacted on the way in. */
+  redactions: RedactionKind[]
+}
+
+/**
+ * A file's text with its secrets redacted, and their kinds; the same text when it holds none. A
+ * memory file's front-matter is parsed and rendered again (a marker such as `[已脱敏:aws-key]`
+ * must not land unquoted in YAML, where it would read as a list), a JSON settings file likewise.
+ */
+function redactFile(path: string, text: string): { text: string; kinds: RedactionKind[] } {
+  const found = redactSecrets(text)
+  if (found.kinds.length === 0) return { text, kinds: [] }
+  if (path.endsWith('.json')) {
+    try {
+      const r = redactRecord(JSON.parse(text) as unknown)
+      return { text: `${JSON.stringify(r.value, null, 2)}\n`, kinds: r.kinds }
+    } catch {
+      return found
+    }
+  }
+  const parsed = parseFile(text)
+  if (!parsed.hasFrontMatter || parsed.error !== undefined) return found
+  const data = redactRecord(parsed.data)
+  const body = redactSecrets(parsed.body)
+  return { text: renderFile(data.value, body.text), kinds: [...new Set([...data.kinds, ...body.kinds])] }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -67,15 +96,22 @@ export function checkBundle(value: unknown, name: string): CheckedBundle {
     throw invalidInput('path', `bundle version ${BUNDLE_VERSION}; ${name} has version ${JSON.stringify(value.version ?? null)}`)
   }
   if (!Array.isArray(value.files)) throw invalidInput('path', `a bundle with a "files" list; ${name} has none`)
-  const out: CheckedBundle = { memories: [], storeFiles: [], times: new Map(), ledger: [], problems: [], warnings: [] }
+  const out: CheckedBundle = { memories: [], storeFiles: [], times: new Map(), ledger: [], problems: [], warnings: [], redactions: [] }
+  const redactedFiles: string[] = []
+  const redacted = (path: string, text: string): BundleFile => {
+    const r = redactFile(path, text)
+    if (r.kinds.length > 0) redactedFiles.push(path)
+    for (const k of r.kinds) if (!out.redactions.includes(k)) out.redactions.push(k)
+    return { path, text: r.text }
+  }
   for (const [i, file] of value.files.entries()) {
     const where = isObject(file) && typeof file.path === 'string' ? file.path : `files[${i}]`
     if (!isObject(file) || typeof file.path !== 'string' || typeof file.text !== 'string') {
       out.problems.push({ source: where, outcome: 'skipped', reason: 'a file entry needs a path and a text' })
     } else if (safePath(file.path) && isMemoryPath(file.path)) {
-      out.memories.push({ path: file.path, text: file.text })
+      out.memories.push(redacted(file.path, file.text))
     } else if (STORE_FILES.has(file.path)) {
-      out.storeFiles.push({ path: file.path, text: file.text })
+      out.storeFiles.push(redacted(file.path, file.text))
     } else {
       out.problems.push({ source: where, outcome: 'skipped', reason: 'not a memory file or store file path (topics/, episodes/ or raw/ and .md)' })
     }
@@ -89,8 +125,16 @@ export function checkBundle(value: unknown, name: string): CheckedBundle {
   for (const event of Array.isArray(value.ledger) ? value.ledger : []) {
     // The same test a ledger line passes when read back.
     const checked = parseLedgerLine(JSON.stringify(event) ?? '')
-    if (checked === null) badEvents++
-    else out.ledger.push(checked)
+    if (checked === null) {
+      badEvents++
+      continue
+    }
+    const r = redactRecord(checked)
+    for (const k of r.kinds) if (!out.redactions.includes(k)) out.redactions.push(k)
+    out.ledger.push(r.value)
+  }
+  if (redactedFiles.length > 0) {
+    out.warnings.push(`${name}: secrets were redacted on the way in (${out.redactions.join(', ')}) in ${redactedFiles.length} files: ${redactedFiles.slice(0, 5).join(', ')}${redactedFiles.length > 5 ? ', …' : ''}`)
   }
   if (badEvents > 0) out.warnings.push(`${name}: ${badEvents} ledger events without "at" and "event" were left out`)
   if (value.truncated === true) {
@@ -273,6 +317,7 @@ export async function importCheckedBundle(backend: MemoryBackend, bundle: Checke
 function finish(result: ImportResult, bundle: CheckedBundle, mode: 'restore' | 'merge'): ImportResult {
   pushAll(result.items, bundle.problems)
   pushAll(result.warnings, bundle.warnings)
+  for (const k of bundle.redactions) if (!result.redactions.includes(k)) result.redactions.push(k)
   if (mode === 'merge' && bundle.ledger.length > 0) {
     result.warnings.push(`the bundle's ledger (${bundle.ledger.length} events) was not copied: this store has its own history; the import event records the merge`)
   }
