@@ -487,7 +487,7 @@ class Syncer {
     if (repair.moved.length === 0) return
     const events = repair.events.map((e) => ({ at: this.backend.now(), ...e }))
     for (const event of events) await this.backend.appendLedger(event)
-    this.result.moved.push(...repair.moved)
+    pushAll(this.result.moved, repair.moved)
     this.progress('merge', `moved ${repair.moved.length} memor${repair.moved.length === 1 ? 'y' : 'ies'} off room slots another clone had given too`)
     const made = await this.commitStore((files) => commitMessage(events, files))
     if (made !== null) this.result.committed.push({ commit: made.commit, files: made.files.length, events: events.length, subject: made.subject })
