@@ -5,9 +5,10 @@
  * abbreviations spelled out, filler words ("system", "setup") dropped; Chinese as characters (a
  * subject is short, and "发票生成日" must stay near "发票生成"), grammar characters dropped. Used to
  * find memories about the same subject (index-view.ts) and to compare subjects (revise.ts,
- * verify.ts). Pure.
+ * verify.ts). Traditional Chinese is read as Simplified (han-variants.ts). Pure.
  */
 
+import { simplifyHan } from './han-variants.js'
 import { stem } from './retrieve/tokenizer.js'
 
 const SPELLED: Readonly<Record<string, string>> = {
@@ -49,7 +50,7 @@ export function subjectTerms(subject: string): string[] {
 
 /** The terms of a text in the order they stand, deduplicated: a statement names its subject first. */
 export function termsInOrder(text: string): string[] {
-  const lower = text.normalize('NFKC').toLowerCase()
+  const lower = simplifyHan(text.normalize('NFKC').toLowerCase())
   const found: Array<{ at: number; term: string }> = []
   for (const m of lower.matchAll(ZH_WORDS)) found.push({ at: m.index, term: m[0] })
   const rest = lower.replace(ZH_WORDS, (w) => ' '.repeat(w.length))

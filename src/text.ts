@@ -4,6 +4,7 @@
  */
 
 import { createHash } from 'node:crypto'
+import { simplifyHan } from './han-variants.js'
 
 export function sha1(text: string): string {
   return createHash('sha1').update(text, 'utf8').digest('hex')
@@ -22,9 +23,12 @@ export function normalizeForHash(text: string): string {
   return collapseWhitespace(text.normalize('NFKC').toLowerCase())
 }
 
-/** The slot of a title when no key is given: NFKC, lower case, punctuation and spaces removed. */
+/**
+ * The slot of a title when no key is given: NFKC, lower case, Traditional Chinese as Simplified,
+ * punctuation and spaces removed. Slots are computed on load, never stored, so this may change.
+ */
 export function normalizeSlot(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[\s\p{P}\p{S}]+/gu, '')
+  return simplifyHan(text.normalize('NFKC').toLowerCase()).replace(/[\s\p{P}\p{S}]+/gu, '')
 }
 
 /** The character 2-grams of a text, punctuation and spacing ignored: what bigramJaccard compares. */

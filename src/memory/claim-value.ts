@@ -10,6 +10,7 @@
  * property of the claim, compared by the caller.
  */
 
+import { simplifyHan } from '../han-variants.js'
 import { stem } from '../retrieve/tokenizer.js'
 
 export interface ValueAtoms {
@@ -121,9 +122,9 @@ const VALUE_STOP = new Set(
 /** Chinese glue in values: dropped before 2-grams are taken. */
 const ZH_VALUE_GLUE = /[的了着过是为在用地得很也都就还又再吧呢啊呀嘛哦个]/gu
 
-/** The atoms of a value. Pure. */
+/** The atoms of a value, Traditional Chinese read as Simplified. Pure. */
 export function valueAtoms(value: string): ValueAtoms {
-  const text = value.normalize('NFKC').toLowerCase().replace(ZH_NUMERAL, (m) => {
+  const text = simplifyHan(value.normalize('NFKC').toLowerCase()).replace(ZH_NUMERAL, (m) => {
     const n = zhNumber(m)
     return n === null ? m : ` ${n} `
   })

@@ -1,7 +1,8 @@
 /**
  * The tokenizer for indexing and querying, Chinese and English alike. Pure and deterministic.
  *
- * - NFKC first, so full-width letters and digits equal their ASCII forms; then lower case.
+ * - NFKC first, so full-width letters and digits equal their ASCII forms; then lower case; then
+ *   Traditional Chinese read as Simplified (han-variants.ts), so 資料庫 and 数据库 are one term.
  * - CJK runs become single characters plus adjacent 2-grams: Chinese has no spaces, so single
  *   characters keep recall and 2-grams keep precision.
  * - Letter and digit runs become words with light stemming (ies -> y; ing / ed / es / s trimmed).
@@ -12,7 +13,9 @@
  * Persisted indexes depend on its output: change anything here and bump TOKENIZER_VERSION.
  */
 
-export const TOKENIZER_VERSION = 2
+import { simplifyHan } from '../han-variants.js'
+
+export const TOKENIZER_VERSION = 3
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
 const WORD = /[\p{L}\p{N}]/u
@@ -65,7 +68,7 @@ export interface TokenizeOptions {
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
   const unigrams = options.cjkUnigrams ?? true
   const tokens: string[] = []
-  const chars = Array.from(text.normalize('NFKC').toLowerCase())
+  const chars = Array.from(simplifyHan(text.normalize('NFKC').toLowerCase()))
   let i = 0
   while (i < chars.length) {
     const c = chars[i] as string

@@ -1,0 +1,81 @@
+/**
+ * Traditional and Simplified Chinese are one language to the store: a memory written in one form
+ * is found, verified and deduplicated by the other (issue 15 item 7), through the real file
+ * backend. The conversion is OpenCC's, phrases included (資料庫 is 数据库, not 资料库).
+ */
+
+import { promises as fs } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createFileBackend, duplicatesHandler, flushCaches, searchHandler, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { simplifyHan } from '../src/han-variants.js'
+import { tokenize } from '../src/retrieve/tokenizer.js'
+import { subjectTerms } from '../src/subject-terms.js'
+
+const roots: string[] = []
+const backends: MemoryBackend[] = []
+async function store(): Promise<MemoryBackend> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'mem-han-'))
+  roots.push(root)
+  const b = createFileBackend(root)
+  backends.push(b)
+  return b
+}
+afterAll(async () => {
+  for (const b of backends) await flushCaches(b)
+  for (const r of roots) await fs.rm(r, { recursive: true, force: true })
+})
+
+const PAIRS: ReadonlyArray<readonly [traditional: string, simplified: string]> = [
+  ['資料庫備份', '数据库备份'],
+  ['軟體版本', '软件版本'],
+  ['發票生成', '发票生成'],
+  ['頭髮乾淨', '头发干净'],
+]
+
+describe('Chinese variants', () => {
+  it('tokenize and subject terms read both forms as one', () => {
+    for (const [t, s] of PAIRS) {
+      expect(tokenize(t), t).toEqual(tokenize(s))
+      expect(subjectTerms(t), t).toEqual(subjectTerms(s))
+    }
+    // Only Han runs change: Latin, digits, kana and punctuation keep their bytes.
+    expect(simplifyHan('API port 8080, ポート: 資料庫')).toBe('API port 8080, ポート: 数据库')
+  })
+
+  it('search finds a memory written in either form from the other', async () => {
+    const b = await store()
+    const simplified = await writeHandler(b, { summary: '数据库备份在每天凌晨三点运行', title: '数据库备份' })
+    const traditional = await writeHandler(b, { summary: '發票生成在每月一號執行', title: '發票生成' })
+    const found = async (query: string) => (await searchHandler(b, { query })).hits.map((h) => h.id)
+    expect(await found('資料庫備份')).toContain(simplified.id)
+    expect(await found('数据库备份')).toContain(simplified.id)
+    expect(await found('发票生成')).toContain(traditional.id)
+    expect(await found('發票生成')).toContain(traditional.id)
+  })
+
+  it('verify supports a claim in the other form', async () => {
+    const b = await store()
+    const m = await writeHandler(b, { summary: '数据库备份 -> 每天凌晨三点', key: '数据库备份' })
+    const v = await verifyHandler(b, { claim: '資料庫備份 -> 每天凌晨三點' })
+    expect(v.verdict).toBe('supported')
+    expect(v.support?.id).toBe(m.id)
+  })
+
+  it('a write in the other form is a repeat, and the duplicates report groups the two forms', async () => {
+    const b = await store()
+    const first = await writeHandler(b, { summary: '数据库备份在每天凌晨三点运行', title: '数据库备份' })
+    const again = await writeHandler(b, { summary: '資料庫備份在每天凌晨三點運行', title: '資料庫備份' })
+    expect(again.dedupe).toBe('near')
+    expect(again.id).toBe(first.id)
+
+    const other = await writeHandler(b, { summary: '软件版本升级在每周五晚上进行', title: '升级时间' })
+    const twin = await writeHandler(b, { summary: '軟體版本升級在每週五晚上進行', title: '週五升級' })
+    expect(twin.id).not.toBe(other.id)
+    const report = await duplicatesHandler(b, {})
+    const groups = report.groups.map((g) => g.members.map((m) => m.id).sort())
+    console.log(`duplicates across variants: ${report.total_groups} group(s) of ${report.scanned} memories`)
+    expect(groups).toContainEqual([other.id, twin.id].sort())
+  })
+})
