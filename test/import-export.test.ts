@@ -23,6 +23,7 @@ import {
   navHandler,
   rebuildIndex,
   searchHandler,
+  signalsSettled,
   writeHandler,
   type Bundle,
   type ImportResult,
@@ -30,6 +31,7 @@ import {
   type MemoryBackend,
 } from '../src/api.js'
 import { progressBar, renderBar } from '../src/cli/progress.js'
+import { readQueryLog, readUsage } from '../src/memory/signals.js'
 
 const FIXTURES = path.resolve(import.meta.dirname, 'fixtures', 'import')
 const CLI = path.resolve(import.meta.dirname, '..', 'lib', 'cli', 'main.js')
@@ -116,6 +118,56 @@ describe('bundle round trip', () => {
     await rebuildIndex(b.backend)
     const rebuilt = (await b.backend.readIndex()).sort(byPath)
     expect(rebuilt.map((e) => (e.title === 'Hand note' ? { ...e, time: 'mtime' } : e))).toEqual(indexed.map((e) => (e.title === 'Hand note' ? { ...e, time: 'mtime' } : e)))
+  })
+
+  it('carries hit counts, the query log and the rooms: export -> import into an empty store -> the same, the query log redacted', async () => {
+    const a = await richStore()
+    for (const query of ['api port', 'cache', '包管理器', 'api port', 'nothing like this']) await searchHandler(a.backend, { query })
+    await signalsSettled(a.backend)
+    const usage = await readUsage(a.backend)
+    const queries = await readQueryLog(a.backend)
+    const hits = [...usage.values()].reduce((n, u) => n + u.hits, 0)
+    expect(hits).toBeGreaterThan(0)
+    expect(queries).toHaveLength(5)
+    const bundle = await exportBundle(a.backend, { maxBytes: Number.POSITIVE_INFINITY })
+    // A bundle made or edited by hand may hold a secret in a query: it is redacted on the way in.
+    const derived = bundle.derived ?? []
+    const log = derived.find((f) => f.path === 'query-log.jsonl')
+    expect(log).toBeDefined()
+    log!.text += `${JSON.stringify({ at: '2026-01-01T00:00:00.000Z', query: 'token sk-abcdefghijklmnopqrstuvwxyz123456', hits: 0 })}\n`
+
+    const b = store()
+    const result = await importBundle(b.backend, JSON.stringify(bundle), { source: 'signals.json' })
+    expect(result.mode).toBe('restore')
+    expect(await readUsage(b.backend)).toEqual(usage)
+    const restored = await readQueryLog(b.backend)
+    expect(restored.slice(0, -1)).toEqual(queries)
+    expect(restored.at(-1)?.query).not.toContain('sk-abcdefghijklmnopqrstuvwxyz123456')
+    expect(result.redactions.length).toBeGreaterThan(0)
+    expect(fileOf(b.root, 'rooms.json')).toBe(fileOf(a.root, 'rooms.json'))
+    console.log(`round trip: ${usage.size} memories with ${hits} hits, ${queries.length} queries and rooms.json restored the same; 1 of 1 secret in the query log redacted`)
+
+    // Into a store with memories: hits of the memories added come along; its own query log and rooms stay.
+    const c = store()
+    await writeHandler(c.backend, { summary: 'Something else entirely.', title: 'Other' })
+    await searchHandler(c.backend, { query: 'something else' })
+    await signalsSettled(c.backend)
+    const ownLog = await readQueryLog(c.backend)
+    const merged = await importBundle(c.backend, JSON.stringify(bundle), { source: 'signals.json' })
+    expect(merged.mode).toBe('merge')
+    const after = await readUsage(c.backend)
+    for (const [id, u] of usage) expect(after.get(id)).toEqual(u)
+    expect(await readQueryLog(c.backend)).toEqual(ownLog)
+    expect(merged.warnings.join('\n')).toMatch(/query-log\.jsonl.*rooms\.json|rooms\.json.*query-log\.jsonl/)
+  })
+
+  it('reads a version 1 bundle made before it carried signals', async () => {
+    const a = await richStore()
+    const { derived: _derived, ...old } = await exportBundle(a.backend, { maxBytes: Number.POSITIVE_INFINITY })
+    const b = store()
+    const result = await importBundle(b.backend, JSON.stringify(old), { source: 'old.json' })
+    expect(result).toMatchObject({ mode: 'restore', skipped: 0, added: old.index.length })
+    expect(await readUsage(b.backend)).toEqual(new Map())
   })
 
   it('into a store with memories: same id or same content is skipped and reported, the rest merged, the newer version wins', async () => {

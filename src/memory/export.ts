@@ -14,6 +14,12 @@
  * the budget; the bundle is then marked `truncated` with the number of files left out. The index
  * and the ledger are always whole, so only a store whose index and ledger alone pass the budget
  * gives a larger bundle (with no files, and truncated).
+ *
+ * `derived` carries what a rebuild cannot bring back and a person would miss: hit counts
+ * (usage.jsonl, which decay and "never searched" read), the query log (redacted when recorded)
+ * and rooms.json (the palace tour). Whole, like the index, and outside the stillness check:
+ * searches append to them without the lock, and a hit more or less is no inconsistency. Version 1
+ * readers ignore the field, so the version stays 1.
  */
 
 import { pushAll } from '../arrays.js'
@@ -23,6 +29,8 @@ import type { FileStat, MemoryBackend } from '../store/backend.js'
 import { ensureFresh } from '../store/freshness.js'
 import { isMemoryPath } from '../store/frontmatter.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
+import { ROOMS_FILE } from './rooms.js'
+import { QUERY_LOG_FILE, USAGE_FILE } from './signals.js'
 
 export const BUNDLE_FORMAT = 'dsh-memory-agent/bundle'
 export const BUNDLE_VERSION = 1
@@ -31,6 +39,8 @@ export const DEFAULT_BUNDLE_BYTES = 8 * 1024 * 1024
 
 /** Files of the store root that go into a bundle when they exist. */
 const ROOT_FILES = ['README.md', '_index.md', 'config.json', 'aliases.json']
+/** Derived files a bundle carries whole (see the module note). */
+export const DERIVED_FILES: readonly string[] = [USAGE_FILE, QUERY_LOG_FILE, ROOMS_FILE]
 /** Memory folders in the order their files are added: what matters most comes first. */
 const FOLDERS = ['topics', 'episodes', 'raw']
 
@@ -48,6 +58,8 @@ export interface Bundle {
   index: IndexEntry[]
   files: BundleFile[]
   ledger: LedgerEvent[]
+  /** Hit counts, query log and rooms (absent from bundles made before they were carried). */
+  derived?: BundleFile[]
   truncated: boolean
   omitted_files: number
 }
@@ -95,6 +107,15 @@ export async function exportBundle(backend: MemoryBackend, options: ExportOption
   }
 }
 
+async function derivedFiles(backend: MemoryBackend): Promise<BundleFile[]> {
+  const out: BundleFile[] = []
+  for (const path of DERIVED_FILES) {
+    const text = await backend.readFile(path)
+    if (text !== null) out.push({ path, text })
+  }
+  return out
+}
+
 /** One try at the bundle: null when a write overlapped it. */
 async function readBundle(backend: MemoryBackend, maxBytes: number): Promise<Bundle | null> {
   await ensureFresh(backend)
@@ -108,6 +129,7 @@ async function readBundle(backend: MemoryBackend, maxBytes: number): Promise<Bun
     index: (await backend.readIndex()).sort((a, b) => a.path.localeCompare(b.path)),
     files: [],
     ledger: await backend.readLedger(),
+    derived: await derivedFiles(backend),
     truncated: false,
     omitted_files: 0,
   }

@@ -15,7 +15,9 @@
  * a bundle may come from a store edited by hand or be made by hand, so a memory file, a store
  * file or a ledger event that holds one is redacted on its way in (parsed, its fields and body
  * redacted, written again: a marker must not land unquoted in YAML); a file without one keeps
- * its bytes.
+ * its bytes. The derived files (hit counts, query log, rooms) are restored into an empty store;
+ * a merge adds the hits of the memories it added and keeps the store's own query log and rooms.
+ * Their JSON lines are redacted one by one, so a hand-edited query log cannot bring a secret in.
  */
 
 import { pushAll } from '../../arrays.js'
@@ -26,7 +28,8 @@ import { redactRecord, redactSecrets, type RedactionKind } from '../../redact.js
 import { slotOf, type IndexLookup } from '../../store/index-view.js'
 import { parseLedgerLine } from '../../store/ledger.js'
 import type { IndexEntry, LedgerEvent } from '../../types.js'
-import { BUNDLE_FORMAT, BUNDLE_VERSION, type BundleFile } from '../export.js'
+import { BUNDLE_FORMAT, BUNDLE_VERSION, DERIVED_FILES, type BundleFile } from '../export.js'
+import { USAGE_FILE } from '../signals.js'
 import { LIVE, supersedeSlot } from '../slots.js'
 import { Overlay, transact } from '../txn.js'
 import { emptyResult, tally, type ImportItem, type ImportResult } from './types.js'
@@ -45,6 +48,8 @@ export interface CheckedBundle {
   /** Bundle time of each indexed path, in epoch ms: the time of a file whose front-matter has none. */
   times: Map<string, number>
   ledger: LedgerEvent[]
+  /** Hit counts, query log and rooms, redacted. */
+  derived: BundleFile[]
   /** Entries of `files` that cannot be imported, by position. */
   problems: ImportItem[]
   warnings: string[]
@@ -75,6 +80,23 @@ function redactFile(path: string, text: string): { text: string; kinds: Redactio
   return { text: renderFile(data.value, body.text), kinds: [...new Set([...data.kinds, ...body.kinds])] }
 }
 
+/** Each JSON line redacted and written again; a line that does not parse is dropped (readers skip it too). */
+function redactLines(text: string): { text: string; kinds: RedactionKind[] } {
+  const kinds = new Set<RedactionKind>()
+  const lines: string[] = []
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue
+    try {
+      const r = redactRecord(JSON.parse(line) as unknown)
+      for (const k of r.kinds) kinds.add(k)
+      lines.push(JSON.stringify(r.value))
+    } catch {
+      // a torn line
+    }
+  }
+  return { text: lines.map((l) => `${l}\n`).join(''), kinds: [...kinds] }
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -96,10 +118,10 @@ export function checkBundle(value: unknown, name: string): CheckedBundle {
     throw invalidInput('path', `bundle version ${BUNDLE_VERSION}; ${name} has version ${JSON.stringify(value.version ?? null)}`)
   }
   if (!Array.isArray(value.files)) throw invalidInput('path', `a bundle with a "files" list; ${name} has none`)
-  const out: CheckedBundle = { memories: [], storeFiles: [], times: new Map(), ledger: [], problems: [], warnings: [], redactions: [] }
+  const out: CheckedBundle = { memories: [], storeFiles: [], times: new Map(), ledger: [], derived: [], problems: [], warnings: [], redactions: [] }
   const redactedFiles: string[] = []
   const redacted = (path: string, text: string): BundleFile => {
-    const r = redactFile(path, text)
+    const r = path.endsWith('.jsonl') ? redactLines(text) : redactFile(path, text)
     if (r.kinds.length > 0) redactedFiles.push(path)
     for (const k of r.kinds) if (!out.redactions.includes(k)) out.redactions.push(k)
     return { path, text: r.text }
@@ -115,6 +137,10 @@ export function checkBundle(value: unknown, name: string): CheckedBundle {
     } else {
       out.problems.push({ source: where, outcome: 'skipped', reason: 'not a memory file or store file path (topics/, episodes/ or raw/ and .md)' })
     }
+  }
+  for (const file of Array.isArray(value.derived) ? value.derived : []) {
+    if (isObject(file) && typeof file.path === 'string' && typeof file.text === 'string' && DERIVED_FILES.includes(file.path)) out.derived.push(redacted(file.path, file.text))
+    else out.problems.push({ source: isObject(file) && typeof file.path === 'string' ? file.path : 'derived', outcome: 'skipped', reason: `a derived file is one of ${DERIVED_FILES.join(', ')} with a text` })
   }
   for (const entry of Array.isArray(value.index) ? value.index : []) {
     if (!isObject(entry) || typeof entry.path !== 'string' || typeof entry.time !== 'string') continue
@@ -277,13 +303,14 @@ export async function importCheckedBundle(backend: MemoryBackend, bundle: Checke
       }
       const added = await walk(place, bundle, mode, Date.parse(txn.now), result, options.onProgress)
       if (mode === 'restore') {
-        for (const file of bundle.storeFiles) await replace(file.path, file.text)
+        for (const file of [...bundle.storeFiles, ...bundle.derived]) await replace(file.path, file.text)
         // The history comes first; this import's own event is appended after it.
         if (bundle.ledger.length > 0) await replace(LEDGER_FILE, bundle.ledger.map((e) => `${JSON.stringify(e)}\n`).join(''))
         result.ledger_events = bundle.ledger.length
       }
       finish(result, bundle, mode)
       if (mode === 'merge') {
+        await mergeDerived(backend, bundle.derived, new Set(added.map((e) => e.id)), result)
         for (const file of bundle.storeFiles) {
           if (SETTINGS.has(file.path) && (await backend.readFile(file.path)) !== file.text) {
             result.warnings.push(`${file.path}: the store keeps its own; the bundle's was not applied`)
@@ -312,6 +339,24 @@ export async function importCheckedBundle(backend: MemoryBackend, bundle: Checke
     }
     throw err instanceof MemoryError ? err : new MemoryError('IO_ERROR', `the bundle import failed and was undone: ${err instanceof Error ? err.message : String(err)}`)
   }
+}
+
+/** A merge: the hits of the memories it added join the store's; its own query log and rooms stay. */
+async function mergeDerived(backend: MemoryBackend, derived: readonly BundleFile[], added: ReadonlySet<string>, result: ImportResult): Promise<void> {
+  const kept: string[] = []
+  for (const file of derived) {
+    if (file.path !== USAGE_FILE) {
+      kept.push(file.path)
+      continue
+    }
+    const ofAdded = (line: string) => {
+      const v: unknown = JSON.parse(line) // redactLines left only JSON lines
+      return isObject(v) && typeof v.id === 'string' && added.has(v.id)
+    }
+    const lines = file.text.split('\n').filter((l) => l !== '' && ofAdded(l))
+    if (lines.length > 0) await backend.appendText(USAGE_FILE, lines.map((l) => `${l}\n`).join(''))
+  }
+  if (kept.length > 0) result.warnings.push(`${kept.join(', ')}: the store keeps its own; the bundle's were not applied`)
 }
 
 function finish(result: ImportResult, bundle: CheckedBundle, mode: 'restore' | 'merge'): ImportResult {
