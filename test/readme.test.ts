@@ -79,6 +79,31 @@ describe('README', () => {
       expect(out.length).toBeGreaterThan(0)
     }
     expect(existsSync(path.join(cwd, '.agent', 'memory', 'index.jsonl'))).toBe(true)
+    // Each step does what it says: the tour's `forget SESSION` soft-deletes what the tour wrote in that session.
+    const forget = commands.find((c) => / forget \S+/.test(c))
+    const session = forget?.split(/\s+/)[3]
+    expect(session).toBeDefined()
+    const latest = new Map<string, { status: string; sources?: Array<{ session_id?: string }> }>()
+    for (const line of readFileSync(path.join(cwd, '.agent', 'memory', 'index.jsonl'), 'utf8').split('\n').filter((l) => l !== '')) {
+      const e = JSON.parse(line) as { id: string; status: string; sources?: Array<{ session_id?: string }> }
+      latest.set(e.id, e)
+    }
+    const ofSession = [...latest.values()].filter((e) => e.sources?.some((s) => s.session_id === session))
+    const forgotten = ofSession.filter((e) => e.status === 'deleted_pending').length
+    console.log(`tour: forget ${session} soft-deleted ${forgotten} of ${ofSession.length} memories of that session`)
+    expect(forgotten).toBeGreaterThan(0)
+  })
+
+  it('the settings panel section counts the counters and tabs the page shows', () => {
+    const panel = readFileSync(path.join(repo, 'client', 'src', 'panel.ts'), 'utf8')
+    const tabs = panel.match(/label: 'tab[A-Z]\w*'/g)?.length ?? 0
+    const counters = panel.match(/label: 'stat[A-Z]\w*'/g)?.length ?? 0
+    const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten']
+    const said = readme.match(/It shows the store's path and (\w+) counters[\s\S]*?has (\w+) tabs:/)
+    expect(said).not.toBeNull()
+    expect([words.indexOf(said?.[1] ?? ''), words.indexOf(said?.[2] ?? '')]).toEqual([counters, tabs])
+    const section = readme.slice(said?.index ?? 0).split('\n\n').slice(1, 2).join('')
+    expect(section.match(/^- \*\*[^*]+\*\*/gm)?.length).toBe(tabs)
   })
 
   it('runs the keyless revision commands as written: a change supersedes, verify contradicts the old value', () => {
