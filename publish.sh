@@ -18,7 +18,7 @@ pack_json=$(npm pack --dry-run --json 2>/dev/null)
 node -e '
   const [pack] = JSON.parse(process.argv[1]);
   const files = pack.files.map((f) => f.path);
-  const must = ["lib/api.js", "lib/host/index.js", "lib/cli/main.js", "client/client.js", "client/panel.js", "cordis.patch.yml", "package.json", "README.md"];
+  const must = ["lib/api.js", "lib/host/index.js", "lib/cli/main.js", "client/client.js", "client/panel.js", "cordis.patch.yml", "package.json", "README.md", "LICENSE"];
   const missing = must.filter((f) => !files.includes(f));
   const forbidden = files.filter((f) => /^(src|test|bench|scripts|\.ci|client\/src)\//.test(f));
   if (missing.length || forbidden.length) {
@@ -36,4 +36,6 @@ if [ -z "${NPM_TOKEN:-}" ] && ! npm whoami >/dev/null 2>&1; then
 fi
 
 echo "== publish =="
-npm publish --access public "$@"
+# verify.sh ran above; --ignore-scripts keeps prepublishOnly (the same checks, for a bare
+# `npm publish`) from running them a second time.
+npm publish --access public --ignore-scripts "$@"
