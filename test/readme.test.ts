@@ -94,6 +94,21 @@ describe('README', () => {
     expect(forgotten).toBeGreaterThan(0)
   })
 
+  it('has a Chinese README, linked from the top, that names the same commands', () => {
+    const zh = readFileSync(path.join(repo, 'README.zh-CN.md'), 'utf8')
+    expect(readme.split('\n').slice(0, 5).join('\n')).toContain('[简体中文](README.zh-CN.md)')
+    expect(zh.split('\n').slice(0, 5).join('\n')).toContain('[English](README.md)')
+    // Command words in prose and code, comments after `#` aside (they are the translated part).
+    const commands = (text: string) => [...new Set([...text.replace(/[ \t]+#\s.*$/gm, '').matchAll(/(?<![\w-])(?:node lib\/cli\/main\.js|memory-agent) ([a-z][a-z-]*)/g)].map((m) => m[1]))].sort()
+    expect(commands(readme).length).toBeGreaterThan(15)
+    expect(commands(zh)).toEqual(commands(readme))
+    // The tour is the same commands, word for word outside the comments.
+    const tour = (text: string) => commandsOf(text.match(/```bash\n(node lib\/cli\/main\.js write "The API server listens on port 8080\." --title[\s\S]*?)```/)?.[1] ?? '')
+    expect(tour(zh)).toEqual(tour(readme))
+    expect(tour(readme).length).toBeGreaterThanOrEqual(8)
+    expect((JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')) as { files: string[] }).files).toContain('README.zh-CN.md')
+  })
+
   it('the settings panel section counts the counters and tabs the page shows', () => {
     const panel = readFileSync(path.join(repo, 'client', 'src', 'panel.ts'), 'utf8')
     const tabs = panel.match(/label: 'tab[A-Z]\w*'/g)?.length ?? 0
