@@ -4,28 +4,15 @@
  * backend. The conversion is OpenCC's, phrases included (資料庫 is 数据库, not 资料库).
  */
 
-import { promises as fs } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
-import { createFileBackend, duplicatesHandler, flushCaches, searchHandler, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { describe, expect, it } from 'vitest'
+import { duplicatesHandler, searchHandler, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { simplifyHan } from '../src/han-variants.js'
 import { tokenize } from '../src/retrieve/tokenizer.js'
 import { subjectTerms } from '../src/subject-terms.js'
+import { tempStores } from './store-kit.js'
 
-const roots: string[] = []
-const backends: MemoryBackend[] = []
-async function store(): Promise<MemoryBackend> {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'mem-han-'))
-  roots.push(root)
-  const b = createFileBackend(root)
-  backends.push(b)
-  return b
-}
-afterAll(async () => {
-  for (const b of backends) await flushCaches(b)
-  for (const r of roots) await fs.rm(r, { recursive: true, force: true })
-})
+const tempStore = tempStores('mem-han-')
+const store = async (): Promise<MemoryBackend> => (await tempStore()).backend
 
 const PAIRS: ReadonlyArray<readonly [traditional: string, simplified: string]> = [
   ['資料庫備份', '数据库备份'],
@@ -61,6 +48,15 @@ describe('Chinese variants', () => {
     const v = await verifyHandler(b, { claim: '資料庫備份 -> 每天凌晨三點' })
     expect(v.verdict).toBe('supported')
     expect(v.support?.id).toBe(m.id)
+  })
+
+  it('a change said in Traditional supersedes the Simplified memory, and verify in either form contradicts the old value', async () => {
+    const b = await store()
+    const old = await writeHandler(b, { summary: '用户是素食者，不吃肉。' })
+    const cur = await writeHandler(b, { summary: '用戶現在開始吃雞胸肉了，不再是素食。' })
+    expect(cur.superseded).toEqual([old.id])
+    for (const claim of ['用户是素食者', '用戶是素食者']) expect((await verifyHandler(b, { claim })).verdict, claim).toBe('contradicted')
+    expect((await verifyHandler(b, { claim: '用户现在吃鸡胸肉' })).support?.id).toBe(cur.id)
   })
 
   it('a write in the other form is a repeat, and the duplicates report groups the two forms', async () => {

@@ -19,6 +19,7 @@
  * assert nothing: `deriveClaim` returns null for them. Pure and deterministic.
  */
 
+import { simplifyHan } from '../han-variants.js'
 import { normalizeSlot } from '../text.js'
 import { stem } from '../retrieve/tokenizer.js'
 
@@ -195,7 +196,7 @@ function unique<T>(items: T[]): T[] {
 
 /** Cues of change in a text, lower-case, in order of appearance. */
 export function changeCues(text: string): string[] {
-  const t = text.normalize('NFKC')
+  const t = simplifyHan(text.normalize('NFKC'))
   const found: string[] = []
   for (const m of t.matchAll(EN_CUE)) found.push(m[0].toLowerCase().replace(/\s+/g, ' '))
   for (const m of t.matchAll(ZH_CUE)) found.push(m[0])
@@ -700,7 +701,8 @@ function unspeak(t: string): { text: string; speaker: string | null } {
 }
 
 function unframe(text: string): { text: string; cue: string | null; speaker: string | null } {
-  const spoken = unspeak(text.normalize('NFKC').replace(/\s+/g, ' ').trim())
+  // Traditional Chinese is read as Simplified, so its cues and attribute words are the ones below.
+  const spoken = unspeak(simplifyHan(text.normalize('NFKC')).replace(/\s+/g, ' ').trim())
   let t = spoken.text
   let cue: string | null = null
   for (let i = 0; i < 3; i++) {
