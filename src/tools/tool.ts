@@ -17,9 +17,17 @@ export interface ToolAnnotations {
   idempotent: boolean
 }
 
+/**
+ * The groups an MCP client can ask for (`memory-agent mcp --tools core,time`): core is what a model
+ * needs in every session and is served by default; the others are one flag away.
+ */
+export const TOOL_GROUPS = ['core', 'time', 'review', 'curate', 'browse'] as const
+export type ToolGroup = (typeof TOOL_GROUPS)[number]
+
 export interface ToolMeta<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> {
   readonly name: string
   readonly title: string
+  readonly group: ToolGroup
   readonly description: string
   readonly input: I
   readonly output: O
