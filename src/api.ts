@@ -4,6 +4,7 @@
  */
 
 export { createFileBackend, type FileBackendOptions } from './store/file-backend.js'
+export { localProbes } from './store/local-probes.js'
 export type { MemoryBackend, FileStat, AnchorProbes, SyncReads } from './store/backend.js'
 export { rebuildIndex, type RebuildResult, type RebuildOptions } from './store/rebuild.js'
 export { navHandler, memoryNavTool } from './tools/memory-nav.js'

@@ -5,11 +5,12 @@
  * every host.
  */
 
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { asMemoryError, isMemoryError } from '../errors.js'
 import { selectTools } from '../mcp/profile.js'
+import { packageVersion } from '../version.js'
 import { serveStdio } from '../mcp/stdio.js'
 import { memoryStats } from '../memory/stats.js'
 import type { MemoryBackend } from '../store/backend.js'
@@ -212,11 +213,6 @@ async function stats(args: string[]): Promise<number> {
   } finally {
     await flushCaches(backend)
   }
-}
-
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown }
-  return typeof pkg.version === 'string' ? pkg.version : '0.0.0'
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -104,7 +104,7 @@ export interface MemoryBackend {
   stat(relPath: string): Promise<FileStat | null>
   /** Synchronous reads, where the backend can offer them; without, resident injection is empty. */
   readonly sync?: SyncReads
-  /** Anchor probes of the host that opened the store; without them every anchor is unchecked. */
+  /** How anchors are checked (the host's probes, or the process's own: store/local-probes.ts); without them every anchor is unchecked. */
   readonly probes?: AnchorProbes
   /** How many lines of index.jsonl were skipped because they did not parse. */
   readonly lastIndexSkipped: number

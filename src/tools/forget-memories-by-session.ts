@@ -60,6 +60,7 @@ export const forgetMemoriesBySessionTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: true, idempotent: true },
+    sessionDefault: true,
   },
   (backend, input) => forgetSession(backend, input.session_id, input.scope, input.mode),
 )

@@ -32,6 +32,8 @@ export interface ToolMeta<I extends ObjectSchema = ObjectSchema, O extends Objec
   readonly input: I
   readonly output: O
   readonly annotations: ToolAnnotations
+  /** session_id names the session a write or a forget is about: a host that knows the current session fills it in. */
+  readonly sessionDefault?: true
 }
 
 export interface ToolDeclaration<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> extends ToolMeta<I, O> {

@@ -85,6 +85,7 @@ export const writeMemoryTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: true },
+    sessionDefault: true,
   },
   (backend, input) => writeMemory(backend, input),
 )
