@@ -51,6 +51,8 @@ export interface MemoryBackend {
   readonly root: string
   /** Creates the store layout (folders, README.md, _index.md) if missing. Idempotent. */
   init(): Promise<void>
+  /** Whether the store's folder exists: reads need it (NOT_FOUND otherwise, store/existing.ts); only a write creates it. */
+  exists(): Promise<boolean>
   /** Every entry of index.jsonl; lines that do not parse are skipped and counted in `lastIndexSkipped`. */
   readIndex(): Promise<IndexEntry[]>
   /** Replaces index.jsonl atomically (rebuild, compaction). Call inside `withLock`. */

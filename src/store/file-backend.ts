@@ -165,6 +165,15 @@ class FileBackend implements MemoryBackend {
     return this.initialized
   }
 
+  async exists(): Promise<boolean> {
+    try {
+      return fsSync.statSync(this.root).isDirectory()
+    } catch (err) {
+      if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return false
+      throw ioError('look up', this.root, err)
+    }
+  }
+
   private async createLayout(): Promise<void> {
     makeDirs(this.root)
     for (const item of STORE_LAYOUT) {

@@ -86,6 +86,7 @@ export const writeMemoryTool = defineTool(
     },
     annotations: { readOnly: false, destructive: false, idempotent: true },
     sessionDefault: true,
+    createsStore: true,
   },
   (backend, input) => writeMemory(backend, input),
 )
