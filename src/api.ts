@@ -4,6 +4,7 @@
  */
 
 export { createFileBackend, type FileBackendOptions } from './store/file-backend.js'
+export { localProbes } from './store/local-probes.js'
 export type { MemoryBackend, FileStat, AnchorProbes, SyncReads } from './store/backend.js'
 export { rebuildIndex, type RebuildResult, type RebuildOptions } from './store/rebuild.js'
 export { navHandler, memoryNavTool } from './tools/memory-nav.js'
@@ -36,7 +37,8 @@ export { TOOLS, findTool } from './tools/index.js'
 export { routeTool, routeTools, type StoreSet, type PersonalStore, type StoreName, type StoreSelector } from './stores/route.js'
 export { kindsOf, storeForKinds, KIND_TAGS, type MemoryKind } from './stores/kind.js'
 export { projectIdentity, normaliseRemote, type ProjectIdentity } from './stores/project-id.js'
-export type { ToolDeclaration, ToolAnnotations } from './tools/tool.js'
+export type { ToolDeclaration, ToolAnnotations, ToolGroup } from './tools/tool.js'
+export { TOOL_GROUPS } from './tools/tool.js'
 export { outputViolation, type Schema, type Infer } from './tools/schema.js'
 export { MemoryError, ERROR_CODES, type ErrorCode } from './errors.js'
 export { redactSecrets } from './redact.js'

@@ -71,7 +71,7 @@ export interface ExitReader {
 export async function connectMcp(root: string): Promise<Client> {
   const client = new Client({ name: 'guard-exits', version: '1.0.0' })
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root, '--no-user-root'], env, stderr: 'pipe' }))
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root, '--no-user-root', '--tools', 'all'], env, stderr: 'pipe' }))
   return client
 }
 

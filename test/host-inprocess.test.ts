@@ -346,6 +346,30 @@ describe('the DSH plugin in process', () => {
     expect(renderContextSnapshot(await root.systemPrompt.assemble({}))).not.toContain('[GUARD]')
   })
 
+  it('write_memory and forget_memories_by_session default session_id to the session the call runs in', async () => {
+    const inSession = (name: string, args: Record<string, unknown>) =>
+      root.tools.execute({ callId: `call-${++calls}`, name, arguments: args, signal, agent: { session: { id: 'session-now' } } } as never) as Promise<ExecResult>
+    // The model is offered session_id as optional, defaulting to the current session.
+    for (const name of ['write_memory', 'forget_memories_by_session']) {
+      const params = root.tools.get(name)!.parameters as { required?: string[]; properties?: Record<string, { description?: string }> }
+      expect(params.required ?? [], name).not.toContain('session_id')
+      expect(params.properties?.['session_id']?.description, name).toMatch(/Default: the current session/)
+    }
+    const episode = await inSession('write_memory', { summary: 'Paired on the flaky login test; it was a race in the session cache.', raw: 'user: the login test is flaky\nassistant: a race in the session cache' })
+    expect(episode.isError, JSON.stringify(episode.error)).toBe(false)
+    const written = episode.value as { id: string; path: string }
+    expect(await fs.readFile(path.join(dir, 'store', written.path), 'utf8')).toMatch(/session_id: session-now/)
+    // A session_id the model gives still wins; without a session and without session_id an episode is refused as before.
+    const other = await inSession('write_memory', { summary: 'Another session wrote this episode about deploy keys.', raw: 'raw text', session_id: 'session-other' })
+    expect(await fs.readFile(path.join(dir, 'store', (other.value as { path: string }).path), 'utf8')).toMatch(/session_id: session-other/)
+    expect((await execute(root, 'write_memory', { summary: 'No session anywhere for this episode.', raw: 'raw' })).isError).toBe(true)
+    const forgot = await inSession('forget_memories_by_session', {})
+    expect(forgot.isError, JSON.stringify(forgot.error)).toBe(false)
+    expect((forgot.value as { session_id: string }).session_id).toBe('session-now')
+    expect(JSON.stringify(forgot.value)).toContain(written.id)
+    expect(JSON.stringify(forgot.value)).not.toContain((other.value as { id: string }).id)
+  })
+
   it('config.json (the panel) overrides the cordis config; the cordis config reaches the handlers', async () => {
     await fs.writeFile(path.join(dir, 'store', 'config.json'), JSON.stringify({ injectEnabled: false }))
     expect(renderContextSnapshot(await root.systemPrompt.assemble({}))).not.toContain(INJECTION_HEADING)

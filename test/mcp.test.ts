@@ -30,7 +30,7 @@ async function tempRoot(): Promise<string> {
 async function connect(root: string): Promise<Client> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' })
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root], env, stderr: 'pipe' }))
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root, '--tools', 'all'], env, stderr: 'pipe' }))
   clients.push(client)
   return client
 }

@@ -250,8 +250,8 @@ describe('README: benchmark commands', () => {
     expect(out).toMatch(/FTS5/)
   }, 180_000)
 
-  it('every MCP client snippet starts a server that lists every tool', async () => {
-    const { TOOLS } = (await import(path.join(repo, 'lib/api.js'))) as { TOOLS: { name: string }[] }
+  it('every MCP client snippet starts a server that lists the tools of its profile', async () => {
+    const { selectTools } = (await import(path.join(repo, 'lib/mcp/profile.js'))) as { selectTools(spec?: string): readonly { name: string }[] }
     const npx = ['npx', '-y', '-p', 'dsh-memory-agent', 'memory-agent']
     const launches: string[][] = []
     for (const block of fencedBlocks('json')) {
@@ -274,7 +274,11 @@ describe('README: benchmark commands', () => {
       await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(repo, 'lib/cli/main.js'), ...args], cwd, env, stderr: 'ignore' }))
       try {
         const listed = await client.listTools()
-        expect(listed.tools.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort())
+        // A snippet serves the profile it names (--tools), else the default one.
+        const at = args.indexOf('--tools')
+        const profile = selectTools(at >= 0 ? args[at + 1] : undefined)
+        expect(listed.tools.map((t) => t.name).sort()).toEqual(profile.map((t) => t.name).sort())
+        expect(client.getInstructions()).toMatch(/memory_search_hybrid/)
       } finally {
         await client.close()
       }

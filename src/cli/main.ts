@@ -5,10 +5,12 @@
  * every host.
  */
 
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { asMemoryError, isMemoryError } from '../errors.js'
+import { selectTools } from '../mcp/profile.js'
+import { packageVersion } from '../version.js'
 import { serveStdio } from '../mcp/stdio.js'
 import { memoryStats } from '../memory/stats.js'
 import type { MemoryBackend } from '../store/backend.js'
@@ -55,7 +57,8 @@ Usage:
   memory-agent export [--out FILE]       the whole store as one JSON bundle (stdout by default)
   memory-agent import PATH [flags]       memories from a bundle, markdown notes, MCP memory JSONL
                                          or Claude's /memories folder (--format, --dry-run)
-  memory-agent mcp                       serve every tool to an MCP client over stdio
+  memory-agent mcp [--tools LIST]        serve tools to an MCP client over stdio: the core group by default;
+                                         --tools all, or groups and tool names (core,time,review,curate,browse)
   memory-agent serve [--port N]          the settings panel in a browser (prints its link with the key)
   memory-agent panel-key                 print the store's panel key, to paste into a panel
   memory-agent demo [--root DIR]         write a few memories (Chinese and English) into a store and list them
@@ -212,11 +215,6 @@ async function stats(args: string[]): Promise<number> {
   }
 }
 
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown }
-  return typeof pkg.version === 'string' ? pkg.version : '0.0.0'
-}
-
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -248,10 +246,13 @@ async function main(argv: string[]): Promise<number> {
       for (const w of r.warnings) console.log(`warning: ${w}`)
       return 0
     }
-    case 'mcp':
+    case 'mcp': {
+      // Checked before anything starts: a mistyped group is a usage error, not a silent default.
+      const tools = selectTools(option(args, '--tools'))
       // stdout is the protocol from here on; everything else goes to stderr.
-      await serveStdio(storeRoot(args), packageVersion(), personalStore(args, storeRoot(args)))
+      await serveStdio(storeRoot(args), packageVersion(), personalStore(args, storeRoot(args)), tools)
       return 0
+    }
     case 'stats':
       return stats(args)
     case 'serve':

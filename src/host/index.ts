@@ -15,7 +15,6 @@
  * never loads them.
  */
 
-import { existsSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { AutoSettleHeartbeat } from './heartbeat.js'
@@ -30,6 +29,7 @@ import { setConfigBase } from '../memory/config.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { createFileBackend } from '../store/file-backend.js'
+import { localProbes } from '../store/local-probes.js'
 import { warnOnce } from '../store/warn-once.js'
 import { TOOLS } from '../tools/index.js'
 import { projectIdentity } from '../stores/project-id.js'
@@ -98,12 +98,7 @@ function storeRoot(config: Pick<Config, 'root'>, cwd: string): string {
 
 function openBackend(config: Config): MemoryBackend {
   const cwd = process.cwd()
-  return createFileBackend(storeRoot(config, cwd), {
-    probes: {
-      env: (variable) => process.env[variable] ?? null,
-      pathExists: (p) => existsSync(path.resolve(cwd, p)),
-    },
-  })
+  return createFileBackend(storeRoot(config, cwd), { probes: localProbes(cwd) })
 }
 
 /**

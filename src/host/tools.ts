@@ -200,16 +200,42 @@ function asJson(value: unknown): unknown {
   return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown)
 }
 
+/** The id of the session a tool call runs in (`exec.agent.session.id`), when the host says. */
+function callSession(exec: unknown): string | undefined {
+  const id = (exec as { agent?: { session?: { id?: unknown } } } | undefined)?.agent?.session?.id
+  return typeof id === 'string' && id !== '' ? id : undefined
+}
+
+/**
+ * A tool's input as offered by a host that knows the current session: session_id of a tool with
+ * `sessionDefault` is optional and says it defaults to the current session, so a model never
+ * copies it.
+ */
+function hostInput(tool: ToolDeclaration): ObjectSchema {
+  const field = tool.input.properties['session_id']
+  if (tool.sessionDefault !== true || field === undefined) return tool.input
+  const description = `${field.description ?? 'The session.'} Default: the current session.`
+  const required = (tool.input.required ?? []).filter((name) => name !== 'session_id')
+  return { ...tool.input, properties: { ...tool.input.properties, session_id: { ...field, description } }, required }
+}
+
+/** The arguments with session_id filled in from the call's session, where the tool takes that default and none was given. */
+function withSession(tool: ToolDeclaration, args: unknown, exec: unknown): unknown {
+  if (tool.sessionDefault !== true || typeof args !== 'object' || args === null || Array.isArray(args) || 'session_id' in args) return args
+  const session = callSession(exec)
+  return session === undefined ? args : { ...args, session_id: session }
+}
+
 /** One declaration as a DSH tool definition over backend; through defineTool when dsh is given. */
 export function dshTool(tool: ToolDeclaration, backend: MemoryBackend, dsh: DshTools | null): DshToolDefinition {
-  const parameters = toDslProperties(tool.input)
+  const parameters = toDslProperties(hostInput(tool))
   const output = toDsl(tool.output)
   const render = (_args: unknown, value: unknown): TextBlock[] => [{ type: 'text', text: renderValue(tool.name, value) }]
   // The handler validates what the model sent (INVALID_INPUT naming the field), so it takes it as is.
   const untyped = tool as unknown as { handler(backend: MemoryBackend, input: unknown): Promise<unknown> }
-  const execute = async (args: unknown): Promise<unknown> => {
+  const execute = async (args: unknown, exec?: unknown): Promise<unknown> => {
     try {
-      return asJson(await untyped.handler(backend, args))
+      return asJson(await untyped.handler(backend, withSession(tool, args, exec)))
     } catch (err) {
       throw hostError(err, dsh)
     }

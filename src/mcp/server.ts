@@ -1,5 +1,5 @@
 /**
- * The MCP adapter: every tool of `tools/index.ts` registered on an `McpServer` over one backend,
+ * The MCP adapter: the tools of `tools/index.ts` a profile selects (profile.ts) registered on an `McpServer` over one backend,
  * with zod schemas derived from the declarations (`zod.ts`), the read-only / destructive /
  * idempotent hints, and results as concise text plus `structuredContent`. A MemoryError becomes
  * an `isError` result led by its code; nothing is thrown out of a handler. Reads no
@@ -11,9 +11,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { asMemoryError, isMemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { routeTools, type PersonalStore } from '../stores/route.js'
-import { TOOLS } from '../tools/index.js'
 import { renderValue } from '../tools/render.js'
 import type { ToolDeclaration } from '../tools/tool.js'
+import { selectTools, serverInstructions } from './profile.js'
 import { permissiveInput, toZod } from './zod.js'
 
 export const SERVER_NAME = 'dsh-memory-agent'
@@ -37,12 +37,18 @@ async function call(tool: ToolDeclaration, backend: MemoryBackend, args: unknown
 }
 
 /**
- * An MCP server offering every tool over backend (the project store), and over the personal store
- * too when one is given (src/stores/route.ts); connect it to a transport to serve.
+ * An MCP server offering tools (by default the core group, profile.ts) over backend (the project
+ * store), and over the personal store too when one is given (src/stores/route.ts), with
+ * instructions for the tools it serves; connect it to a transport to serve.
  */
-export function createMcpServer(backend: MemoryBackend, version = '0.0.0', personal?: PersonalStore): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version })
-  for (const tool of personal !== undefined ? routeTools(TOOLS, personal) : TOOLS) {
+export function createMcpServer(
+  backend: MemoryBackend,
+  version = '0.0.0',
+  personal?: PersonalStore,
+  tools: readonly ToolDeclaration[] = selectTools(),
+): McpServer {
+  const server = new McpServer({ name: SERVER_NAME, version }, { instructions: serverInstructions(tools) })
+  for (const tool of personal !== undefined ? routeTools(tools, personal) : tools) {
     server.registerTool(
       tool.name,
       {

@@ -8,16 +8,22 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { createFileBackend } from '../store/file-backend.js'
 import type { PersonalStore } from '../stores/route.js'
+import type { ToolDeclaration } from '../tools/tool.js'
 import { createMcpServer } from './server.js'
 
 /** How long the process may take to end by itself once closed, before it is ended. */
 const EXIT_GRACE_MS = 2000
 
-/** Serves root (the project store), with the personal store at userRoot when given. */
-export async function serveStdio(root: string, version: string, personal?: { root: string; projectId: string }): Promise<void> {
+/** Serves tools over root (the project store), with the personal store at personal.root when given. */
+export async function serveStdio(
+  root: string,
+  version: string,
+  personal: { root: string; projectId: string } | undefined,
+  tools: readonly ToolDeclaration[],
+): Promise<void> {
   const backend = createFileBackend(root)
   const user: PersonalStore | undefined = personal !== undefined ? { user: createFileBackend(personal.root), projectId: personal.projectId } : undefined
-  const server = createMcpServer(backend, version, user)
+  const server = createMcpServer(backend, version, user, tools)
   let closing: Promise<void> | undefined
   const close = (why: string): Promise<void> => {
     closing ??= (async () => {
@@ -39,5 +45,7 @@ export async function serveStdio(root: string, version: string, personal?: { roo
   process.once('SIGTERM', () => void close('SIGTERM'))
   process.once('SIGINT', () => void close('SIGINT'))
   await server.connect(new StdioServerTransport())
-  process.stderr.write(`memory-agent mcp: serving ${root}${personal !== undefined ? ` and the personal store ${personal.root}` : ''} over stdio\n`)
+  process.stderr.write(
+    `memory-agent mcp: serving ${tools.length} tools over ${root}${personal !== undefined ? ` and the personal store ${personal.root}` : ''} over stdio\n`,
+  )
 }

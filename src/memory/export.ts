@@ -26,6 +26,7 @@ import { pushAll } from '../arrays.js'
 import { basename } from 'node:path'
 import { MemoryError } from '../errors.js'
 import type { FileStat, MemoryBackend } from '../store/backend.js'
+import { requireStore } from '../store/existing.js'
 import { ensureFresh } from '../store/freshness.js'
 import { isMemoryPath } from '../store/frontmatter.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
@@ -96,6 +97,7 @@ async function bundlePaths(backend: MemoryBackend): Promise<string[]> {
 }
 
 export async function exportBundle(backend: MemoryBackend, options: ExportOptions = {}): Promise<Bundle> {
+  await requireStore(backend)
   const maxBytes = options.maxBytes ?? DEFAULT_BUNDLE_BYTES
   const deadline = Date.now() + STILL_WAIT_MS
   for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {

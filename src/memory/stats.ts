@@ -5,6 +5,7 @@
  */
 
 import type { MemoryBackend } from '../store/backend.js'
+import { requireStore } from '../store/existing.js'
 import { ensureFresh } from '../store/freshness.js'
 import { isSearchable } from '../retrieve/search-index.js'
 import { isTopic } from './purge.js'
@@ -29,6 +30,7 @@ export interface MemoryStats {
 }
 
 export async function memoryStats(backend: MemoryBackend): Promise<MemoryStats> {
+  await requireStore(backend)
   await ensureFresh(backend)
   const stats: MemoryStats = { total: 0, searchable: 0, suggested: 0, conflict: 0, pendingCleanup: 0, orphaned: 0, pendingTopics: 0, archived: 0 }
   for (const e of (await backend.indexView()).values()) {

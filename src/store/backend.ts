@@ -51,6 +51,8 @@ export interface MemoryBackend {
   readonly root: string
   /** Creates the store layout (folders, README.md, _index.md) if missing. Idempotent. */
   init(): Promise<void>
+  /** Whether the store's folder exists: reads need it (NOT_FOUND otherwise, store/existing.ts); only a write creates it. */
+  exists(): Promise<boolean>
   /** Every entry of index.jsonl; lines that do not parse are skipped and counted in `lastIndexSkipped`. */
   readIndex(): Promise<IndexEntry[]>
   /** Replaces index.jsonl atomically (rebuild, compaction). Call inside `withLock`. */
@@ -104,7 +106,7 @@ export interface MemoryBackend {
   stat(relPath: string): Promise<FileStat | null>
   /** Synchronous reads, where the backend can offer them; without, resident injection is empty. */
   readonly sync?: SyncReads
-  /** Anchor probes of the host that opened the store; without them every anchor is unchecked. */
+  /** How anchors are checked (the host's probes, or the process's own: store/local-probes.ts); without them every anchor is unchecked. */
   readonly probes?: AnchorProbes
   /** How many lines of index.jsonl were skipped because they did not parse. */
   readonly lastIndexSkipped: number

@@ -28,6 +28,7 @@ import { IndexView } from './index-view.js'
 import { parseLedgerLine } from './ledger.js'
 import { rewriteFileCas } from './rewrite.js'
 import { STORE_LAYOUT } from './layout.js'
+import { localProbes } from './local-probes.js'
 
 export interface FileBackendOptions {
   /** Clock override (tests); returns an ISO-8601 string. */
@@ -36,7 +37,11 @@ export interface FileBackendOptions {
   lockTimeoutMs?: number
   /** A lock whose holder stopped refreshing it for this long is taken over. Default 10 s (min 2 s). */
   lockStaleMs?: number
-  /** How the host checks anchors (environment, tools, version, paths). Default: none, all unchecked. */
+  /**
+   * How anchors are checked (environment, tools, version, paths). Default: this process's own
+   * answers (local-probes.ts: env, path-exists from the working directory, self-version); tool-list
+   * unchecked. `{}`: every anchor unchecked.
+   */
   probes?: AnchorProbes
 }
 
@@ -126,7 +131,7 @@ function appendBytes(abs: string, text: string, flush: boolean): void {
 
 class FileBackend implements MemoryBackend {
   readonly root: string
-  readonly probes: AnchorProbes | undefined
+  readonly probes: AnchorProbes
   lastIndexSkipped = 0
   private readonly view = new IndexView()
   private indexFile: IndexFileState | null = null
@@ -142,7 +147,7 @@ class FileBackend implements MemoryBackend {
 
   constructor(root: string, options: FileBackendOptions) {
     this.root = path.resolve(root)
-    this.probes = options.probes
+    this.probes = options.probes ?? localProbes()
     this.clock = options.now ?? (() => new Date().toISOString())
     this.lockTimeoutMs = options.lockTimeoutMs ?? 20_000
     this.lockStaleMs = Math.max(2_000, options.lockStaleMs ?? 10_000)
@@ -158,6 +163,15 @@ class FileBackend implements MemoryBackend {
       throw err
     })
     return this.initialized
+  }
+
+  async exists(): Promise<boolean> {
+    try {
+      return fsSync.statSync(this.root).isDirectory()
+    } catch (err) {
+      if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return false
+      throw ioError('look up', this.root, err)
+    }
   }
 
   private async createLayout(): Promise<void> {

@@ -251,6 +251,18 @@ function withStoreField(input: ObjectSchema, route: Route): ObjectSchema {
   return { ...input, properties: { ...input.properties, store: field } }
 }
 
+/**
+ * `all` over two stores of which one does not exist yet is the other one alone: a store is made by
+ * its first write, so a read must neither fail nor create it. Neither existing: the project store
+ * (NOT_FOUND naming it, unless the tool creates its store).
+ */
+async function presentSelector(stores: StoreSet, selector: StoreSelector, creates: boolean): Promise<StoreSelector> {
+  if (selector !== 'all' || creates) return selector
+  const [project, user] = await Promise.all([stores.project.exists(), stores.user.exists()])
+  if (project && user) return selector
+  return user && !project ? 'user' : 'project'
+}
+
 function selectorOf(input: Input, route: Route): StoreSelector {
   const value = input['store']
   if (value === undefined) return route.fallback ?? 'all'
@@ -271,7 +283,7 @@ export function routeTool(tool: ToolDeclaration, personal: PersonalStore): ToolD
     if (typeof input !== 'object' || input === null || Array.isArray(input)) return call(project, input as Input)
     const { store: _store, ...rest } = input as Input
     const ctx: Context = { tool: tool.name, call, stores: { project, user: personal.user }, projectId: personal.projectId }
-    return route.run(ctx, rest, selectorOf(input as Input, route))
+    return route.run(ctx, rest, await presentSelector(ctx.stores, selectorOf(input as Input, route), tool.createsStore === true))
   }
   return { ...tool, input: withStoreField(tool.input, route), handler } as unknown as ToolDeclaration
 }

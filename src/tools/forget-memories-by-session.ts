@@ -8,6 +8,7 @@ export const forgetMemoriesBySessionTool = defineTool(
   {
     name: 'forget_memories_by_session',
     title: 'Forget a session',
+    group: 'curate',
     description:
       "Forget the episodes and raw text of one session. soft (default) marks them deleted_pending and keeps the files; hard removes the files. Shared topics are never deleted: with scope include_shared_unlink the session is removed from their sources, and a topic left with none becomes orphaned. Repeating the call changes nothing.",
     input: {
@@ -59,6 +60,7 @@ export const forgetMemoriesBySessionTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: true, idempotent: true },
+    sessionDefault: true,
   },
   (backend, input) => forgetSession(backend, input.session_id, input.scope, input.mode),
 )

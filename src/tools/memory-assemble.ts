@@ -18,6 +18,7 @@ export const memoryAssembleTool = defineTool(
   {
     name: 'memory_assemble',
     title: 'Assemble memory for a task',
+    group: 'browse',
     description:
       'Build one context block of memories for a task, never longer than the token budget (tokens = characters / 1.6, rounded up). Uses the given hits (best first) or searches for the task. ' +
       'Each memory gets its summary and up to 600 characters of its original text when there is room, else its summary, else a cut summary; every block names its source file. What did not fit is counted in omitted and said in the text.',

@@ -10,6 +10,7 @@ export const memoryAssessTool = defineTool(
   {
     name: 'memory_assess',
     title: 'Is the evidence enough to answer?',
+    group: 'review',
     description:
       'The evidence gate: before answering from memory, name the search batch (batch_id of a memory_search_hybrid answer), the refs of its hits that support your answer (at most 8, only from that batch), what is still missing, and your next strategy. ' +
       'The verdict is sufficient only when you say so, at least one ref belongs to that batch, and nextStrategy is answer; otherwise it is insufficient and says what to search next. Refs of other batches are refused and listed. Pass the session_id you gave the search. Every verdict is recorded in the ledger.',

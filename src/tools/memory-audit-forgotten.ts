@@ -8,6 +8,7 @@ export const memoryAuditForgottenTool = defineTool(
   {
     name: 'memory_audit_forgotten',
     title: 'Audit archivals',
+    group: 'curate',
     description:
       'List recent archivals by decay, newest first: when, why (confidence and idle days), and where each memory stands now (still archived, or restored). Use it to check that nothing worth keeping was set aside; memory_restore brings one back.',
     input: {

@@ -8,6 +8,7 @@ export const memoryConfirmTool = defineTool(
   {
     name: 'memory_confirm',
     title: 'Confirm a suggested memory',
+    group: 'review',
     description:
       'Turn a suggested memory (written with requireConfirmation) into an active one that search and assemble use; it revises its subject like a new write (it may end in conflict, with warnings). Idempotent for an active memory; any other status is an error (use memory_resolve for conflicts).',
     input: {

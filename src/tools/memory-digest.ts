@@ -9,6 +9,7 @@ export const memoryDigestTool = defineTool(
   {
     name: 'memory_digest',
     title: 'Current belief',
+    group: 'curate',
     description:
       'With key: the current belief of that slot (its latest statement, unresolved conflicts, how many older versions), at most 400 tokens; rebuilt first when the memories changed (rebuilt: true). ' +
       'Without key: every slot with whether its digest is stale. refresh: true rebuilds (one slot, or all). Read it before drilling into single memories.',

@@ -8,6 +8,7 @@ export const memoryDuplicatesTool = defineTool(
   {
     name: 'memory_duplicates',
     title: 'Find restatements',
+    group: 'curate',
     description:
       'List groups of active memories that restate one another (summaries with character 2-gram Jaccard >= 0.9, across titles and types), changing nothing. ' +
       'Each group names the member a merge would keep (suggested_into) and says mixedPremises when two members state conflicting premises (scope): those are one claim under two conditions, not duplicates. ' +

@@ -8,9 +8,9 @@ export const memoryForgetTool = defineTool(
   {
     name: 'memory_forget',
     title: 'Forget a memory',
+    group: 'core',
     description:
-      'Forget one memory (id) or every memory whose title, summary, tags or entities contain all the words of query, together with every other memory that repeats the forgotten value (raw text and details included). ' +
-      'Search, resident injection, digests and as-of views stop saying them at once; the files stay as deleted_pending (restorable) until memory_purge removes them for good. dryRun lists what would go and changes nothing.',
+      'Forget one memory (id) or every memory containing all the words of query, plus any other memory repeating the same value. They stop showing at once and can be restored until memory_purge. dryRun only lists what would go.',
     input: {
       type: 'object',
       properties: {

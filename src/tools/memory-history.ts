@@ -36,6 +36,7 @@ export const memoryHistoryTool = defineTool(
   {
     name: 'memory_history',
     title: 'History of a memory',
+    group: 'time',
     description:
       'Every version of a memory (its slot: the same key or title; and what supersedes and conflicts link to it), oldest first, each with its time, source, text and when it was the current statement. ' +
       'Forgotten versions are listed without text, purged ones by id only. For the whole store as it was at a time, use asOf on memory_search_hybrid or memory_nav.',

@@ -8,6 +8,7 @@ export const memoryLineageTool = defineTool(
   {
     name: 'memory_lineage',
     title: 'Lineage of a memory',
+    group: 'time',
     description:
       'Where a memory comes from and what became of it: its sources and the sessions that stated or repeated it, its raw text, the supersede chain around it (older and newer versions), merges, and every ledger event that names it. Read-only.',
     input: idInput,

@@ -8,6 +8,7 @@ export const memoryMergeTool = defineTool(
   {
     name: 'memory_merge',
     title: 'Merge restatements',
+    group: 'curate',
     description:
       'Fold memories that restate one another (a group from memory_duplicates) into one survivor: into, or else the one with passing evidence, higher confidence, more search hits, more sources, the earliest. ' +
       'The survivor keeps its summary and gains the others\' tags, entities, sources, longer or other details and higher confidence; the folded ones become superseded (merged_into) and stay on disk: memory_undemote brings them back. ' +

@@ -11,9 +11,9 @@ export const memoryNavTool = defineTool(
   {
     name: 'memory_nav',
     title: 'Browse memory',
+    group: 'core',
     description:
-      'Browse memories without reading their bodies: titles and summaries, 50 per page (limit up to 500), offset to page on, has_more says whether there is more. ' +
-      'path "topics/" (or episodes/, raw/) lists one folder with its _index.md; path set to a memory id, a file path or a room slot (topics#3) returns that one file in full (for a slot, also the memories sync moved away from it). The first page of the root includes the store README.',
+      'List memories page by page (titles and summaries; offset and limit, has_more), or open one in full: set path to its id or file path, or to a folder such as topics/ to list that folder.',
     input: {
       type: 'object',
       properties: {

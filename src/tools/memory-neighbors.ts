@@ -9,6 +9,7 @@ export const memoryNeighborsTool = defineTool(
   {
     name: 'memory_neighbors',
     title: 'Neighbours',
+    group: 'browse',
     description:
       `The memories linked to one, up to hops (1-3) links away: its links (front-matter links, [[id]] in the body), the memories that link to it, and its older or newer version. Each says how far (hop), by which edge (via) and from which memory. At most ${MAX_NEIGHBORS}, nearest first.`,
     input: {

@@ -8,6 +8,7 @@ export const memoryPurgeTool = defineTool(
   {
     name: 'memory_purge',
     title: 'Purge a forgotten memory',
+    group: 'curate',
     description:
       'Remove a forgotten (deleted_pending) memory from disk for good, with its raw text and what the same memory_forget took: files removed, its text in ledger.jsonl replaced by a marker (the events themselves stay), index.jsonl compacted, usage and query logs, digests and the search-index cache scrubbed. ' +
       'remaining lists files that still hold the value. Cannot be undone; forget first.',

@@ -10,6 +10,7 @@ export const memoryReportTool = defineTool(
   {
     name: 'memory_report',
     title: 'Grade a recall',
+    group: 'review',
     description:
       'Retrieval practice: say how well you recalled a memory, as grade 0-5 (5 perfect, 4 after a pause, 3 hard, below 3 forgotten) or outcome success / failure (grades 4 and 1). ' +
       'SM-2 schedules the next review (1, then 6, then the previous interval times the ease in days; a failure starts over at 1 day; ease at least 1.3) and importance moves (+0.05 recalled, -0.1 forgotten). ' +

@@ -8,6 +8,7 @@ export const memoryResolveTool = defineTool(
   {
     name: 'memory_resolve',
     title: 'Resolve a conflict',
+    group: 'review',
     description:
       'Settle a conflict between versions of one slot. keep (default): this memory becomes active and the other versions superseded. drop: this memory becomes superseded; a single remaining version becomes active.',
     input: {

@@ -8,6 +8,7 @@ export const memoryRestoreTool = defineTool(
   {
     name: 'memory_restore',
     title: 'Restore archived memories',
+    group: 'curate',
     description:
       'Bring back memories that decay archived: each becomes active again, or superseded when a newer version of its fact was written meanwhile. An id that is not archived is left as it is (unchanged); one that names no memory is listed in missing.',
     input: {

@@ -8,6 +8,7 @@ export const memoryReviewQueueTool = defineTool(
   {
     name: 'memory_review_queue',
     title: 'Memories due for recall',
+    group: 'review',
     description:
       'Retrieval practice: the memories due for recall now, most overdue first, as cues only (location and placard when the memory has them, else its title; days overdue), never their text. ' +
       'Recall each from its cue first, then memory_review { id } reveals it and memory_report { id, grade } schedules the next review (SM-2). Memories never graded are due one day after they were written.',

@@ -9,6 +9,7 @@ export const memoryReviewTool = defineTool(
   {
     name: 'memory_review',
     title: 'Reveal a memory under review',
+    group: 'review',
     description:
       'Retrieval practice: reveal the memory behind a cue of memory_review_queue (title, summary, details) with its SM-2 schedule. Recall first, then reveal, then grade it with memory_report. Reads only.',
     input: idInput,

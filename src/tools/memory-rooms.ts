@@ -1,4 +1,4 @@
-/** memory_rooms: the rooms of the palace, or one room's memories in slot order. */
+/** memory_rooms: the rooms memories are placed in, or one room's memories in slot order. */
 
 import { ROOM_CAPACITY } from '../memory/rooms.js'
 import { roomsListing } from '../memory/navigation.js'
@@ -10,8 +10,9 @@ export const memoryRoomsTool = defineTool(
   {
     name: 'memory_rooms',
     title: 'Rooms',
+    group: 'browse',
     description:
-      `The palace: every memory stands at room#slot. Rooms go by kind (topics, episodes), hold ${ROOM_CAPACITY} slots, and a full room opens the next (topics-2); slots are never reused. Each clone of a synced store fills rooms of its own (topics-<wing>), so two clones never give one slot. Lists the rooms in tour order with their latest memory; with room, that room's current memories by slot.`,
+      `Every memory has a fixed place, room#slot (such as topics-2#4). Rooms go by kind (topics, episodes) and hold ${ROOM_CAPACITY} slots; a full room opens the next, and a slot is never reused. Each clone of a synced store fills rooms of its own (topics-<wing>). Lists the rooms in order with their latest memory; with room, that room's current memories by slot.`,
     input: {
       type: 'object',
       properties: { room: { type: 'string', minLength: 1, maxLength: 64, description: 'A room name, such as topics or episodes-2.' } },

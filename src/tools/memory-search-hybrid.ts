@@ -20,11 +20,9 @@ export const memorySearchHybridTool = defineTool(
   {
     name: 'memory_search_hybrid',
     title: 'Search memory',
+    group: 'core',
     description:
-      'Find memories by keywords (BM25 over titles, summaries, tags and entities; Chinese and English). Synonyms from the alias table are tried at low weight and such hits say reason "alias". ' +
-      'Filters narrow before ranking: tags and entities (all must match), time_range (inclusive). Only active and conflict memories are returned. ' +
-      'Identifiers in the query (D-387, 0x6070, a commit sha, 1.2.3) are matched exactly and such hits come first (literalMatch). ' +
-      'reason says why the answer holds what it holds: ok, below-threshold (nearMisses lists memories that share only single characters: not matches), no-candidates (nothing eligible shares a word), empty-cue (no search words: newest memories). With zero hits, guidance says what the store holds: rephrase or browse before concluding nothing was recorded.',
+      'Find memories by keywords in Chinese or English, over titles, summaries, tags and entities; only current memories. Filter by tags, entities and time_range. Codes in the query (D-387, a commit sha, 1.2.3) match exactly and rank first. With no hits, guidance says what the store holds: rephrase or browse before concluding nothing was saved.',
     input: {
       type: 'object',
       properties: {

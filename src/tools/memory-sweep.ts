@@ -8,6 +8,7 @@ export const memorySweepTool = defineTool(
   {
     name: 'memory_sweep',
     title: 'Health check',
+    group: 'curate',
     description:
       'List what may need attention, changing nothing: memories without a search hit for `days` days (default 90), superseded versions still on disk, recent queries that found nothing (what the store lacks), memories whose anchors no longer hold, and files whose front-matter does not parse (with the line; out of search until a person fixes them). Act with forget, resolve or a new write.',
     input: {

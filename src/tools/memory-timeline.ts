@@ -1,4 +1,4 @@
-/** memory_timeline: the memories in time order, or along the fixed tour of the palace. */
+/** memory_timeline: the memories in time order, or room by room (the tour). */
 
 import { timeline } from '../memory/navigation.js'
 import { statusField } from './shapes.js'
@@ -9,12 +9,13 @@ export const memoryTimelineTool = defineTool(
   {
     name: 'memory_timeline',
     title: 'Timeline',
+    group: 'time',
     description:
-      'Walk the memories instead of searching: order "time" (default) lists the newest first; order "tour" follows the fixed palace route (rooms in the order they were opened, each by slot), with memories that have no location after it. Current memories (active, conflict) unless status is given. Summaries only, paged.',
+      'Walk memories instead of searching: order time (default) lists the newest first; order tour goes room by room, slot by slot (see memory_rooms). Current memories unless status is given; summaries only, paged.',
     input: {
       type: 'object',
       properties: {
-        order: { type: 'string', enum: ['time', 'tour'], default: 'time', description: 'time: newest first; tour: the palace route.' },
+        order: { type: 'string', enum: ['time', 'tour'], default: 'time', description: 'time: newest first; tour: room by room, slot by slot.' },
         limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
         offset: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
         status: { ...statusField, description: 'Only memories with this status (such as archived).' },

@@ -8,6 +8,7 @@ export const memoryUndemoteTool = defineTool(
   {
     name: 'memory_undemote',
     title: 'Undo a merge',
+    group: 'curate',
     description:
       'Bring back memories that memory_merge folded: each becomes active again and leaves its survivor\'s merged_from. What the survivor gained in the merge (tags, details, sources) stays with it. An id that is already active is left as it is (unchanged).',
     input: {

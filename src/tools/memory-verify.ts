@@ -26,9 +26,9 @@ export const memoryVerifyTool = defineTool(
   {
     name: 'memory_verify',
     title: 'Verify a claim against memory',
+    group: 'core',
     description:
-      'Before asserting a fact from memory, check it: the verdict is supported (a current memory states it), contradicted (the current memory of that subject says something else, or the one that said it was retracted), unknown (no memory states it: say so instead of guessing) or out_of_scope (memory states it only under other premises). ' +
-      'An old version never supports a claim: a claim that matches one is contradicted and the old version is listed in superseded_matches. Pass scope ("key=value; ...") to check under your premises. The note can be quoted.',
+      'Check a claim against memory before stating it. Verdict: supported (a current memory says it), contradicted (the current memory says otherwise, or it was withdrawn), unknown (nothing says it: say so, do not guess) or out_of_scope (true only under other conditions). An old, replaced value never supports a claim.',
     input: {
       type: 'object',
       properties: {

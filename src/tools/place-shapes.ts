@@ -6,7 +6,7 @@
 
 import { BRIEF_REQUIRED, briefFields, idField } from './shapes.js'
 
-export const locationField = { type: 'string', description: 'Its place in the palace: room#slot, such as topics-2#4.' } as const
+export const locationField = { type: 'string', description: 'Its fixed place: room#slot, such as topics-2#4.' } as const
 
 export const linksInput = {
   type: 'array',

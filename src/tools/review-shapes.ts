@@ -18,6 +18,6 @@ export const reviewStateShape = {
 } as const
 
 export const placeProperties = {
-  location: { ...nullableText, description: 'Where the memory stands in the palace (room#slot), when it has a place.' },
+  location: { ...nullableText, description: 'Its fixed place (room#slot), when it has one.' },
   placard: { ...nullableText, description: 'The memory placard, when it has one.' },
 } as const

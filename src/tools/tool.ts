@@ -6,6 +6,7 @@
 
 import { guardValue, injectionWarningsField } from '../memory/injection-guard.js'
 import type { MemoryBackend } from '../store/backend.js'
+import { requireStore } from '../store/existing.js'
 import { parseInput, type Infer, type ObjectSchema } from './schema.js'
 
 export interface ToolAnnotations {
@@ -17,13 +18,25 @@ export interface ToolAnnotations {
   idempotent: boolean
 }
 
+/**
+ * The groups an MCP client can ask for (`memory-agent mcp --tools core,time`): core is what a model
+ * needs in every session and is served by default; the others are one flag away.
+ */
+export const TOOL_GROUPS = ['core', 'time', 'review', 'curate', 'browse'] as const
+export type ToolGroup = (typeof TOOL_GROUPS)[number]
+
 export interface ToolMeta<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> {
   readonly name: string
   readonly title: string
+  readonly group: ToolGroup
   readonly description: string
   readonly input: I
   readonly output: O
   readonly annotations: ToolAnnotations
+  /** The tool may create the store it is given (write_memory); every other tool needs an existing one (NOT_FOUND). */
+  readonly createsStore?: true
+  /** session_id names the session a write or a forget is about: a host that knows the current session fills it in. */
+  readonly sessionDefault?: true
 }
 
 export interface ToolDeclaration<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> extends ToolMeta<I, O> {
@@ -58,7 +71,9 @@ export function defineTool<const I extends ObjectSchema, const O extends ObjectS
   const execute = run as unknown as (backend: MemoryBackend, input: unknown) => Promise<unknown>
   // async: invalid input rejects the returned promise instead of throwing before there is one.
   const handler = async (backend: MemoryBackend, input: unknown) => {
-    const { value, warnings } = guardValue(await execute(backend, parseInput(meta.input, input, meta.name)))
+    const parsed = parseInput(meta.input, input, meta.name)
+    if (meta.createsStore !== true) await requireStore(backend)
+    const { value, warnings } = guardValue(await execute(backend, parsed))
     return warnings.length > 0 && typeof value === 'object' && value !== null ? { ...value, injectionWarnings: warnings } : value
   }
   return { ...meta, output: guardedOutput(meta.output), handler } as unknown as ToolDeclaration<I, O>

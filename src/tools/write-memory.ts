@@ -15,10 +15,9 @@ export const writeMemoryTool = defineTool(
   {
     name: 'write_memory',
     title: 'Write a memory',
+    group: 'core',
     description:
-      'Store one memory as a markdown file. Without raw it is a topic (shared knowledge); with raw it is an episode of a session plus its original text, and session_id is required. ' +
-      'An exact or near repeat of a stored memory is not stored again (the result says dedupe). A write with the same key (or title) as an older memory supersedes it; ' +
-      'with expectConflict both are kept as a conflict for memory_resolve. Without key or title the subject and value are read from the summary ("X -> Y", "X is Y", "X 是 Y"): a new value for the same subject supersedes the old one when the text says it changed ("now", "no longer", "现在", "改成"), else both become conflict (see warnings). With requireConfirmation the memory waits as suggested until memory_confirm. Secrets are redacted before the disk; a credential in session_id, links, anchors or retracts is refused (INVALID_INPUT naming the field).',
+      'Save one fact as a memory. Without raw it is a topic (lasting knowledge); with raw it is an episode of a session, kept with its original text. A repeat of a stored memory is not saved twice (dedupe). A new value under the same key or title replaces the old one; with expectConflict both are kept for memory_resolve. Secrets are masked before saving.',
     input: {
       type: 'object',
       properties: {
@@ -86,6 +85,8 @@ export const writeMemoryTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: true },
+    sessionDefault: true,
+    createsStore: true,
   },
   (backend, input) => writeMemory(backend, input),
 )

@@ -114,7 +114,7 @@ cli('export', ['--out', path.join(root, 'backup.json')], () => true, 'export --o
 
 // MCP: one long-lived server; its stderr is what it said over its whole life.
 const client = new Client({ name: 'store-io-probe', version: '1.0.0' })
-const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root], env, stderr: 'pipe' })
+const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root, '--tools', 'all'], env, stderr: 'pipe' })
 let serverErr = ''
 transport.stderr?.on('data', (chunk) => (serverErr += chunk))
 await client.connect(transport)
