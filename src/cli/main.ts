@@ -22,33 +22,16 @@ import { navHandler } from '../tools/memory-nav.js'
 import { renderValue } from '../tools/render.js'
 import { writeHandler } from '../tools/write-memory.js'
 import { PANEL_COMMAND_HELP, printPanelKey, serve } from './serve.js'
-import { COMMON_FLAGS, TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, usageError } from './tool-commands.js'
+import { COMMON_FLAGS, TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, toolUsage, usageError, OTHER_COMMANDS } from './tool-commands.js'
+import { didYouMean } from './suggest.js'
 import { syncCommand } from './sync-command.js'
 import { progressBar } from './progress.js'
 import { exportCommand, importCommand } from './transfer.js'
 
 const USAGE = `memory-agent: long-term memory for AI agents, kept as plain markdown files
 
-Usage:
-  memory-agent write SUMMARY [flags]     write_memory: store a memory
-  memory-agent search QUERY [flags]      memory_search_hybrid: find memories by keywords
-  memory-agent nav [PATH] [flags]        memory_nav: list a folder, or read a memory or file
-  memory-agent assemble TASK [flags]     memory_assemble: the memories for a task, within a token budget
-  memory-agent confirm ID                memory_confirm: make a suggested memory active
-  memory-agent resolve ID [--action keep|drop]
-                                         memory_resolve: settle a conflict
-  memory-agent forget SESSION_ID [flags] forget_memories_by_session: forget what a session wrote
-  memory-agent sweep [flags]             memory_sweep: list long-unused and pending memories
-  memory-agent digest [KEY] [flags]      memory_digest: a slot's digest, or every slot
-  memory-agent history ID                memory_history: every version of a memory, with when it was current
-  memory-agent lineage ID                memory_lineage: sources, sessions, supersede chain, ledger events
-  memory-agent forget-memory [ID] [--query WORDS] [--dry-run]
-                                         memory_forget: forget a memory and whatever repeats its value
-  memory-agent purge ID                  memory_purge: remove a forgotten memory from disk for good
-  memory-agent duplicates [flags]        memory_duplicates: groups of memories that restate one another
-  memory-agent merge --id ID --id ID [--into ID] [--no-dry-run]
-                                         memory_merge: fold restatements into one (a preview by default)
-  memory-agent undemote --id ID          memory_undemote: bring back memories a merge folded
+Usage (every tool, then the commands on the store as a whole):
+${toolUsage()}
   memory-agent stats                     count memories by status
   memory-agent rebuild                   recreate index.jsonl from the memory files
   memory-agent sync [--remote URL]       share the store through git: commit, pull, settle, re-index, push
@@ -258,9 +241,11 @@ async function main(argv: string[]): Promise<number> {
       return serve(storeRoot(args), args)
     case 'panel-key':
       return printPanelKey(storeRoot(args), args)
-    default:
-      process.stderr.write(`memory-agent: unknown command ${JSON.stringify(command)}\n\n${USAGE}`)
+    default: {
+      const hint = didYouMean(command, [...Object.keys(TOOL_COMMANDS), ...OTHER_COMMANDS])
+      process.stderr.write(`memory-agent: unknown command ${JSON.stringify(command)}${hint}\n${hint !== '' ? 'memory-agent --help lists the commands.\n' : `\n${USAGE}`}`)
       return 2
+    }
   }
 }
 

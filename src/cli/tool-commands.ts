@@ -6,35 +6,29 @@
  */
 
 import { MemoryError, type ErrorCode } from '../errors.js'
-import { findTool } from '../tools/index.js'
+import { TOOLS, findTool } from '../tools/index.js'
+import { didYouMean } from './suggest.js'
 import type { Schema } from '../tools/schema.js'
 import type { ToolDeclaration } from '../tools/tool.js'
 
-/** A command, the tool it runs, and the input field its first positional argument fills. */
+/** A command, the tool it runs, and the input field its bare arguments fill. */
 interface ToolCommand {
   readonly tool: string
   readonly positional?: string
 }
 
-export const TOOL_COMMANDS: Readonly<Record<string, ToolCommand>> = {
-  write: { tool: 'write_memory', positional: 'summary' },
-  search: { tool: 'memory_search_hybrid', positional: 'query' },
-  nav: { tool: 'memory_nav', positional: 'path' },
-  assemble: { tool: 'memory_assemble', positional: 'task' },
-  confirm: { tool: 'memory_confirm', positional: 'id' },
-  resolve: { tool: 'memory_resolve', positional: 'id' },
-  forget: { tool: 'forget_memories_by_session', positional: 'session_id' },
-  sweep: { tool: 'memory_sweep' },
-  digest: { tool: 'memory_digest', positional: 'key' },
-  history: { tool: 'memory_history', positional: 'id' },
-  lineage: { tool: 'memory_lineage', positional: 'id' },
-  'forget-memory': { tool: 'memory_forget', positional: 'id' },
-  purge: { tool: 'memory_purge', positional: 'id' },
-  verify: { tool: 'memory_verify', positional: 'claim' },
-  duplicates: { tool: 'memory_duplicates' },
-  merge: { tool: 'memory_merge' },
-  undemote: { tool: 'memory_undemote' },
+/** A tool's command: its declared name, else the tool's name without `memory_`, in kebab case. */
+export function commandName(tool: ToolDeclaration): string {
+  return tool.cli?.command ?? tool.name.replace(/^memory_/, '').replace(/_/g, '-')
 }
+
+/** Every tool of the registry as a command, in the registry's order; nothing is listed by hand. */
+export const TOOL_COMMANDS: Readonly<Record<string, ToolCommand>> = Object.fromEntries(
+  TOOLS.map((t) => [commandName(t), { tool: t.name, ...(t.cli?.argument !== undefined ? { positional: t.cli.argument } : {}) }]),
+)
+
+/** The commands that are not tools (main.ts runs them): the store as a whole, transports, the demo. */
+export const OTHER_COMMANDS = ['stats', 'rebuild', 'sync', 'export', 'import', 'mcp', 'serve', 'panel-key', 'demo', 'help'] as const
 
 /** Flags every store command takes besides the ones derived from its schema. */
 export const COMMON_FLAGS = ['--root', '--user', '--user-root', '--no-user-root', '--store', '--json', '--help'] as const
@@ -167,7 +161,7 @@ export function parseToolCommand(command: string, args: readonly string[]): Pars
       const spec = byFlag.get(name) ?? (negated !== undefined && kind(negated.schema) === 'boolean' ? negated : undefined)
       if (spec === undefined) {
         const known = [...specs.flatMap((s) => [s.flag, ...(s.alias !== undefined ? [s.alias] : [])]), '--input', ...COMMON_FLAGS]
-        throw usageError(`${command}: unknown flag ${name} (known: ${known.join(', ')})`)
+        throw usageError(`${command}: unknown flag ${name} (known: ${known.join(', ')})${didYouMean(name, known)}`)
       }
       if (kind(spec.schema) === 'boolean') {
         fields[spec.field] = inline !== undefined ? valueOf(spec, spec.schema, inline) : spec !== negated
@@ -182,9 +176,11 @@ export function parseToolCommand(command: string, args: readonly string[]): Pars
     }
   }
   if (positionals.length > 0) {
-    if (entry.positional === undefined || positionals.length > 1)
+    const target = entry.positional !== undefined ? tool.input.properties[entry.positional] : undefined
+    const many = target !== undefined && kind(target) === 'array'
+    if (entry.positional === undefined || (positionals.length > 1 && !many))
       throw usageError(`${command}: unexpected argument ${JSON.stringify(positionals[entry.positional === undefined ? 0 : 1])}`)
-    fields[entry.positional] = positionals[0]
+    fields[entry.positional] = many ? [...((fields[entry.positional] as unknown[] | undefined) ?? []), ...positionals] : positionals[0]
   }
   return { tool, input: { ...base, ...fields }, json, help }
 }
@@ -207,13 +203,34 @@ function typeLabel(schema: Schema): string {
   }
 }
 
+/** ` ID`, ` [ID]` when optional, ` ID...` for an array field: how a command's bare arguments show in help. */
+function argumentLabel(tool: ToolDeclaration, field: string | undefined): string {
+  const schema = field !== undefined ? tool.input.properties[field] : undefined
+  if (field === undefined || schema === undefined) return ''
+  const many = kind(schema) === 'array'
+  const label = `${kebab(many ? singular(field) : field).replace(/-/g, '_').toUpperCase()}${many ? '...' : ''}`
+  return (tool.input.required ?? []).includes(field) ? ` ${label}` : ` [${label}]`
+}
+
+/** The usage lines of every tool command, from the registry: the command, its argument, the tool and its title. */
+export function toolUsage(): string {
+  return Object.entries(TOOL_COMMANDS)
+    .map(([command, entry]) => {
+      const tool = findTool(entry.tool)
+      const head = `  memory-agent ${command}${tool !== undefined ? argumentLabel(tool, entry.positional) : ''} [flags]`
+      const what = `${entry.tool}: ${tool?.title ?? ''}`
+      return head.length < 41 ? `${head.padEnd(41)}${what}` : `${head}\n${' '.repeat(41)}${what}`
+    })
+    .join('\n')
+}
+
 /** A command's help: the tool's own description and its flags, from the schema. */
 export function commandHelp(command: string): string {
   const entry = TOOL_COMMANDS[command]
   const tool = entry === undefined ? undefined : findTool(entry.tool)
   if (entry === undefined || tool === undefined) throw usageError(`unknown command ${JSON.stringify(command)}`)
   const required = new Set(tool.input.required ?? [])
-  const positional = entry.positional !== undefined ? ` [${entry.positional.toUpperCase()}]` : ''
+  const positional = argumentLabel(tool, entry.positional)
   const rows = flagsOf(tool).map((s) => {
     const bool = kind(s.schema) === 'boolean'
     const name = bool ? `${s.flag}, --no-${s.flag.slice(2)}` : `${s.flag}${s.alias !== undefined ? `|${s.alias}` : ''} ${typeLabel(s.schema)}`

@@ -59,6 +59,7 @@ export const forgetMemoriesBySessionTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: true, idempotent: true },
+    cli: { command: 'forget', argument: 'session_id' },
   },
   (backend, input) => forgetSession(backend, input.session_id, input.scope, input.mode),
 )

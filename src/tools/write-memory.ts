@@ -86,6 +86,7 @@ export const writeMemoryTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: true },
+    cli: { command: 'write', argument: 'summary' },
   },
   (backend, input) => writeMemory(backend, input),
 )
