@@ -110,6 +110,26 @@ describe('memory-agent tool commands', () => {
     expect(cli(cwd, 'stats', '--root', root).code).toBe(0)
   })
 
+  it('tools without a rendering of their own print readable text, one field a line, and JSON only with --json', () => {
+    const cwd = tempCwd()
+    const suggested = json(cwd, 'write', 'Deployments go out on Tuesdays only.', '--require-confirmation', '--session-id', 's1')
+    const outputs = {
+      confirm: cli(cwd, 'confirm', String(suggested['id'])),
+      sweep: cli(cwd, 'sweep'),
+      duplicates: cli(cwd, 'duplicates'),
+      forget: cli(cwd, 'forget', 's1'),
+      undemote: cli(cwd, 'undemote', String(suggested['id'])),
+    }
+    for (const [command, r] of Object.entries(outputs)) {
+      expect(r.code, `${command}: ${r.stderr}`).toBe(0)
+      expect(r.stdout, command).not.toMatch(/^\s*[{[]/)
+      expect(r.stdout.trim().split('\n').length, command).toBeGreaterThan(1)
+    }
+    expect(outputs.confirm.stdout).toMatch(new RegExp(`^id: ${String(suggested['id'])}\nstatus: active\nsuperseded: none$`, 'm'))
+    expect(outputs.forget.stdout).toMatch(/^session id: s1$/m)
+    expect(outputs.sweep.stdout).toMatch(/^thresholds:\n  long unused days: 90$/m)
+  })
+
   it('objects as JSON flags, and arrays of objects by repeating the flag', () => {
     const cwd = tempCwd()
     const out = json(cwd, 'write', 'Uses the staging database.', '--anchor', '{"kind":"env","name":"HOME"}', '--anchors', '[{"kind":"self-version","value":"0.1.0"}]')

@@ -65,6 +65,8 @@ describe('every registry tool on every surface', () => {
       } else {
         expect(outputViolation(tool.output, JSON.parse(json.stdout))).toBeNull()
         expect(text.code).toBe(0)
+        // Readable text: not the JSON again, on one line or many.
+        expect(text.stdout.trimStart().startsWith('{'), `${command} printed JSON without --json: ${text.stdout}`).toBe(false)
       }
       reached++
     }

@@ -20,6 +20,7 @@ import { rebuildIndex } from '../store/rebuild.js'
 import { confirmHandler } from '../tools/memory-confirm.js'
 import { navHandler } from '../tools/memory-nav.js'
 import { renderValue } from '../tools/render.js'
+import { renderOutline } from '../tools/render-outline.js'
 import { writeHandler } from '../tools/write-memory.js'
 import { PANEL_COMMAND_HELP, printPanelKey, serve } from './serve.js'
 import { COMMON_FLAGS, TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, toolUsage, usageError, OTHER_COMMANDS } from './tool-commands.js'
@@ -168,7 +169,7 @@ async function runTool(command: string, args: string[]): Promise<number> {
     // The handler validates the input (INVALID_INPUT naming the field), so it takes it as parsed.
     const untyped = tool as unknown as { handler(backend: MemoryBackend, input: unknown): Promise<unknown> }
     const out = await untyped.handler(backend, parsed.input)
-    process.stdout.write(`${parsed.json ? JSON.stringify(out, null, 2) : renderValue(parsed.tool.name, out)}\n`)
+    process.stdout.write(`${parsed.json ? JSON.stringify(out, null, 2) : renderValue(parsed.tool.name, out, (v) => renderOutline(parsed.tool.output, v))}\n`)
     return 0
   } finally {
     await flushCaches(backend)
