@@ -179,6 +179,22 @@ describe('memory-agent help and exit codes', () => {
     expect(cli(tempCwd(), 'stats', '--bogus').code).toBe(2)
   })
 
+  it('an unknown command or flag gets the nearest known one as "did you mean"', () => {
+    const cwd = tempCwd()
+    const typo = cli(cwd, 'serch', 'port')
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toMatch(/^memory-agent: unknown command "serch"; did you mean search\?$/m)
+    expect(cli(cwd, 'reveiw-queue').stderr).toContain('did you mean review-queue?')
+    expect(cli(cwd, 'panelkey').stderr).toContain('did you mean panel-key?')
+    expect(cli(cwd, 'search', 'x', '--tpo-k', '3').stderr).toMatch(/unknown flag --tpo-k \(known: .*\); did you mean --top-k\?$/m)
+    expect(cli(cwd, 'write', 'x', '--sumary', 'y').stderr).toMatch(/; did you mean --summary\?$/m)
+    // Nothing near: the usage, no guess.
+    const far = cli(cwd, 'zzzzzz')
+    expect(far.stderr).not.toContain('did you mean')
+    expect(far.stderr).toContain('Usage')
+    expect(existsSync(path.join(cwd, '.agent'))).toBe(false)
+  })
+
   it('bad input exits 2, a missing id 3, a wrong state 4, a path outside the root 5', () => {
     const cwd = tempCwd()
     const missing = cli(cwd, 'confirm', 'mem_doesnotexist')
