@@ -6,7 +6,7 @@
  */
 
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -25,6 +25,14 @@ function cli(cwd: string, ...args: string[]): Run {
   const env = { ...process.env }
   delete env['MEMORY_AGENT_ROOT']
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+/** The CLI with `stdin` as its standard input. */
+function cliIn(cwd: string, stdin: string, ...args: string[]): Run {
+  const env = { ...process.env }
+  delete env['MEMORY_AGENT_ROOT']
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env, input: stdin })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
@@ -128,6 +136,37 @@ describe('memory-agent tool commands', () => {
     expect(outputs.confirm.stdout).toMatch(new RegExp(`^id: ${String(suggested['id'])}\nstatus: active\nsuperseded: none$`, 'm'))
     expect(outputs.forget.stdout).toMatch(/^session id: s1$/m)
     expect(outputs.sweep.stdout).toMatch(/^thresholds:\n  long unused days: 90$/m)
+  })
+
+  it('--input - and --input @FILE read the whole input from stdin or a file, past the argument limit', () => {
+    const cwd = tempCwd()
+    // Longer than one argument may be on Linux (128 KiB): only stdin or a file can carry it.
+    const raw = 'A long incident log line about the nginx upstream timeout.\n'.repeat(5000)
+    const viaStdin = cliIn(cwd, JSON.stringify({ summary: 'The nginx upstream timed out under load.', raw, session_id: 's1' }), 'write', '--input', '-', '--json')
+    expect(viaStdin.code, viaStdin.stderr).toBe(0)
+    const stored = JSON.parse(viaStdin.stdout) as { raw_ref: string }
+    const kept = readFileSync(path.join(cwd, '.agent', 'memory', stored.raw_ref), 'utf8')
+    console.log(`--input -: ${kept.includes(raw) ? raw.length : 0} of ${raw.length} raw characters stored`)
+    expect(kept).toContain(raw)
+
+    // Plain text, not a JSON object: write's summary; a flag beside it still applies.
+    const note = path.join(cwd, 'note.txt')
+    writeFileSync(note, 'Backups run nightly at 02:00 to the NAS.\n')
+    expect(json(cwd, 'write', '--input', `@${note}`, '--title', 'Backups')['title']).toBe('Backups')
+    expect(cliIn(cwd, 'Releases are tagged vX.Y.Z.\n', 'write', '--input', '-').code).toBe(0)
+    const input = path.join(cwd, 'search.json')
+    writeFileSync(input, JSON.stringify({ query: 'backups nas', top_k: 1 }))
+    expect((json(cwd, 'search', '--input', `@${input}`)['hits'] as { title: string; summary: string }[])[0]).toMatchObject({
+      title: 'Backups',
+      summary: 'Backups run nightly at 02:00 to the NAS.',
+    })
+    expect((json(cwd, 'search', 'releases tagged')['hits'] as { summary: string }[])[0]?.summary).toBe('Releases are tagged vX.Y.Z.')
+
+    const missing = cli(cwd, 'write', '--input', '@nope.json')
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/^memory-agent: INVALID_INPUT: --input: cannot read "nope.json": ENOENT/)
+    // Plain text is for a command whose argument is text: merge's is a list, so it wants JSON.
+    expect(cliIn(cwd, 'mem_x', 'merge', '--input', '-').stderr).toMatch(/^memory-agent: INVALID_INPUT: --input: expected JSON/)
   })
 
   it('objects as JSON flags, and arrays of objects by repeating the flag', () => {

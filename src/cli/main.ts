@@ -6,6 +6,7 @@
  */
 
 import { mkdtempSync, readFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { asMemoryError, isMemoryError } from '../errors.js'
@@ -51,7 +52,9 @@ Every store command takes --root DIR, else $MEMORY_AGENT_ROOT, else ./.agent/mem
 directory. Tool commands and mcp also serve the personal store: --user-root DIR, else
 $MEMORY_AGENT_USER_ROOT, else ~/.agent/memory (--no-user-root or an empty variable: the project
 store alone); --user works on the personal store alone
-(default ~/.agent/memory). --json prints the structured output instead of text.
+(default ~/.agent/memory). --json prints the structured output instead of text. A tool command's
+whole input may come as --input JSON, --input - (stdin) or --input @FILE; plain text there is the
+command's text argument (write's summary).
 Exit codes: 0 ok, 2 usage or INVALID_INPUT, 3 NOT_FOUND, 4 INVALID_STATE, 5 PATH_OUTSIDE_ROOT,
 6 LOCK_TIMEOUT, 1 anything else.
 `
@@ -153,9 +156,21 @@ function personalStore(args: string[], projectRoot: string): { root: string; pro
   return { root, projectId: projectIdentity(process.cwd()).id }
 }
 
+/** The text behind `--input -` (stdin) or `--input @FILE`; a file that cannot be read is INVALID_INPUT naming it. */
+async function readInput(source: string): Promise<string> {
+  try {
+    if (source !== '-') return await readFile(path.resolve(source), 'utf8')
+    const chunks: Buffer[] = []
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+    return Buffer.concat(chunks).toString('utf8')
+  } catch (err) {
+    throw usageError(`--input: cannot read ${source === '-' ? 'stdin' : JSON.stringify(source)}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`)
+  }
+}
+
 /** A tool command: flags from the tool's schema, its text rendering or --json, caches flushed after. */
 async function runTool(command: string, args: string[]): Promise<number> {
-  const parsed = parseToolCommand(command, args)
+  const parsed = await parseToolCommand(command, args, readInput)
   if (parsed.help) {
     process.stdout.write(commandHelp(command))
     return 0

@@ -115,8 +115,36 @@ export interface ParsedCommand {
 /** Global flags that take a value; their values are read by main.ts. */
 const VALUE_FLAGS = new Set(['--root', '--user-root'])
 
-/** argv after the command name -> the tool and its input. Throws INVALID_INPUT (exit 2) on misuse. */
-export function parseToolCommand(command: string, args: readonly string[]): ParsedCommand {
+/** Reads `--input -` (stdin) or `--input @FILE`: the whole text of `source`, `-` or a file path. */
+export type InputReader = (source: string) => Promise<string>
+
+/** The command's argument field when it takes text (write's summary, search's query). */
+function textArgument(tool: ToolDeclaration, entry: ToolCommand): string | undefined {
+  const schema = entry.positional !== undefined ? tool.input.properties[entry.positional] : undefined
+  return schema !== undefined && kind(schema) === 'string' ? entry.positional : undefined
+}
+
+/**
+ * The object `--input` gives: inline JSON, or the text of stdin (`-`) or a file (`@FILE`), which is
+ * a JSON object, or else plain text for the command's argument field (write's summary).
+ */
+async function inputObject(tool: ToolDeclaration, entry: ToolCommand, value: string, read: InputReader): Promise<Record<string, unknown>> {
+  const source = value === '-' ? '-' : value.startsWith('@') ? value.slice(1) : undefined
+  if (source === '') throw usageError('--input: expected JSON, - for stdin, or @FILE')
+  const text = source !== undefined ? await read(source) : value
+  const field = textArgument(tool, entry)
+  // Plain text, as a person would pipe a note in: the argument field, without the final newline.
+  if (source !== undefined && field !== undefined && !text.trimStart().startsWith('{')) return { [field]: text.replace(/\r?\n$/, '') }
+  const parsed = parseJson('--input', text)
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw usageError('--input: expected a JSON object')
+  return parsed as Record<string, unknown>
+}
+
+/**
+ * argv after the command name -> the tool and its input. Throws INVALID_INPUT (exit 2) on misuse.
+ * `read` fetches the text behind `--input -` and `--input @FILE`.
+ */
+export async function parseToolCommand(command: string, args: readonly string[], read: InputReader): Promise<ParsedCommand> {
   const entry = TOOL_COMMANDS[command]
   const tool = entry === undefined ? undefined : findTool(entry.tool)
   if (entry === undefined || tool === undefined) throw usageError(`unknown command ${JSON.stringify(command)}`)
@@ -152,11 +180,8 @@ export function parseToolCommand(command: string, args: readonly string[]): Pars
     // The routing layer's field (src/stores/route.ts): only a command serving two stores accepts it.
     else if (name === '--store') fields['store'] = next()
     else if (VALUE_FLAGS.has(name)) next()
-    else if (name === '--input') {
-      const value = parseJson('--input', next())
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw usageError('--input: expected a JSON object')
-      base = value as Record<string, unknown>
-    } else {
+    else if (name === '--input') base = await inputObject(tool, entry, next(), read)
+    else {
       const negated = name.startsWith('--no-') ? byFlag.get(`--${name.slice(5)}`) : undefined
       const spec = byFlag.get(name) ?? (negated !== undefined && kind(negated.schema) === 'boolean' ? negated : undefined)
       if (spec === undefined) {
@@ -246,12 +271,12 @@ export function commandHelp(command: string): string {
     '',
     tool.description,
     '',
-    `Usage: memory-agent ${command}${positional} [--root DIR] [--user-root DIR | --user] [--json] [--input JSON] [flags]`,
+    `Usage: memory-agent ${command}${positional} [--root DIR] [--user-root DIR | --user] [--json] [--input JSON|-|@FILE] [flags]`,
     '',
     'Flags:',
     ...rows,
-    '  --input JSON',
-    '      The whole input object; flags given beside it override its fields.',
+    '  --input JSON|-|@FILE',
+    `      The whole input object, inline, from stdin (-) or from a file (@FILE); flags given beside it override its fields.${textArgument(tool, entry) !== undefined ? ` Text from stdin or a file that is not a JSON object is the ${textArgument(tool, entry)}.` : ''}`,
     '  --root DIR, --user, --json',
     '      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory); --json prints the structured output.',
     '  --user-root DIR',
