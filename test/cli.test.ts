@@ -179,6 +179,38 @@ describe('memory-agent tool commands', () => {
     expect(bad.stderr).toMatch(/^memory-agent: INVALID_INPUT: --time-range: expected JSON/)
   })
 
+  it('every store command takes the same store flags, and names the nearest flag for a typo', () => {
+    const cwd = tempCwd()
+    const root = path.join(cwd, 'store')
+    const store = ['--root', root, '--user-root', path.join(cwd, 'personal'), '--no-user-root']
+    // Inline --root=DIR is the same store, for tool commands too.
+    expect(json(cwd, 'write', 'The build runs on Node 20.', `--root=${root}`, '--no-user-root')['status']).toBe('active')
+    const note = path.join(cwd, 'note.md')
+    writeFileSync(note, '# Lint\n\nRun the linter before pushing.\n')
+    const runs: Record<string, Run> = {
+      search: cli(cwd, 'search', 'node', ...store),
+      stats: cli(cwd, 'stats', ...store),
+      rebuild: cli(cwd, 'rebuild', ...store),
+      export: cli(cwd, 'export', '--out', path.join(cwd, 'bundle.json'), ...store),
+      import: cli(cwd, 'import', note, ...store),
+      sync: cli(cwd, 'sync', ...store),
+      'panel-key': cli(cwd, 'panel-key', ...store),
+      mcp: cliIn(cwd, '', 'mcp', ...store),
+    }
+    const accepted = Object.entries(runs).filter(([, r]) => !/unknown flag|needs a value/.test(r.stderr) && r.code !== 2)
+    console.log(`store flags: ${accepted.length} of ${Object.keys(runs).length} store commands accept --root, --user-root, --no-user-root`)
+    expect(accepted.map(([c]) => c)).toEqual(Object.keys(runs))
+    // Before the import: the one memory written above, in the store --root named.
+    expect(runs['stats']?.stdout).toMatch(/^total\s+1$/m)
+    expect(existsSync(path.join(cwd, 'personal'))).toBe(false)
+    for (const command of ['stats', 'rebuild', 'sync', 'export', 'import', 'serve', 'panel-key', 'mcp']) {
+      const typo = cli(cwd, command, '--rooot', root)
+      expect(typo.code, command).toBe(2)
+      expect(typo.stderr, command).toMatch(new RegExp(`^memory-agent: INVALID_INPUT: ${command}: unknown flag --rooot \\(known: .*\\); did you mean --root\\?$`, 'm'))
+    }
+    expect(cli(cwd, 'stats', 'extra', ...store).code).toBe(2)
+  })
+
   it('MEMORY_AGENT_ROOT picks the store when --root is not given', () => {
     const cwd = tempCwd()
     const env = { ...process.env, MEMORY_AGENT_ROOT: 'elsewhere' }

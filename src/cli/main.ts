@@ -24,8 +24,9 @@ import { renderValue } from '../tools/render.js'
 import { renderOutline } from '../tools/render-outline.js'
 import { writeHandler } from '../tools/write-memory.js'
 import { PANEL_COMMAND_HELP, printPanelKey, serve } from './serve.js'
-import { COMMON_FLAGS, TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, toolUsage, usageError, OTHER_COMMANDS } from './tool-commands.js'
+import { TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, toolUsage, usageError, OTHER_COMMANDS } from './tool-commands.js'
 import { didYouMean } from './suggest.js'
+import { parseFlags, splitStoreFlags, type FlagSpec } from './flags.js'
 import { syncCommand } from './sync-command.js'
 import { progressBar } from './progress.js'
 import { exportCommand, importCommand } from './transfer.js'
@@ -48,8 +49,8 @@ ${toolUsage()}
   memory-agent COMMAND --help            a command's description and flags
   memory-agent --help                    this text
 
-Every store command takes --root DIR, else $MEMORY_AGENT_ROOT, else ./.agent/memory of the working
-directory. Tool commands and mcp also serve the personal store: --user-root DIR, else
+Every store command takes the same store flags: --root DIR, else $MEMORY_AGENT_ROOT, else
+./.agent/memory of the working directory; --user, --user-root DIR and --no-user-root. Tool commands and mcp also serve the personal store: --user-root DIR, else
 $MEMORY_AGENT_USER_ROOT, else ~/.agent/memory (--no-user-root or an empty variable: the project
 store alone); --user works on the personal store alone
 (default ~/.agent/memory). --json prints the structured output instead of text. A tool command's
@@ -194,12 +195,10 @@ async function runTool(command: string, args: string[]): Promise<number> {
 
 const STATS_HELP = `memory-agent stats: count the store's memories by status
 
-Usage: memory-agent stats [--root DIR | --user] [--json]
+Usage: memory-agent stats [--root DIR | --user] [--user-root DIR] [--no-user-root] [--json]
 `
 
 async function stats(args: string[]): Promise<number> {
-  const unknown = args.find((a, i) => a.startsWith('--') && !(COMMON_FLAGS as readonly string[]).includes(a) && args[i - 1] !== '--root')
-  if (unknown !== undefined) throw usageError(`stats: unknown flag ${unknown} (known: ${COMMON_FLAGS.join(', ')})`)
   const backend = createFileBackend(storeRoot(args))
   try {
     const s = await memoryStats(backend)
@@ -211,13 +210,23 @@ async function stats(args: string[]): Promise<number> {
   }
 }
 
+/** The own flags of the commands main.ts runs itself; each also takes the store flags (flags.ts). */
+const OWN_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  stats: { switches: ['--json'] },
+  rebuild: {},
+  mcp: {},
+  serve: { valued: ['--port', '--host'] },
+  'panel-key': {},
+}
+
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown }
   return typeof pkg.version === 'string' ? pkg.version : '0.0.0'
 }
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...args] = argv
+  const [command, ...given] = argv
+  const args = splitStoreFlags(given)
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE)
     return command === undefined ? 2 : 0
@@ -226,10 +235,13 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'sync') return syncCommand(args, storeRoot)
   if (command === 'export') return exportCommand(args, storeRoot)
   if (command === 'import') return importCommand(args, storeRoot)
-  if (args.includes('--help')) {
+  const own = OWN_FLAGS[command]
+  const flags = own !== undefined ? parseFlags(command, args, own) : undefined
+  if (flags?.switches.has('--help') === true) {
     process.stdout.write(command === 'stats' ? STATS_HELP : (PANEL_COMMAND_HELP[command] ?? USAGE))
     return 0
   }
+  if (flags !== undefined && flags.positionals.length > 0) throw usageError(`${command}: unexpected argument ${JSON.stringify(flags.positionals[0])}`)
   switch (command) {
     case 'demo': {
       const root = path.resolve(option(args, '--root') ?? mkdtempSync(path.join(tmpdir(), 'memory-agent-demo-')))
@@ -256,7 +268,7 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       return serve(storeRoot(args), args)
     case 'panel-key':
-      return printPanelKey(storeRoot(args), args)
+      return printPanelKey(storeRoot(args))
     default: {
       const hint = didYouMean(command, [...Object.keys(TOOL_COMMANDS), ...OTHER_COMMANDS])
       process.stderr.write(`memory-agent: unknown command ${JSON.stringify(command)}${hint}\n${hint !== '' ? 'memory-agent --help lists the commands.\n' : `\n${USAGE}`}`)
