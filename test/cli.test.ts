@@ -209,6 +209,7 @@ describe('memory-agent tool commands', () => {
       expect(typo.stderr, command).toMatch(new RegExp(`^memory-agent: INVALID_INPUT: ${command}: unknown flag --rooot \\(known: .*\\); did you mean --root\\?$`, 'm'))
     }
     expect(cli(cwd, 'stats', 'extra', ...store).code).toBe(2)
+    expect(cli(cwd, 'stats', '--user', '--no-user-root').stderr).toMatch(/--user and --no-user-root exclude each other/)
   })
 
   it('MEMORY_AGENT_ROOT picks the store when --root is not given', () => {

@@ -133,6 +133,7 @@ async function demo(root: string): Promise<void> {
 function storeRoot(args: string[]): string {
   const root = option(args, '--root')
   if (root !== undefined && args.includes('--user')) throw usageError('--root and --user exclude each other')
+  if (args.includes('--user') && args.includes('--no-user-root')) throw usageError('--user and --no-user-root exclude each other')
   if (root !== undefined) return path.resolve(root)
   if (args.includes('--user')) return userRoot(args) ?? path.join(homedir(), '.agent', 'memory')
   const env = process.env['MEMORY_AGENT_ROOT']

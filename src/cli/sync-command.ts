@@ -13,7 +13,7 @@ import { usageError } from './tool-commands.js'
 
 export const SYNC_HELP = `memory-agent sync: share the store through git, across machines and teammates
 
-Usage: memory-agent sync [--remote URL] [--root DIR | --user] [--json]
+Usage: memory-agent sync [--remote URL] [--root DIR | --user] [--user-root DIR] [--no-user-root] [--json]
 
 Commits what changed in the store (the commit message lists the ledger events since the last
 sync), pulls from the remote, settles what git could not merge, re-indexes the changed files
@@ -22,6 +22,7 @@ and pushes. Run it as often as you like: with nothing new it changes nothing.
   --remote URL   set the remote (git's "origin") to URL and sync with it; later syncs reuse it.
                  Any URL git accepts: git@host:me/memory.git, https://..., /path/to/repo.git
   --root DIR     the store (default: $MEMORY_AGENT_ROOT, else ./.agent/memory); --user: ~/.agent/memory
+                 (--user-root DIR moves it; --no-user-root is taken, as by every store command)
   --json         the structured result instead of text
 
 The first sync makes the store a git repository (or uses the project repository it is in).

@@ -32,8 +32,9 @@ Flags:
       Keep the bundle within N bytes: files that do not fit are left out and the bundle says so.
   --json
       With --out: print the summary as JSON on stdout.
-  --root DIR, --user
-      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory).
+  --root DIR, --user, --user-root DIR, --no-user-root
+      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory); --user: the personal store
+      (--user-root DIR, else ~/.agent/memory).
 `
 
 export const IMPORT_HELP = `memory-agent import: memories from a bundle, markdown notes, MCP memory JSONL or Claude's /memories
@@ -63,8 +64,9 @@ Flags:
       Check everything and print what would happen; write nothing.
   --json
       Print the structured result: counts and every item with its outcome.
-  --root DIR, --user
-      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory).
+  --root DIR, --user, --user-root DIR, --no-user-root
+      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory); --user: the personal store
+      (--user-root DIR, else ~/.agent/memory).
 `
 
 /** Listed at most this many per kind in the text output; --json has them all. */
