@@ -202,6 +202,8 @@ describe('memory-agent tool commands', () => {
     expect(accepted.map(([c]) => c)).toEqual(Object.keys(runs))
     // Before the import: the one memory written above, in the store --root named.
     expect(runs['stats']?.stdout).toMatch(/^total\s+1$/m)
+    expect(runs['rebuild']?.stdout).toMatch(/^rebuilt .*: 1 entries from 1 files/)
+    expect(JSON.parse(cli(cwd, 'rebuild', '--json', ...store).stdout)).toMatchObject({ root, entries: 2 })
     expect(existsSync(path.join(cwd, 'personal'))).toBe(false)
     for (const command of ['stats', 'rebuild', 'sync', 'export', 'import', 'serve', 'panel-key', 'mcp']) {
       const typo = cli(cwd, command, '--rooot', root)

@@ -36,7 +36,7 @@ const USAGE = `memory-agent: long-term memory for AI agents, kept as plain markd
 Usage (every tool, then the commands on the store as a whole):
 ${toolUsage()}
   memory-agent stats                     count memories by status
-  memory-agent rebuild                   recreate index.jsonl from the memory files
+  memory-agent rebuild [--json]          recreate index.jsonl from the memory files
   memory-agent sync [--remote URL]       share the store through git: commit, pull, settle, re-index, push
   memory-agent export [--out FILE]       the whole store as one JSON bundle (stdout by default)
   memory-agent import PATH [flags]       memories from a bundle, markdown notes, MCP memory JSONL
@@ -214,7 +214,7 @@ async function stats(args: string[]): Promise<number> {
 /** The own flags of the commands main.ts runs itself; each also takes the store flags (flags.ts). */
 const OWN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   stats: { switches: ['--json'] },
-  rebuild: {},
+  rebuild: { switches: ['--json'] },
   mcp: {},
   serve: { valued: ['--port', '--host'] },
   'panel-key': {},
@@ -253,6 +253,10 @@ async function main(argv: string[]): Promise<number> {
       const root = storeRoot(args)
       const progress = progressBar(process.stderr, 'rebuilding')
       const r = await rebuildIndex(root, { onProgress: progress.update }).finally(progress.finish)
+      if (args.includes('--json')) {
+        process.stdout.write(`${JSON.stringify({ root, ...r }, null, 2)}\n`)
+        return 0
+      }
       console.log(
         `rebuilt ${root}: ${r.entries} entries from ${r.scanned} files (${r.skipped} skipped, ${r.reidentified} given a new id, ` +
           `${r.unreadable.length} with front-matter that does not parse, ${r.badIndexLines} bad index lines dropped)`,
