@@ -6,7 +6,7 @@
  */
 
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -25,6 +25,14 @@ function cli(cwd: string, ...args: string[]): Run {
   const env = { ...process.env }
   delete env['MEMORY_AGENT_ROOT']
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+/** The CLI with `stdin` as its standard input. */
+function cliIn(cwd: string, stdin: string, ...args: string[]): Run {
+  const env = { ...process.env }
+  delete env['MEMORY_AGENT_ROOT']
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env, input: stdin })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
@@ -110,6 +118,57 @@ describe('memory-agent tool commands', () => {
     expect(cli(cwd, 'stats', '--root', root).code).toBe(0)
   })
 
+  it('tools without a rendering of their own print readable text, one field a line, and JSON only with --json', () => {
+    const cwd = tempCwd()
+    const suggested = json(cwd, 'write', 'Deployments go out on Tuesdays only.', '--require-confirmation', '--session-id', 's1')
+    const outputs = {
+      confirm: cli(cwd, 'confirm', String(suggested['id'])),
+      sweep: cli(cwd, 'sweep'),
+      duplicates: cli(cwd, 'duplicates'),
+      forget: cli(cwd, 'forget', 's1'),
+      undemote: cli(cwd, 'undemote', String(suggested['id'])),
+    }
+    for (const [command, r] of Object.entries(outputs)) {
+      expect(r.code, `${command}: ${r.stderr}`).toBe(0)
+      expect(r.stdout, command).not.toMatch(/^\s*[{[]/)
+      expect(r.stdout.trim().split('\n').length, command).toBeGreaterThan(1)
+    }
+    expect(outputs.confirm.stdout).toMatch(new RegExp(`^id: ${String(suggested['id'])}\nstatus: active\nsuperseded: none$`, 'm'))
+    expect(outputs.forget.stdout).toMatch(/^session id: s1$/m)
+    expect(outputs.sweep.stdout).toMatch(/^thresholds:\n  long unused days: 90$/m)
+  })
+
+  it('--input - and --input @FILE read the whole input from stdin or a file, past the argument limit', () => {
+    const cwd = tempCwd()
+    // Longer than one argument may be on Linux (128 KiB): only stdin or a file can carry it.
+    const raw = 'A long incident log line about the nginx upstream timeout.\n'.repeat(5000)
+    const viaStdin = cliIn(cwd, JSON.stringify({ summary: 'The nginx upstream timed out under load.', raw, session_id: 's1' }), 'write', '--input', '-', '--json')
+    expect(viaStdin.code, viaStdin.stderr).toBe(0)
+    const stored = JSON.parse(viaStdin.stdout) as { raw_ref: string }
+    const kept = readFileSync(path.join(cwd, '.agent', 'memory', stored.raw_ref), 'utf8')
+    console.log(`--input -: ${kept.includes(raw) ? raw.length : 0} of ${raw.length} raw characters stored`)
+    expect(kept).toContain(raw)
+
+    // Plain text, not a JSON object: write's summary; a flag beside it still applies.
+    const note = path.join(cwd, 'note.txt')
+    writeFileSync(note, 'Backups run nightly at 02:00 to the NAS.\n')
+    expect(json(cwd, 'write', '--input', `@${note}`, '--title', 'Backups')['title']).toBe('Backups')
+    expect(cliIn(cwd, 'Releases are tagged vX.Y.Z.\n', 'write', '--input', '-').code).toBe(0)
+    const input = path.join(cwd, 'search.json')
+    writeFileSync(input, JSON.stringify({ query: 'backups nas', top_k: 1 }))
+    expect((json(cwd, 'search', '--input', `@${input}`)['hits'] as { title: string; summary: string }[])[0]).toMatchObject({
+      title: 'Backups',
+      summary: 'Backups run nightly at 02:00 to the NAS.',
+    })
+    expect((json(cwd, 'search', 'releases tagged')['hits'] as { summary: string }[])[0]?.summary).toBe('Releases are tagged vX.Y.Z.')
+
+    const missing = cli(cwd, 'write', '--input', '@nope.json')
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/^memory-agent: INVALID_INPUT: --input: cannot read "nope.json": ENOENT/)
+    // Plain text is for a command whose argument is text: merge's is a list, so it wants JSON.
+    expect(cliIn(cwd, 'mem_x', 'merge', '--input', '-').stderr).toMatch(/^memory-agent: INVALID_INPUT: --input: expected JSON/)
+  })
+
   it('objects as JSON flags, and arrays of objects by repeating the flag', () => {
     const cwd = tempCwd()
     const out = json(cwd, 'write', 'Uses the staging database.', '--anchor', '{"kind":"env","name":"HOME"}', '--anchors', '[{"kind":"self-version","value":"0.1.0"}]')
@@ -118,6 +177,41 @@ describe('memory-agent tool commands', () => {
     const bad = cli(cwd, 'search', 'staging', '--time-range', '{from')
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/^memory-agent: INVALID_INPUT: --time-range: expected JSON/)
+  })
+
+  it('every store command takes the same store flags, and names the nearest flag for a typo', () => {
+    const cwd = tempCwd()
+    const root = path.join(cwd, 'store')
+    const store = ['--root', root, '--user-root', path.join(cwd, 'personal'), '--no-user-root']
+    // Inline --root=DIR is the same store, for tool commands too.
+    expect(json(cwd, 'write', 'The build runs on Node 20.', `--root=${root}`, '--no-user-root')['status']).toBe('active')
+    const note = path.join(cwd, 'note.md')
+    writeFileSync(note, '# Lint\n\nRun the linter before pushing.\n')
+    const runs: Record<string, Run> = {
+      search: cli(cwd, 'search', 'node', ...store),
+      stats: cli(cwd, 'stats', ...store),
+      rebuild: cli(cwd, 'rebuild', ...store),
+      export: cli(cwd, 'export', '--out', path.join(cwd, 'bundle.json'), ...store),
+      import: cli(cwd, 'import', note, ...store),
+      sync: cli(cwd, 'sync', ...store),
+      'panel-key': cli(cwd, 'panel-key', ...store),
+      mcp: cliIn(cwd, '', 'mcp', ...store),
+    }
+    const accepted = Object.entries(runs).filter(([, r]) => !/unknown flag|needs a value/.test(r.stderr) && r.code !== 2)
+    console.log(`store flags: ${accepted.length} of ${Object.keys(runs).length} store commands accept --root, --user-root, --no-user-root`)
+    expect(accepted.map(([c]) => c)).toEqual(Object.keys(runs))
+    // Before the import: the one memory written above, in the store --root named.
+    expect(runs['stats']?.stdout).toMatch(/^total\s+1$/m)
+    expect(runs['rebuild']?.stdout).toMatch(/^rebuilt .*: 1 entries from 1 files/)
+    expect(JSON.parse(cli(cwd, 'rebuild', '--json', ...store).stdout)).toMatchObject({ root, entries: 2 })
+    expect(existsSync(path.join(cwd, 'personal'))).toBe(false)
+    for (const command of ['stats', 'rebuild', 'sync', 'export', 'import', 'serve', 'panel-key', 'mcp']) {
+      const typo = cli(cwd, command, '--rooot', root)
+      expect(typo.code, command).toBe(2)
+      expect(typo.stderr, command).toMatch(new RegExp(`^memory-agent: INVALID_INPUT: ${command}: unknown flag --rooot \\(known: .*\\); did you mean --root\\?$`, 'm'))
+    }
+    expect(cli(cwd, 'stats', 'extra', ...store).code).toBe(2)
+    expect(cli(cwd, 'stats', '--user', '--no-user-root').stderr).toMatch(/--user and --no-user-root exclude each other/)
   })
 
   it('MEMORY_AGENT_ROOT picks the store when --root is not given', () => {
@@ -157,6 +251,22 @@ describe('memory-agent help and exit codes', () => {
     expect(r.stderr).toMatch(/^memory-agent: INVALID_INPUT: write: unknown flag --sumary \(known: --summary, /)
     expect(r.stderr).toContain('--tag')
     expect(cli(tempCwd(), 'stats', '--bogus').code).toBe(2)
+  })
+
+  it('an unknown command or flag gets the nearest known one as "did you mean"', () => {
+    const cwd = tempCwd()
+    const typo = cli(cwd, 'serch', 'port')
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toMatch(/^memory-agent: unknown command "serch"; did you mean search\?$/m)
+    expect(cli(cwd, 'reveiw-queue').stderr).toContain('did you mean review-queue?')
+    expect(cli(cwd, 'panelkey').stderr).toContain('did you mean panel-key?')
+    expect(cli(cwd, 'search', 'x', '--tpo-k', '3').stderr).toMatch(/unknown flag --tpo-k \(known: .*\); did you mean --top-k\?$/m)
+    expect(cli(cwd, 'write', 'x', '--sumary', 'y').stderr).toMatch(/; did you mean --summary\?$/m)
+    // Nothing near: the usage, no guess.
+    const far = cli(cwd, 'zzzzzz')
+    expect(far.stderr).not.toContain('did you mean')
+    expect(far.stderr).toContain('Usage')
+    expect(existsSync(path.join(cwd, '.agent'))).toBe(false)
   })
 
   it('bad input exits 2, a missing id 3, a wrong state 4, a path outside the root 5', () => {

@@ -535,7 +535,7 @@ describe('memory-agent export and import', () => {
     expect(cli(cwd, 'import', 'x', '--format', 'zip').code).toBe(2)
     expect(cli(cwd, 'import').stderr).toMatch(/PATH is missing/)
     expect(cli(cwd, 'import', 'a', 'b').code).toBe(2)
-    expect(cli(cwd, 'import', 'a', '--bogus').stderr).toMatch(/unknown flag --bogus \(known: --root, --format, --user, --json, --help, --dry-run\)/)
+    expect(cli(cwd, 'import', 'a', '--bogus').stderr).toMatch(/unknown flag --bogus \(known: --format, --root, --user-root, --json, --dry-run, --user, --no-user-root, --help\)/)
     expect(cli(cwd, 'export', '--root', path.join(cwd, 'no-store')).code).toBe(3)
     expect(existsSync(path.join(cwd, 'no-store'))).toBe(false)
     mkdirSync(path.join(cwd, 'documents'))

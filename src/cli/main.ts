@@ -6,6 +6,7 @@
  */
 
 import { mkdtempSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { asMemoryError, isMemoryError } from '../errors.js'
@@ -22,37 +23,22 @@ import { rebuildIndex } from '../store/rebuild.js'
 import { confirmHandler } from '../tools/memory-confirm.js'
 import { navHandler } from '../tools/memory-nav.js'
 import { renderValue } from '../tools/render.js'
+import { renderOutline } from '../tools/render-outline.js'
 import { writeHandler } from '../tools/write-memory.js'
 import { PANEL_COMMAND_HELP, printPanelKey, serve } from './serve.js'
-import { COMMON_FLAGS, TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, usageError } from './tool-commands.js'
+import { TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, toolUsage, usageError, OTHER_COMMANDS } from './tool-commands.js'
+import { didYouMean } from './suggest.js'
+import { parseFlags, splitStoreFlags, type FlagSpec } from './flags.js'
 import { syncCommand } from './sync-command.js'
 import { progressBar } from './progress.js'
 import { exportCommand, importCommand } from './transfer.js'
 
 const USAGE = `memory-agent: long-term memory for AI agents, kept as plain markdown files
 
-Usage:
-  memory-agent write SUMMARY [flags]     write_memory: store a memory
-  memory-agent search QUERY [flags]      memory_search_hybrid: find memories by keywords
-  memory-agent nav [PATH] [flags]        memory_nav: list a folder, or read a memory or file
-  memory-agent assemble TASK [flags]     memory_assemble: the memories for a task, within a token budget
-  memory-agent confirm ID                memory_confirm: make a suggested memory active
-  memory-agent resolve ID [--action keep|drop]
-                                         memory_resolve: settle a conflict
-  memory-agent forget SESSION_ID [flags] forget_memories_by_session: forget what a session wrote
-  memory-agent sweep [flags]             memory_sweep: list long-unused and pending memories
-  memory-agent digest [KEY] [flags]      memory_digest: a slot's digest, or every slot
-  memory-agent history ID                memory_history: every version of a memory, with when it was current
-  memory-agent lineage ID                memory_lineage: sources, sessions, supersede chain, ledger events
-  memory-agent forget-memory [ID] [--query WORDS] [--dry-run]
-                                         memory_forget: forget a memory and whatever repeats its value
-  memory-agent purge ID                  memory_purge: remove a forgotten memory from disk for good
-  memory-agent duplicates [flags]        memory_duplicates: groups of memories that restate one another
-  memory-agent merge --id ID --id ID [--into ID] [--no-dry-run]
-                                         memory_merge: fold restatements into one (a preview by default)
-  memory-agent undemote --id ID          memory_undemote: bring back memories a merge folded
+Usage (every tool, then the commands on the store as a whole):
+${toolUsage()}
   memory-agent stats                     count memories by status
-  memory-agent rebuild                   recreate index.jsonl from the memory files
+  memory-agent rebuild [--json]          recreate index.jsonl from the memory files
   memory-agent sync [--remote URL]       share the store through git: commit, pull, settle, re-index, push
   memory-agent export [--out FILE]       the whole store as one JSON bundle (stdout by default)
   memory-agent import PATH [flags]       memories from a bundle, markdown notes, MCP memory JSONL
@@ -66,11 +52,13 @@ Usage:
   memory-agent COMMAND --help            a command's description and flags
   memory-agent --help                    this text
 
-Every store command takes --root DIR, else $MEMORY_AGENT_ROOT, else ./.agent/memory of the working
-directory. Tool commands and mcp also serve the personal store: --user-root DIR, else
+Every store command takes the same store flags: --root DIR, else $MEMORY_AGENT_ROOT, else
+./.agent/memory of the working directory; --user, --user-root DIR and --no-user-root. Tool commands and mcp also serve the personal store: --user-root DIR, else
 $MEMORY_AGENT_USER_ROOT, else ~/.agent/memory (--no-user-root or an empty variable: the project
 store alone); --user works on the personal store alone
-(default ~/.agent/memory). --json prints the structured output instead of text.
+(default ~/.agent/memory). --json prints the structured output instead of text. A tool command's
+whole input may come as --input JSON, --input - (stdin) or --input @FILE; plain text there is the
+command's text argument (write's summary).
 Exit codes: 0 ok, 2 usage or INVALID_INPUT, 3 NOT_FOUND, 4 INVALID_STATE, 5 PATH_OUTSIDE_ROOT,
 6 LOCK_TIMEOUT, 1 anything else.
 `
@@ -148,6 +136,7 @@ async function demo(root: string): Promise<void> {
 function storeRoot(args: string[]): string {
   const root = option(args, '--root')
   if (root !== undefined && args.includes('--user')) throw usageError('--root and --user exclude each other')
+  if (args.includes('--user') && args.includes('--no-user-root')) throw usageError('--user and --no-user-root exclude each other')
   if (root !== undefined) return path.resolve(root)
   if (args.includes('--user')) return userRoot(args) ?? path.join(homedir(), '.agent', 'memory')
   const env = process.env['MEMORY_AGENT_ROOT']
@@ -172,9 +161,21 @@ function personalStore(args: string[], projectRoot: string): { root: string; pro
   return { root, projectId: projectIdentity(process.cwd()).id }
 }
 
+/** The text behind `--input -` (stdin) or `--input @FILE`; a file that cannot be read is INVALID_INPUT naming it. */
+async function readInput(source: string): Promise<string> {
+  try {
+    if (source !== '-') return await readFile(path.resolve(source), 'utf8')
+    const chunks: Buffer[] = []
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+    return Buffer.concat(chunks).toString('utf8')
+  } catch (err) {
+    throw usageError(`--input: cannot read ${source === '-' ? 'stdin' : JSON.stringify(source)}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`)
+  }
+}
+
 /** A tool command: flags from the tool's schema, its text rendering or --json, caches flushed after. */
 async function runTool(command: string, args: string[]): Promise<number> {
-  const parsed = parseToolCommand(command, args)
+  const parsed = await parseToolCommand(command, args, readInput)
   if (parsed.help) {
     process.stdout.write(commandHelp(command))
     return 0
@@ -188,7 +189,7 @@ async function runTool(command: string, args: string[]): Promise<number> {
     // The handler validates the input (INVALID_INPUT naming the field), so it takes it as parsed.
     const untyped = tool as unknown as { handler(backend: MemoryBackend, input: unknown): Promise<unknown> }
     const out = await untyped.handler(backend, parsed.input)
-    process.stdout.write(`${parsed.json ? JSON.stringify(out, null, 2) : renderValue(parsed.tool.name, out)}\n`)
+    process.stdout.write(`${parsed.json ? JSON.stringify(out, null, 2) : renderValue(parsed.tool.name, out, (v) => renderOutline(parsed.tool.output, v))}\n`)
     return 0
   } finally {
     await flushCaches(backend)
@@ -198,12 +199,10 @@ async function runTool(command: string, args: string[]): Promise<number> {
 
 const STATS_HELP = `memory-agent stats: count the store's memories by status
 
-Usage: memory-agent stats [--root DIR | --user] [--json]
+Usage: memory-agent stats [--root DIR | --user] [--user-root DIR] [--no-user-root] [--json]
 `
 
 async function stats(args: string[]): Promise<number> {
-  const unknown = args.find((a, i) => a.startsWith('--') && !(COMMON_FLAGS as readonly string[]).includes(a) && args[i - 1] !== '--root')
-  if (unknown !== undefined) throw usageError(`stats: unknown flag ${unknown} (known: ${COMMON_FLAGS.join(', ')})`)
   const backend = createFileBackend(storeRoot(args))
   try {
     const s = await memoryStats(backend)
@@ -215,8 +214,18 @@ async function stats(args: string[]): Promise<number> {
   }
 }
 
+/** The own flags of the commands main.ts runs itself; each also takes the store flags (flags.ts). */
+const OWN_FLAGS: Readonly<Record<string, FlagSpec>> = {
+  stats: { switches: ['--json'] },
+  rebuild: { switches: ['--json'] },
+  mcp: { valued: ['--tools'] },
+  serve: { valued: ['--port', '--host'] },
+  'panel-key': {},
+}
+
 async function main(argv: string[]): Promise<number> {
-  const [command, ...args] = argv
+  const [command, ...given] = argv
+  const args = splitStoreFlags(given)
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE)
     return command === undefined ? 2 : 0
@@ -225,10 +234,13 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'sync') return syncCommand(args, storeRoot)
   if (command === 'export') return exportCommand(args, storeRoot)
   if (command === 'import') return importCommand(args, storeRoot)
-  if (args.includes('--help')) {
+  const own = OWN_FLAGS[command]
+  const flags = own !== undefined ? parseFlags(command, args, own) : undefined
+  if (flags?.switches.has('--help') === true) {
     process.stdout.write(command === 'stats' ? STATS_HELP : (PANEL_COMMAND_HELP[command] ?? USAGE))
     return 0
   }
+  if (flags !== undefined && flags.positionals.length > 0) throw usageError(`${command}: unexpected argument ${JSON.stringify(flags.positionals[0])}`)
   switch (command) {
     case 'demo': {
       const root = path.resolve(option(args, '--root') ?? mkdtempSync(path.join(tmpdir(), 'memory-agent-demo-')))
@@ -239,6 +251,10 @@ async function main(argv: string[]): Promise<number> {
       const root = storeRoot(args)
       const progress = progressBar(process.stderr, 'rebuilding')
       const r = await rebuildIndex(root, { onProgress: progress.update }).finally(progress.finish)
+      if (args.includes('--json')) {
+        process.stdout.write(`${JSON.stringify({ root, ...r }, null, 2)}\n`)
+        return 0
+      }
       console.log(
         `rebuilt ${root}: ${r.entries} entries from ${r.scanned} files (${r.skipped} skipped, ${r.reidentified} given a new id, ` +
           `${r.unreadable.length} with front-matter that does not parse, ${r.badIndexLines} bad index lines dropped)`,
@@ -258,10 +274,12 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       return serve(storeRoot(args), args)
     case 'panel-key':
-      return printPanelKey(storeRoot(args), args)
-    default:
-      process.stderr.write(`memory-agent: unknown command ${JSON.stringify(command)}\n\n${USAGE}`)
+      return printPanelKey(storeRoot(args))
+    default: {
+      const hint = didYouMean(command, [...Object.keys(TOOL_COMMANDS), ...OTHER_COMMANDS])
+      process.stderr.write(`memory-agent: unknown command ${JSON.stringify(command)}${hint}\n${hint !== '' ? 'memory-agent --help lists the commands.\n' : `\n${USAGE}`}`)
       return 2
+    }
   }
 }
 

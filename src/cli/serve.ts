@@ -19,6 +19,7 @@ import { apiRouteHandler, storeApiDeps } from '../host/http.js'
 import { panelKey, panelLink } from '../host/panel-key.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { createFileBackend } from '../store/file-backend.js'
+import { parseFlags } from './flags.js'
 import { usageError } from './tool-commands.js'
 
 export const SERVE_HELP = `memory-agent serve: the settings panel in a browser, for one store
@@ -86,21 +87,10 @@ function parsePort(text: string): number {
 
 /** The --port and --host of serve; the store is resolved by the caller like every command's. */
 export function parseServeFlags(args: string[]): { host: string; port: number } {
-  let host = '127.0.0.1'
-  let port = 0
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? ''
-    const value = () => {
-      const v = args[++i]
-      if (v === undefined || v.startsWith('--')) throw usageError(`${arg} needs a value`)
-      return v
-    }
-    if (arg === '--port') port = parsePort(value())
-    else if (arg === '--host') host = value()
-    else if (arg === '--root') i++
-    else if (arg === '--user') continue
-    else throw usageError(`serve: unknown argument ${arg} (known: --root, --user, --port, --host)`)
-  }
+  const flags = parseFlags('serve', args, { valued: ['--port', '--host'] })
+  const portText = flags.values.get('--port')
+  const port = portText !== undefined ? parsePort(portText) : 0
+  const host = flags.values.get('--host') ?? '127.0.0.1'
   if (!isLoopbackHost(host)) throw usageError(`serve: --host ${host} is not a loopback address; the panel is served to this machine only (127.0.0.1, ::1 or localhost)`)
   return { host, port }
 }
@@ -181,10 +171,8 @@ export async function serve(root: string, args: string[]): Promise<number> {
   return 0
 }
 
-/** `memory-agent panel-key`: the key alone on stdout. */
-export function printPanelKey(root: string, args: string[]): number {
-  const unknown = args.find((a, i) => a !== '--user' && a !== '--root' && args[i - 1] !== '--root')
-  if (unknown !== undefined) throw usageError(`panel-key: unknown argument ${unknown} (known: --root, --user)`)
+/** `memory-agent panel-key`: the key alone on stdout (main.ts has checked its flags). */
+export function printPanelKey(root: string): number {
   process.stdout.write(`${panelKey(root)}\n`)
   return 0
 }

@@ -8,11 +8,12 @@ import { flushCaches } from '../retrieve/retriever.js'
 import { createFileBackend } from '../store/file-backend.js'
 import { describeSync } from '../sync/describe.js'
 import { syncStore } from '../sync/sync.js'
+import { parseFlags } from './flags.js'
 import { usageError } from './tool-commands.js'
 
 export const SYNC_HELP = `memory-agent sync: share the store through git, across machines and teammates
 
-Usage: memory-agent sync [--remote URL] [--root DIR | --user] [--json]
+Usage: memory-agent sync [--remote URL] [--root DIR | --user] [--user-root DIR] [--no-user-root] [--json]
 
 Commits what changed in the store (the commit message lists the ledger events since the last
 sync), pulls from the remote, settles what git could not merge, re-indexes the changed files
@@ -21,6 +22,7 @@ and pushes. Run it as often as you like: with nothing new it changes nothing.
   --remote URL   set the remote (git's "origin") to URL and sync with it; later syncs reuse it.
                  Any URL git accepts: git@host:me/memory.git, https://..., /path/to/repo.git
   --root DIR     the store (default: $MEMORY_AGENT_ROOT, else ./.agent/memory); --user: ~/.agent/memory
+                 (--user-root DIR moves it; --no-user-root is taken, as by every store command)
   --json         the structured result instead of text
 
 The first sync makes the store a git repository (or uses the project repository it is in).
@@ -34,29 +36,19 @@ Exit codes: 0 ok, 2 usage, 4 refused (a secret, a conflict outside the store, no
 6 another sync or writer held the store too long, 1 git failed (the message says why).
 `
 
-const FLAGS_WITH_VALUE = new Set(['--remote', '--root'])
-const FLAGS = new Set(['--remote', '--root', '--user', '--json', '--help'])
-
 export async function syncCommand(args: string[], storeRoot: (args: string[]) => string): Promise<number> {
-  if (args.includes('--help')) {
+  const flags = parseFlags('sync', args, { valued: ['--remote'], switches: ['--json'] })
+  if (flags.switches.has('--help')) {
     process.stdout.write(SYNC_HELP)
     return 0
   }
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] as string
-    if (!FLAGS.has(a)) throw usageError(`sync: unexpected ${JSON.stringify(a)} (flags: --remote URL, --root DIR, --user, --json, --help)`)
-    if (FLAGS_WITH_VALUE.has(a)) {
-      const value = args[i + 1]
-      if (value === undefined || value.startsWith('--')) throw usageError(`${a} needs a value`)
-      i++
-    }
-  }
-  const remoteAt = args.indexOf('--remote')
-  const json = args.includes('--json')
-  const backend = createFileBackend(storeRoot(args))
+  if (flags.positionals.length > 0) throw usageError(`sync: unexpected argument ${JSON.stringify(flags.positionals[0])} (a remote goes with --remote URL)`)
+  const remote = flags.values.get('--remote')
+  const json = flags.switches.has('--json')
+  const backend = createFileBackend(storeRoot(flags.args))
   try {
     const result = await syncStore(backend, {
-      ...(remoteAt >= 0 ? { remote: args[remoteAt + 1] as string } : {}),
+      ...(remote !== undefined ? { remote } : {}),
       // Progress only where a person watches; pipes and --json get the result alone.
       ...(process.stderr.isTTY && !json ? { onProgress: (p) => void process.stderr.write(`${p.message}...\n`) } : {}),
     })

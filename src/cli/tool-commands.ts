@@ -6,35 +6,29 @@
  */
 
 import { MemoryError, type ErrorCode } from '../errors.js'
-import { findTool } from '../tools/index.js'
+import { TOOLS, findTool } from '../tools/index.js'
+import { didYouMean } from './suggest.js'
 import type { Schema } from '../tools/schema.js'
 import type { ToolDeclaration } from '../tools/tool.js'
 
-/** A command, the tool it runs, and the input field its first positional argument fills. */
+/** A command, the tool it runs, and the input field its bare arguments fill. */
 interface ToolCommand {
   readonly tool: string
   readonly positional?: string
 }
 
-export const TOOL_COMMANDS: Readonly<Record<string, ToolCommand>> = {
-  write: { tool: 'write_memory', positional: 'summary' },
-  search: { tool: 'memory_search_hybrid', positional: 'query' },
-  nav: { tool: 'memory_nav', positional: 'path' },
-  assemble: { tool: 'memory_assemble', positional: 'task' },
-  confirm: { tool: 'memory_confirm', positional: 'id' },
-  resolve: { tool: 'memory_resolve', positional: 'id' },
-  forget: { tool: 'forget_memories_by_session', positional: 'session_id' },
-  sweep: { tool: 'memory_sweep' },
-  digest: { tool: 'memory_digest', positional: 'key' },
-  history: { tool: 'memory_history', positional: 'id' },
-  lineage: { tool: 'memory_lineage', positional: 'id' },
-  'forget-memory': { tool: 'memory_forget', positional: 'id' },
-  purge: { tool: 'memory_purge', positional: 'id' },
-  verify: { tool: 'memory_verify', positional: 'claim' },
-  duplicates: { tool: 'memory_duplicates' },
-  merge: { tool: 'memory_merge' },
-  undemote: { tool: 'memory_undemote' },
+/** A tool's command: its declared name, else the tool's name without `memory_`, in kebab case. */
+export function commandName(tool: ToolDeclaration): string {
+  return tool.cli?.command ?? tool.name.replace(/^memory_/, '').replace(/_/g, '-')
 }
+
+/** Every tool of the registry as a command, in the registry's order; nothing is listed by hand. */
+export const TOOL_COMMANDS: Readonly<Record<string, ToolCommand>> = Object.fromEntries(
+  TOOLS.map((t) => [commandName(t), { tool: t.name, ...(t.cli?.argument !== undefined ? { positional: t.cli.argument } : {}) }]),
+)
+
+/** The commands that are not tools (main.ts runs them): the store as a whole, transports, the demo. */
+export const OTHER_COMMANDS = ['stats', 'rebuild', 'sync', 'export', 'import', 'mcp', 'serve', 'panel-key', 'demo', 'help'] as const
 
 /** Flags every store command takes besides the ones derived from its schema. */
 export const COMMON_FLAGS = ['--root', '--user', '--user-root', '--no-user-root', '--store', '--json', '--help'] as const
@@ -121,8 +115,36 @@ export interface ParsedCommand {
 /** Global flags that take a value; their values are read by main.ts. */
 const VALUE_FLAGS = new Set(['--root', '--user-root'])
 
-/** argv after the command name -> the tool and its input. Throws INVALID_INPUT (exit 2) on misuse. */
-export function parseToolCommand(command: string, args: readonly string[]): ParsedCommand {
+/** Reads `--input -` (stdin) or `--input @FILE`: the whole text of `source`, `-` or a file path. */
+export type InputReader = (source: string) => Promise<string>
+
+/** The command's argument field when it takes text (write's summary, search's query). */
+function textArgument(tool: ToolDeclaration, entry: ToolCommand): string | undefined {
+  const schema = entry.positional !== undefined ? tool.input.properties[entry.positional] : undefined
+  return schema !== undefined && kind(schema) === 'string' ? entry.positional : undefined
+}
+
+/**
+ * The object `--input` gives: inline JSON, or the text of stdin (`-`) or a file (`@FILE`), which is
+ * a JSON object, or else plain text for the command's argument field (write's summary).
+ */
+async function inputObject(tool: ToolDeclaration, entry: ToolCommand, value: string, read: InputReader): Promise<Record<string, unknown>> {
+  const source = value === '-' ? '-' : value.startsWith('@') ? value.slice(1) : undefined
+  if (source === '') throw usageError('--input: expected JSON, - for stdin, or @FILE')
+  const text = source !== undefined ? await read(source) : value
+  const field = textArgument(tool, entry)
+  // Plain text, as a person would pipe a note in: the argument field, without the final newline.
+  if (source !== undefined && field !== undefined && !text.trimStart().startsWith('{')) return { [field]: text.replace(/\r?\n$/, '') }
+  const parsed = parseJson('--input', text)
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw usageError('--input: expected a JSON object')
+  return parsed as Record<string, unknown>
+}
+
+/**
+ * argv after the command name -> the tool and its input. Throws INVALID_INPUT (exit 2) on misuse.
+ * `read` fetches the text behind `--input -` and `--input @FILE`.
+ */
+export async function parseToolCommand(command: string, args: readonly string[], read: InputReader): Promise<ParsedCommand> {
   const entry = TOOL_COMMANDS[command]
   const tool = entry === undefined ? undefined : findTool(entry.tool)
   if (entry === undefined || tool === undefined) throw usageError(`unknown command ${JSON.stringify(command)}`)
@@ -158,16 +180,13 @@ export function parseToolCommand(command: string, args: readonly string[]): Pars
     // The routing layer's field (src/stores/route.ts): only a command serving two stores accepts it.
     else if (name === '--store') fields['store'] = next()
     else if (VALUE_FLAGS.has(name)) next()
-    else if (name === '--input') {
-      const value = parseJson('--input', next())
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw usageError('--input: expected a JSON object')
-      base = value as Record<string, unknown>
-    } else {
+    else if (name === '--input') base = await inputObject(tool, entry, next(), read)
+    else {
       const negated = name.startsWith('--no-') ? byFlag.get(`--${name.slice(5)}`) : undefined
       const spec = byFlag.get(name) ?? (negated !== undefined && kind(negated.schema) === 'boolean' ? negated : undefined)
       if (spec === undefined) {
         const known = [...specs.flatMap((s) => [s.flag, ...(s.alias !== undefined ? [s.alias] : [])]), '--input', ...COMMON_FLAGS]
-        throw usageError(`${command}: unknown flag ${name} (known: ${known.join(', ')})`)
+        throw usageError(`${command}: unknown flag ${name} (known: ${known.join(', ')})${didYouMean(name, known)}`)
       }
       if (kind(spec.schema) === 'boolean') {
         fields[spec.field] = inline !== undefined ? valueOf(spec, spec.schema, inline) : spec !== negated
@@ -182,9 +201,11 @@ export function parseToolCommand(command: string, args: readonly string[]): Pars
     }
   }
   if (positionals.length > 0) {
-    if (entry.positional === undefined || positionals.length > 1)
+    const target = entry.positional !== undefined ? tool.input.properties[entry.positional] : undefined
+    const many = target !== undefined && kind(target) === 'array'
+    if (entry.positional === undefined || (positionals.length > 1 && !many))
       throw usageError(`${command}: unexpected argument ${JSON.stringify(positionals[entry.positional === undefined ? 0 : 1])}`)
-    fields[entry.positional] = positionals[0]
+    fields[entry.positional] = many ? [...((fields[entry.positional] as unknown[] | undefined) ?? []), ...positionals] : positionals[0]
   }
   return { tool, input: { ...base, ...fields }, json, help }
 }
@@ -207,13 +228,34 @@ function typeLabel(schema: Schema): string {
   }
 }
 
+/** ` ID`, ` [ID]` when optional, ` ID...` for an array field: how a command's bare arguments show in help. */
+function argumentLabel(tool: ToolDeclaration, field: string | undefined): string {
+  const schema = field !== undefined ? tool.input.properties[field] : undefined
+  if (field === undefined || schema === undefined) return ''
+  const many = kind(schema) === 'array'
+  const label = `${kebab(many ? singular(field) : field).replace(/-/g, '_').toUpperCase()}${many ? '...' : ''}`
+  return (tool.input.required ?? []).includes(field) ? ` ${label}` : ` [${label}]`
+}
+
+/** The usage lines of every tool command, from the registry: the command, its argument, the tool and its title. */
+export function toolUsage(): string {
+  return Object.entries(TOOL_COMMANDS)
+    .map(([command, entry]) => {
+      const tool = findTool(entry.tool)
+      const head = `  memory-agent ${command}${tool !== undefined ? argumentLabel(tool, entry.positional) : ''} [flags]`
+      const what = `${entry.tool}: ${tool?.title ?? ''}`
+      return head.length < 41 ? `${head.padEnd(41)}${what}` : `${head}\n${' '.repeat(41)}${what}`
+    })
+    .join('\n')
+}
+
 /** A command's help: the tool's own description and its flags, from the schema. */
 export function commandHelp(command: string): string {
   const entry = TOOL_COMMANDS[command]
   const tool = entry === undefined ? undefined : findTool(entry.tool)
   if (entry === undefined || tool === undefined) throw usageError(`unknown command ${JSON.stringify(command)}`)
   const required = new Set(tool.input.required ?? [])
-  const positional = entry.positional !== undefined ? ` [${entry.positional.toUpperCase()}]` : ''
+  const positional = argumentLabel(tool, entry.positional)
   const rows = flagsOf(tool).map((s) => {
     const bool = kind(s.schema) === 'boolean'
     const name = bool ? `${s.flag}, --no-${s.flag.slice(2)}` : `${s.flag}${s.alias !== undefined ? `|${s.alias}` : ''} ${typeLabel(s.schema)}`
@@ -229,12 +271,12 @@ export function commandHelp(command: string): string {
     '',
     tool.description,
     '',
-    `Usage: memory-agent ${command}${positional} [--root DIR] [--user-root DIR | --user] [--json] [--input JSON] [flags]`,
+    `Usage: memory-agent ${command}${positional} [--root DIR] [--user-root DIR | --user] [--json] [--input JSON|-|@FILE] [flags]`,
     '',
     'Flags:',
     ...rows,
-    '  --input JSON',
-    '      The whole input object; flags given beside it override its fields.',
+    '  --input JSON|-|@FILE',
+    `      The whole input object, inline, from stdin (-) or from a file (@FILE); flags given beside it override its fields.${textArgument(tool, entry) !== undefined ? ` Text from stdin or a file that is not a JSON object is the ${textArgument(tool, entry)}.` : ''}`,
     '  --root DIR, --user, --json',
     '      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory); --json prints the structured output.',
     '  --user-root DIR',

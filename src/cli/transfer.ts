@@ -13,6 +13,7 @@ import { exportBundle } from '../memory/export.js'
 import { IMPORT_FORMATS, importMemories, type ImportFormat, type ImportItem, type ImportResult } from '../memory/import.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { createFileBackend } from '../store/file-backend.js'
+import { parseFlags } from './flags.js'
 import { progressBar } from './progress.js'
 import { usageError } from './tool-commands.js'
 
@@ -31,8 +32,9 @@ Flags:
       Keep the bundle within N bytes: files that do not fit are left out and the bundle says so.
   --json
       With --out: print the summary as JSON on stdout.
-  --root DIR, --user
-      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory).
+  --root DIR, --user, --user-root DIR, --no-user-root
+      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory); --user: the personal store
+      (--user-root DIR, else ~/.agent/memory).
 `
 
 export const IMPORT_HELP = `memory-agent import: memories from a bundle, markdown notes, MCP memory JSONL or Claude's /memories
@@ -62,51 +64,20 @@ Flags:
       Check everything and print what would happen; write nothing.
   --json
       Print the structured result: counts and every item with its outcome.
-  --root DIR, --user
-      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory).
+  --root DIR, --user, --user-root DIR, --no-user-root
+      The store (default $MEMORY_AGENT_ROOT, else ./.agent/memory); --user: the personal store
+      (--user-root DIR, else ~/.agent/memory).
 `
 
 /** Listed at most this many per kind in the text output; --json has them all. */
 const LISTED = 20
-
-interface Flags {
-  positionals: string[]
-  values: Map<string, string>
-  switches: Set<string>
-  /** argv with `--flag=value` split in two, for the shared store-root reader. */
-  args: string[]
-}
-
-function parseFlags(command: string, args: readonly string[], valued: readonly string[], switches: readonly string[]): Flags {
-  const out: Flags = { positionals: [], values: new Map(), switches: new Set(), args: [] }
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] ?? ''
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1
-    const name = eq > 0 ? arg.slice(0, eq) : arg
-    if (!name.startsWith('--') || name === '--') {
-      out.positionals.push(arg)
-      out.args.push(arg)
-    } else if (valued.includes(name)) {
-      const value = eq > 0 ? arg.slice(eq + 1) : args[++i]
-      if (value === undefined || (eq < 0 && value.startsWith('--'))) throw usageError(`${command}: ${name} needs a value`)
-      out.values.set(name, value)
-      out.args.push(name, value)
-    } else if (switches.includes(name) && eq < 0) {
-      out.switches.add(name)
-      out.args.push(name)
-    } else {
-      throw usageError(`${command}: unknown flag ${name} (known: ${[...valued, ...switches].join(', ')})`)
-    }
-  }
-  return out
-}
 
 function kilobytes(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`
 }
 
 export async function exportCommand(args: string[], storeRoot: (args: string[]) => string): Promise<number> {
-  const flags = parseFlags('export', args, ['--root', '--out', '--max-bytes'], ['--user', '--json', '--help'])
+  const flags = parseFlags('export', args, { valued: ['--out', '--max-bytes'], switches: ['--json'] })
   if (flags.switches.has('--help')) {
     process.stdout.write(EXPORT_HELP)
     return 0
@@ -192,7 +163,7 @@ export function renderImport(result: ImportResult, root: string): string {
 }
 
 export async function importCommand(args: string[], storeRoot: (args: string[]) => string): Promise<number> {
-  const flags = parseFlags('import', args, ['--root', '--format'], ['--user', '--json', '--help', '--dry-run'])
+  const flags = parseFlags('import', args, { valued: ['--format'], switches: ['--json', '--dry-run'] })
   if (flags.switches.has('--help')) {
     process.stdout.write(IMPORT_HELP)
     return 0

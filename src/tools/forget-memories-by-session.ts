@@ -61,6 +61,7 @@ export const forgetMemoriesBySessionTool = defineTool(
     },
     annotations: { readOnly: false, destructive: true, idempotent: true },
     sessionDefault: true,
+    cli: { command: 'forget', argument: 'session_id' },
   },
   (backend, input) => forgetSession(backend, input.session_id, input.scope, input.mode),
 )

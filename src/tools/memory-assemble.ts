@@ -56,6 +56,7 @@ export const memoryAssembleTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: true, destructive: false, idempotent: true },
+    cli: { argument: 'task' },
   },
   async (backend, input) => {
     const [config, state] = await Promise.all([loadConfig(backend), retrievalState(backend)])

@@ -58,6 +58,7 @@ export const memoryAssessTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: false },
+    cli: { argument: 'batchId' },
   },
   (backend, input) => assessEvidence(backend, input),
 )

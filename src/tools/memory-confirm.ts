@@ -29,6 +29,7 @@ export const memoryConfirmTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: true },
+    cli: { argument: 'id' },
   },
   (backend, input) => confirmMemory(backend, input.id),
 )

@@ -53,6 +53,7 @@ export const memoryDigestTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: true },
+    cli: { argument: 'key' },
   },
   async (backend, input) => (input.key !== undefined ? digestForKey(backend, input.key, input.refresh) : listDigests(backend, input.refresh)),
 )

@@ -52,6 +52,7 @@ export const memoryForgetTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: true, idempotent: true },
+    cli: { command: 'forget-memory', argument: 'id' },
   },
   (backend, input) => forgetValue(backend, input),
 )

@@ -67,6 +67,7 @@ export const memoryHistoryTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: true, destructive: false, idempotent: true },
+    cli: { argument: 'id' },
   },
   (backend, input) => memoryHistory(backend, input.id, input.limit),
 )

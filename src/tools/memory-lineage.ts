@@ -66,6 +66,7 @@ export const memoryLineageTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: true, destructive: false, idempotent: true },
+    cli: { argument: 'id' },
   },
   (backend, input) => memoryLineage(backend, input.id),
 )

@@ -61,6 +61,7 @@ export const memoryMergeTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: true, idempotent: true },
+    cli: { argument: 'ids' },
   },
   (backend, input) => mergeMemories(backend, input),
 )

@@ -64,6 +64,7 @@ export const memoryNavTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: true, destructive: false, idempotent: true },
+    cli: { argument: 'path' },
   },
   (backend, input) => navigate(backend, input),
 )

@@ -48,6 +48,7 @@ export const memoryNeighborsTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: true, destructive: false, idempotent: true },
+    cli: { argument: 'id' },
   },
   (backend, input) => neighbors(backend, input.id, input.hops),
 )

@@ -40,6 +40,7 @@ export const memoryPurgeTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: true, idempotent: true },
+    cli: { argument: 'id' },
   },
   (backend, input) => purgeMemory(backend, input.id),
 )

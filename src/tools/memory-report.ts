@@ -38,6 +38,7 @@ export const memoryReportTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: false },
+    cli: { argument: 'id' },
   },
   (backend, input) => {
     if ((input.grade === undefined) === (input.outcome === undefined)) throw invalidInput('grade', 'either grade (0-5) or outcome (success / failure), not both')

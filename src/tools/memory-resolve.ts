@@ -32,6 +32,7 @@ export const memoryResolveTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: true },
+    cli: { argument: 'id' },
   },
   (backend, input) => resolveConflict(backend, input.id, input.action),
 )

@@ -40,6 +40,7 @@ export const memoryRestoreTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: true },
+    cli: { argument: 'ids' },
   },
   (backend, input) => restore(backend, input.ids),
 )

@@ -33,6 +33,7 @@ export const memoryReviewTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: true, destructive: false, idempotent: true },
+    cli: { argument: 'id' },
   },
   (backend, input) => revealMemory(backend, input.id),
 )

@@ -53,6 +53,7 @@ export const memoryRoomsTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: true, destructive: false, idempotent: true },
+    cli: { argument: 'room' },
   },
   (backend, input) => roomsListing(backend, input.room),
 )

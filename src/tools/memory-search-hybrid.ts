@@ -98,6 +98,7 @@ export const memorySearchHybridTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: true, destructive: false, idempotent: true },
+    cli: { command: 'search', argument: 'query' },
   },
   async (backend, input) => {
     for (const field of ['from', 'to'] as const) {

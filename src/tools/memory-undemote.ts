@@ -37,6 +37,7 @@ export const memoryUndemoteTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: true },
+    cli: { argument: 'ids' },
   },
   (backend, input) => undemote(backend, input.ids),
 )

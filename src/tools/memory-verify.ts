@@ -56,6 +56,7 @@ export const memoryVerifyTool = defineTool(
       additionalProperties: false,
     },
     annotations: { readOnly: true, destructive: false, idempotent: true },
+    cli: { argument: 'claim' },
   },
   (backend, input) => verifyClaim(backend, input),
 )

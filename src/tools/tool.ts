@@ -25,6 +25,16 @@ export interface ToolAnnotations {
 export const TOOL_GROUPS = ['core', 'time', 'review', 'curate', 'browse'] as const
 export type ToolGroup = (typeof TOOL_GROUPS)[number]
 
+/**
+ * How a command line presents the tool (src/cli/tool-commands.ts): the command's name when it is
+ * not the tool's name without `memory_`, and the input field that the command's bare arguments
+ * fill (every argument, for an array field).
+ */
+export interface CommandHints {
+  readonly command?: string
+  readonly argument?: string
+}
+
 export interface ToolMeta<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> {
   readonly name: string
   readonly title: string
@@ -37,6 +47,7 @@ export interface ToolMeta<I extends ObjectSchema = ObjectSchema, O extends Objec
   readonly createsStore?: true
   /** session_id names the session a write or a forget is about: a host that knows the current session fills it in. */
   readonly sessionDefault?: true
+  readonly cli?: CommandHints
 }
 
 export interface ToolDeclaration<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> extends ToolMeta<I, O> {
@@ -65,7 +76,8 @@ function guardedOutput(output: ObjectSchema): ObjectSchema {
  * is replaced by a marker and reported in `injectionWarnings`, for every tool and every adapter.
  */
 export function defineTool<const I extends ObjectSchema, const O extends ObjectSchema>(
-  meta: ToolMeta<I, O>,
+  // The argument must name one of the tool's own input fields.
+  meta: ToolMeta<I, O> & { readonly cli?: { readonly argument?: Extract<keyof I['properties'], string> } },
   run: (backend: MemoryBackend, input: Infer<I>) => Promise<Infer<O>>,
 ): ToolDeclaration<I, O> {
   const execute = run as unknown as (backend: MemoryBackend, input: unknown) => Promise<unknown>

@@ -87,6 +87,7 @@ export const writeMemoryTool = defineTool(
     annotations: { readOnly: false, destructive: false, idempotent: true },
     sessionDefault: true,
     createsStore: true,
+    cli: { command: 'write', argument: 'summary' },
   },
   (backend, input) => writeMemory(backend, input),
 )
