@@ -48,6 +48,8 @@ describe('every registry tool on every surface', () => {
     expect(commands.filter((c) => (OTHER_COMMANDS as readonly string[]).includes(c))).toEqual([])
     expect(Object.values(TOOL_COMMANDS).map((c) => c.tool)).toEqual(TOOLS.map((t) => t.name))
     const usage = cli(cwd, '--help').stdout
+    // Reads need an existing store (NOT_FOUND otherwise): the first write makes it.
+    expect(cli(cwd, 'write', 'The surfaces test store exists.', '--root', path.join(cwd, 'store'), '--no-user-root').code).toBe(0)
     let reached = 0
     for (const tool of TOOLS) {
       const command = commandName(tool)
@@ -78,7 +80,7 @@ describe('every registry tool on every surface', () => {
     const root = path.join(await tempDir(), 'store')
     const client = new Client({ name: 'surfaces-test', version: '1.0.0' })
     const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root, '--no-user-root'], env, stderr: 'pipe' }))
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--tools', 'all', '--root', root, '--no-user-root'], env, stderr: 'pipe' }))
     try {
       const { tools } = await client.listTools()
       const missing = TOOLS.filter((t) => !tools.some((m) => m.name === t.name && m.description === t.description)).map((t) => t.name)
