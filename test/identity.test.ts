@@ -299,8 +299,9 @@ describe('a memory file whose YAML front-matter does not parse', () => {
     const s = cli('sweep', '--root', root, '--json')
     expect(s.code).toBe(0)
     expect((JSON.parse(s.stdout) as { unreadable: unknown[] }).unreadable).toEqual([expect.objectContaining({ id, path: rel, line: 5 })])
+    // Readable text without --json: the file and the line where the YAML breaks.
     const plain = cli('sweep', '--root', root)
-    expect(plain.stdout).toContain(`"path":"${rel}","line":5`)
+    expect(plain.stdout).toContain(`path: ${rel}\n    line: 5`)
   })
 
   it('other unreadable blocks: a list, a js block, a duplicated key, an unclosed flow list; a block with no closing fence is plain text', async () => {
