@@ -30,6 +30,7 @@ import {
   type LedgerEvent,
   type MemoryBackend,
 } from '../src/api.js'
+import stringWidth from 'string-width'
 import { progressBar, renderBar } from '../src/cli/progress.js'
 import { readQueryLog, readUsage } from '../src/memory/signals.js'
 
@@ -440,6 +441,14 @@ describe('progress bar', () => {
     expect(s.written[0]).toBe(`\r\x1b[K${renderBar('rebuilding', 2, 10, 60)}`)
     expect(s.written.at(-1)).toBe('\r\x1b[K')
     expect(renderBar('rebuilding', 5, 10, 60)).toMatch(/^rebuilding \[#+-+\] 50% 5\/10$/)
+    // Terminal columns, not string length: a Chinese folder name takes two columns a character,
+    // and the line still fits (a wrapped line cannot be redrawn in place).
+    for (const columns of [20, 40, 60, 80]) {
+      const line = renderBar('importing 项目笔记和会议记录文件夹', 3, 10, columns)
+      expect(stringWidth(line), `${columns} columns`).toBeLessThanOrEqual(columns - 1)
+      if (columns >= 40) expect(line).toContain('importing')
+    }
+    expect(renderBar('importing 笔记', 5, 10, 80)).toMatch(/^importing 笔记 \[#+-+\] 50% 5\/10$/)
     expect(renderBar('x', 3, 0)).toContain('0% 3/0')
     // A pseudo-terminal that reports no width still gets a bar.
     const narrow = { isTTY: true, columns: 0, written: [] as string[], write(t: string) { this.written.push(t) } }

@@ -5,6 +5,8 @@
  * second, and erases itself at the end so the summary starts on a clean line.
  */
 
+import stringWidth from 'string-width'
+
 export interface ProgressStream {
   isTTY?: boolean
   columns?: number
@@ -30,15 +32,33 @@ export interface Progress {
 const WIDTH = 30
 const CLEAR = '\r\x1b[K'
 
+const graphemes = new Intl.Segmenter()
+
+/** The longest start of text that takes at most `columns` terminal columns (a CJK character takes two). */
+function fitColumns(text: string, columns: number): string {
+  if (stringWidth(text) <= columns) return text
+  let out = ''
+  let used = 0
+  for (const { segment } of graphemes.segment(text)) {
+    const w = stringWidth(segment)
+    if (used + w > columns) break
+    out += segment
+    used += w
+  }
+  return out
+}
+
 /** The bar's text for a terminal this wide: label, bar, percent, counts. Pure. */
 export function renderBar(label: string, done: number, total: number, columns = 80): string {
   const fraction = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0
   const counts = `${Math.round(fraction * 100)}% ${done}/${total}`
-  const width = Math.max(10, Math.min(WIDTH, columns - label.length - counts.length - 5))
+  // Never wrap: a wrapped line cannot be redrawn in place. Widths are terminal columns, so a
+  // label naming a folder such as 笔记 is measured as it is drawn.
+  const room = Math.max(0, columns - 1)
+  const width = Math.max(10, Math.min(WIDTH, room - stringWidth(label) - counts.length - 4))
   const filled = Math.round(fraction * width)
-  const line = `${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${counts}`
-  // Never wrap: a wrapped line cannot be redrawn in place.
-  return line.slice(0, Math.max(0, columns - 1))
+  const bar = ` [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${counts}`
+  return fitColumns(`${fitColumns(label, Math.max(0, room - bar.length))}${bar}`, room)
 }
 
 export function progressBar(stream: ProgressStream, label: string, options: ProgressOptions = {}): Progress {
