@@ -53,7 +53,10 @@ async function excerptOf(backend: MemoryBackend, entry: IndexEntry): Promise<str
 }
 
 function block(entry: IndexEntry, summary: string, excerpt: string, marks = ''): string {
-  const lines = [`### ${sanitized(entry.title)}${marks}`, summary]
+  // A title derived from the summary (a memory written without one) would say it twice: the
+  // summary is the heading then.
+  const derivedTitle = summary !== '' && (entry.title === entry.summary || (entry.title.endsWith('…') && entry.summary.startsWith(entry.title.slice(0, -1))))
+  const lines = derivedTitle ? [`### ${summary}${marks}`] : [`### ${sanitized(entry.title)}${marks}`, summary]
   if (excerpt !== '') lines.push(`原文片段: ${excerpt}`)
   lines.push(`来源: ${entry.path}`)
   return lines.join('\n')
