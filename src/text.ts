@@ -77,3 +77,11 @@ export function truncateUnits(text: string, max: number): string {
   if (last >= 0xd800 && last <= 0xdbff) cut--
   return `${text.slice(0, cut)}…`
 }
+
+/**
+ * A title derived from its summary (a memory written without one: the summary, or its start cut
+ * with …). Whoever shows both would say the same thing twice.
+ */
+export function isDerivedTitle(title: string, summary: string): boolean {
+  return title === summary || (title.endsWith('…') && summary.startsWith(title.slice(0, -1)))
+}

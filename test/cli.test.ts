@@ -214,6 +214,17 @@ describe('memory-agent tool commands', () => {
     expect(cli(cwd, 'stats', '--user', '--no-user-root').stderr).toMatch(/--user and --no-user-root exclude each other/)
   })
 
+  it('a memory written without a title is said once in search and assemble, not as title and summary', () => {
+    const cwd = tempCwd()
+    const summary = 'The billing worker retries failed invoices every 15 minutes.'
+    expect(cli(cwd, 'write', summary).code).toBe(0)
+    const search = cli(cwd, 'search', 'billing worker retries')
+    expect(search.stdout.split(summary).length - 1).toBe(1)
+    const assemble = cli(cwd, 'assemble', 'billing worker retries')
+    expect(assemble.stdout).toContain(`### ${summary}\n来源: `)
+    expect(assemble.stdout.split(summary).length - 1).toBe(1)
+  })
+
   it('MEMORY_AGENT_ROOT picks the store when --root is not given', () => {
     const cwd = tempCwd()
     const env = { ...process.env, MEMORY_AGENT_ROOT: 'elsewhere' }

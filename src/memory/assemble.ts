@@ -10,7 +10,7 @@
 
 import type { MemoryBackend } from '../store/backend.js'
 import { parseFile } from '../store/frontmatter.js'
-import { collapseWhitespace, truncate, truncateUnits } from '../text.js'
+import { collapseWhitespace, isDerivedTitle, truncate, truncateUnits } from '../text.js'
 import { charsForBudget, estimateTokens, type IndexEntry } from '../types.js'
 import type { IndexLookup } from '../store/index-view.js'
 import { findSlot, isStale, readDigest } from './digest.js'
@@ -55,7 +55,7 @@ async function excerptOf(backend: MemoryBackend, entry: IndexEntry): Promise<str
 function block(entry: IndexEntry, summary: string, excerpt: string, marks = ''): string {
   // A title derived from the summary (a memory written without one) would say it twice: the
   // summary is the heading then.
-  const derivedTitle = summary !== '' && (entry.title === entry.summary || (entry.title.endsWith('…') && entry.summary.startsWith(entry.title.slice(0, -1))))
+  const derivedTitle = summary !== '' && isDerivedTitle(entry.title, entry.summary)
   const lines = derivedTitle ? [`### ${summary}${marks}`] : [`### ${sanitized(entry.title)}${marks}`, summary]
   if (excerpt !== '') lines.push(`原文片段: ${excerpt}`)
   lines.push(`来源: ${entry.path}`)

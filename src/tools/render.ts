@@ -16,7 +16,7 @@ import { renderAuditForgotten, renderDecay, renderNeighbors, renderRestore, rend
 import type { AuditForgottenOutput, DecayOutput, NeighborsOutput, RestoreOutput, RoomsOutput, TimelineOutput } from './place-outputs.js'
 import { renderAssess, renderReport, renderReview, renderReviewQueue } from './render-review.js'
 import type { writeMemoryTool } from './write-memory.js'
-import { truncateUnits } from '../text.js'
+import { isDerivedTitle, truncateUnits } from '../text.js'
 import type { InjectionWarning } from '../memory/injection-guard.js'
 
 type Output<T extends { output: unknown }> = Infer<T['output']>
@@ -39,7 +39,7 @@ function claimMarkText(m: { retracted_by?: string; evidence?: 'verified' | 'asse
 function renderSearch(v: Output<typeof memorySearchHybridTool>): string {
   const lines = v.hits.map(
     (h) =>
-      `- ${h.id} [${h.type}, ${h.status}${h.store !== undefined ? `, ${h.store} store` : ''}${h.reason === 'alias' ? ', alias' : ''}${h.literalMatch !== undefined ? `, ${h.literalMatch} identifier(s) matched exactly` : ''}]${claimMarkText(h)} ${oneLine(h.title, 80)}: ${oneLine(h.summary, SUMMARY_CHARS)}` +
+      `- ${h.id} [${h.type}, ${h.status}${h.store !== undefined ? `, ${h.store} store` : ''}${h.reason === 'alias' ? ', alias' : ''}${h.literalMatch !== undefined ? `, ${h.literalMatch} identifier(s) matched exactly` : ''}]${claimMarkText(h)} ${isDerivedTitle(h.title, h.summary) ? '' : `${oneLine(h.title, 80)}: `}${oneLine(h.summary, SUMMARY_CHARS)}` +
       `${h.tags.length > 0 ? ` #${h.tags.join(' #')}` : ''} (${h.path}, score ${h.score.toFixed(2)}) ref=${h.ref}`,
   )
   const guards = (v.guards ?? []).map((g) => `[GUARD] when ${oneLine(g.trigger, 80)}: ${oneLine(g.action, 200)} (${g.id})`)
