@@ -20,7 +20,7 @@ import lockfile from 'proper-lockfile'
 import writeFileAtomicImpl from 'write-file-atomic'
 import { ioError, MemoryError } from '../errors.js'
 import { jsonLine } from '../redact.js'
-import { io, makeDirs } from './fs-io.js'
+import { io, ioAsync, makeDirs } from './fs-io.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
 import type { AnchorProbes, FileStat, MemoryBackend, Rewrite, SyncReads } from './backend.js'
 import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
@@ -276,11 +276,7 @@ class FileBackend implements MemoryBackend {
 
   async rewriteFile(relPath: string, change: (current: string) => string | null): Promise<Rewrite | null> {
     const abs = this.resolveSync(relPath)
-    try {
-      return await rewriteFileCas(abs, relPath, change)
-    } catch (err) {
-      throw err instanceof MemoryError ? err : ioError('rewrite', abs, err)
-    }
+    return ioAsync('rewrite', abs, () => rewriteFileCas(abs, relPath, change))
   }
 
   async removeFile(relPath: string): Promise<boolean> {

@@ -17,6 +17,15 @@ export function io<T>(action: string, abs: string, run: () => T): T {
   }
 }
 
+/** `io` for asynchronous work: an operating-system error leaves as an IO_ERROR naming abs. */
+export async function ioAsync<T>(action: string, abs: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (err) {
+    throw err instanceof MemoryError ? err : ioError(action, abs, err)
+  }
+}
+
 /**
  * Creates a folder and the missing ones above it, one at a time: Node's recursive mkdir says
  * ENOENT where the cause is a read-only file system or a missing permission.
