@@ -17,6 +17,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The read guard: a file fails when its tests or their children read outside the repository.
+    setupFiles: ['test/read-guard/setup.ts'],
     env: { HOME: home, USERPROFILE: home, MEMORY_AGENT_USER_ROOT: '' },
   },
 })

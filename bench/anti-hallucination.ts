@@ -28,8 +28,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { createFileBackend, flushCaches, searchHandler, signalsSettled, tokenize, verifyHandler, writeHandler } from '../lib/api.js'
+import { resultsFile } from './args.js'
 import { PlainBM25, wordTokens } from './plain-bm25.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -271,7 +271,7 @@ async function main(): Promise<void> {
   for (const a of arms) console.log(`| ${a.arm} | ${a.correct}/${n} | ${a.wrong} | ${a.refused} | ${a.controls.refused} |`)
   console.log('')
   console.log(`(${Date.now() - started} ms)`)
-  const out = join(dirname(fileURLToPath(import.meta.url)), 'results', 'anti-hallucination.json')
+  const out = resultsFile('anti-hallucination.json')
   await mkdir(dirname(out), { recursive: true })
   await writeFile(out, `${JSON.stringify({ at: new Date().toISOString(), arms }, null, 2)}\n`)
   for (const memory of [arms[2], arms[4]] as ArmResult[]) {

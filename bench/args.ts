@@ -1,4 +1,17 @@
-/** What the bench scripts share: command-line flags (`--name value` pairs, read in order) and a seeded PRNG. */
+/** What the bench scripts share: command-line flags (`--name value` pairs, read in order), where
+ * figures go, and a seeded PRNG. */
+
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/**
+ * The file a bench writes its figures to: bench/results/NAME, or NAME in the folder named by
+ * MEMORY_AGENT_BENCH_RESULTS (the suite's smoke runs, which must not overwrite committed figures).
+ */
+export function resultsFile(name: string): string {
+  const dir = process.env.MEMORY_AGENT_BENCH_RESULTS || join(dirname(fileURLToPath(import.meta.url)), 'results')
+  return join(dir, name)
+}
 
 export interface Flag {
   name: string

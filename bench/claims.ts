@@ -11,9 +11,8 @@
  */
 
 import { mkdir, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { flags } from './args.js'
+import { dirname } from 'node:path'
+import { flags, resultsFile } from './args.js'
 import { ARMS, figures, loadCases, meetsTargets, runCase, type Arm, type CaseOutcome, type Figures, type Split } from './claim-set.js'
 
 let splits: Split[] = ['dev', 'dev2', 'holdout']
@@ -59,7 +58,7 @@ console.log('')
 console.log('Verdict confusion (expected -> answered), first arm of each split:')
 for (const r of all.filter((x) => x.arm === arms[0])) console.log(`  ${r.split}: ${JSON.stringify(r.figures.confusion)}`)
 console.log(`\n(${Date.now() - started} ms)`)
-const out = join(dirname(fileURLToPath(import.meta.url)), 'results', 'claims.json')
+const out = resultsFile('claims.json')
 await mkdir(dirname(out), { recursive: true })
 await writeFile(out, `${JSON.stringify({ at: new Date().toISOString(), results }, null, 2)}\n`)
 if (failures.length > 0) {

@@ -9,7 +9,7 @@
  * Tables go to stdout, progress to stderr, figures to bench/results/retrieval.json.
  */
 
-import { flags } from './args.js'
+import { flags, resultsFile } from './args.js'
 import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -498,7 +498,7 @@ async function main(): Promise<void> {
 
   const total = (Date.now() - started) / 1000
   results.seconds = total
-  const out = join(dirname(fileURLToPath(import.meta.url)), 'results', 'retrieval.json')
+  const out = resultsFile('retrieval.json')
   await mkdir(dirname(out), { recursive: true })
   await writeFile(out, JSON.stringify(results, null, 2) + '\n')
   console.log(`\ntotal run time ${total.toFixed(1)} s; figures written to ${out}`)

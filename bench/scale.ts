@@ -23,7 +23,7 @@
  * ../lib/api.js.
  */
 
-import { flags, mulberry32 } from './args.js'
+import { flags, mulberry32, resultsFile } from './args.js'
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
@@ -35,7 +35,7 @@ import { createFileBackend, flushCaches, searchHandler, signalsSettled, tokenize
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const CHILD = join(HERE, 'scale-child.mjs')
-const RESULTS = join(HERE, 'results', 'scale.json')
+const RESULTS = resultsFile('scale.json')
 const BENCH_START = performance.now()
 
 // ---------------------------------------------------------------------------------------------

@@ -19,16 +19,14 @@
  * bench/results/sync.json (or --out). The product is reached only through ../lib/api.js.
  */
 
-import { flags, mulberry32 } from './args.js'
+import { flags, mulberry32, resultsFile } from './args.js'
 import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { cpus, tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { createFileBackend, flushCaches, searchHandler, syncStore, writeHandler, type MemoryBackend, type SyncResult } from '../lib/api.js'
 
-const HERE = dirname(fileURLToPath(import.meta.url))
-const RESULTS = join(HERE, 'results', 'sync.json')
+const RESULTS = resultsFile('sync.json')
 
 interface Args {
   size: number

@@ -85,3 +85,8 @@ export function truncateUnits(text: string, max: number): string {
 export function isDerivedTitle(title: string, summary: string): boolean {
   return title === summary || (title.endsWith('…') && summary.startsWith(title.slice(0, -1)))
 }
+
+/** "1 memory", "3 memories". */
+export function memories(n: number): string {
+  return `${n} ${n === 1 ? 'memory' : 'memories'}`
+}

@@ -10,7 +10,8 @@
  * random budgets 1–3000. Checked on every call:
  *
  * - used_tokens <= budget, and used_tokens === Math.ceil(context.length / 1.6);
- * - sources are the paths of the included blocks: one `来源: <path>` line each, in score order,
+ * - sources are the paths of the included blocks: one `Source: <path>` line each (`来源:` for a
+ *   Chinese task, the labels follow the task's language), in score order,
  *   only searchable memories (active / conflict, not raw) among them, included === sources.length;
  * - included + omitted === the number of distinct searchable memories among the hits (what did not
  *   fit is counted, never silently dropped).
@@ -27,6 +28,7 @@ import path from 'node:path'
 import fc from 'fast-check'
 import { textOf } from './arbitraries.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { labelsFor, type AssembleLabels } from '../src/memory/assemble.js'
 import { CHARS_PER_TOKEN, assembleHandler, createFileBackend, flushCaches, writeHandler, type IndexEntry, type MemoryBackend } from '../src/api.js'
 
 const STORE_COUNT = 10
@@ -121,6 +123,8 @@ interface Call {
   /** Picks into the store's ids (raw ids included) and unknown ids, in call order. */
   picks: { which: number; unknown: boolean; score: number | null }[]
   budget: number
+  /** The task: English or Chinese, which sets the labels. */
+  task: string
 }
 
 const call: fc.Arbitrary<Call> = fc.record({
@@ -134,10 +138,13 @@ const call: fc.Arbitrary<Call> = fc.record({
     { maxLength: 80, size: 'max' },
   ),
   budget: fc.oneof(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: 3000 })),
+  task: fc.constantFrom('property', '属性'),
 })
 
 interface Prepared {
   store: BuiltStore
+  task: string
+  labels: AssembleLabels
   hits: { id: string; score?: number }[]
   budget: number
   /** Distinct searchable entries among the hits, in the order assemble must use them. */
@@ -164,7 +171,7 @@ function prepare(c: Call): Prepared {
     .map((h, i) => ({ h, i }))
     .sort((a, b) => (b.h.score ?? 0) - (a.h.score ?? 0) || a.i - b.i)
     .map(({ h }) => store.entries.get(h.id))
-  return { store, hits, budget: c.budget, eligible: ranked.filter(isSearchable) }
+  return { store, task: c.task, labels: labelsFor(c.task), hits, budget: c.budget, eligible: ranked.filter(isSearchable) }
 }
 
 function describeCall(p: Prepared, out: { used_tokens: number; included: number; omitted: number; context: string }): string {
@@ -197,14 +204,15 @@ describe('memory_assemble under random stores, hits and budgets', () => {
   })
 
   it('never exceeds the budget: used_tokens <= budget and used_tokens = ceil(context.length / 1.6)', async () => {
-    const seen = { included: 0, omitted: 0, excerpt: 0, omittedLine: 0, empty: 0 }
+    const seen = { included: 0, omitted: 0, excerpt: 0, omittedLine: 0, empty: 0, zh: 0, en: 0 }
     await checkProperty('budget invariant', async (p) => {
-      const out = await assembleHandler(p.store.backend, { task: 'property', hits: p.hits, budget: p.budget })
+      const out = await assembleHandler(p.store.backend, { task: p.task, hits: p.hits, budget: p.budget })
       const why = describeCall(p, out)
       if (out.included > 0) seen.included++
       if (out.omitted > 0) seen.omitted++
-      if (out.context.includes('原文片段: ')) seen.excerpt++
-      if (out.context.includes('（未放入 ')) seen.omittedLine++
+      if (out.context.includes(`${p.labels.excerpt}: `)) seen.excerpt++
+      if (out.omitted > 0 && out.context.includes(p.labels.omitted(out.omitted))) seen.omittedLine++
+      if (out.included > 0) seen[p.labels === labelsFor('属性') ? 'zh' : 'en']++
       if (out.context === '') seen.empty++
       expect(out.budget, why).toBe(p.budget)
       expect(out.used_tokens, why).toBeLessThanOrEqual(p.budget)
@@ -217,11 +225,12 @@ describe('memory_assemble under random stores, hits and budgets', () => {
 
   it('names a source for every included block, in score order, searchable memories only', async () => {
     await checkProperty('sources', async (p) => {
-      const out = await assembleHandler(p.store.backend, { task: 'property', hits: p.hits, budget: p.budget })
+      const out = await assembleHandler(p.store.backend, { task: p.task, hits: p.hits, budget: p.budget })
       const why = describeCall(p, out)
       expect(out.sources.length, why).toBe(out.included)
-      // Each source is a block's 来源 line.
-      const sourceLines = out.context.split('\n').filter((l) => l.startsWith('来源: ')).map((l) => l.slice('来源: '.length))
+      // Each source is a block's source line, labelled in the task's language.
+      const label = `${p.labels.source}: `
+      const sourceLines = out.context.split('\n').filter((l) => l.startsWith(label)).map((l) => l.slice(label.length))
       expect(sourceLines, why).toEqual(out.sources)
       // Only searchable memories, in the order of their scores (a subsequence of the eligible hits).
       const order = p.eligible.map((e) => e.path)
@@ -231,13 +240,13 @@ describe('memory_assemble under random stores, hits and budgets', () => {
         expect(next, `${why}: source ${source} is not a searchable hit in score order (${JSON.stringify(order)})`).toBeGreaterThanOrEqual(0)
         at = next + 1
       }
-      if (out.omitted > 0 && out.context.length > 0) expect(out.context, why).toContain(`（未放入 ${out.omitted} 条（预算不够））`)
+      if (out.omitted > 0 && out.context.length > 0) expect(out.context, why).toContain(p.labels.omitted(out.omitted))
     })
   }, 60_000)
 
   it('counts what did not fit: included + omitted = the searchable hits', async () => {
     await checkProperty('accounting', async (p) => {
-      const out = await assembleHandler(p.store.backend, { task: 'property', hits: p.hits, budget: p.budget })
+      const out = await assembleHandler(p.store.backend, { task: p.task, hits: p.hits, budget: p.budget })
       expect(out.included + out.omitted, describeCall(p, out)).toBe(p.eligible.length)
     })
   }, 60_000)

@@ -221,7 +221,7 @@ describe('memory-agent tool commands', () => {
     const search = cli(cwd, 'search', 'billing worker retries')
     expect(search.stdout.split(summary).length - 1).toBe(1)
     const assemble = cli(cwd, 'assemble', 'billing worker retries')
-    expect(assemble.stdout).toContain(`### ${summary}\n来源: `)
+    expect(assemble.stdout).toContain(`### ${summary}\nSource: `)
     expect(assemble.stdout.split(summary).length - 1).toBe(1)
   })
 

@@ -115,6 +115,8 @@ describe('asOf on search and nav', () => {
     expect(then.hits[0]?.status).toBe('active')
     const before = await searchHandler(backend, { query: '饮食', asOf: day(1) })
     expect(before.hits).toEqual([])
+    // Not "no searchable memories yet": the store has two, both written after that day.
+    expect(before.guidance).toBe(`No memory was searchable as of ${day(1)}: what the store holds was written, or became active, later. Search without asOf for what is known now.`)
     // The boundary: a version is current from the moment it was stated.
     expect((await searchHandler(backend, { query: '饮食', asOf: day(15) })).hits.map((h) => h.id)).toEqual([meat.id])
 

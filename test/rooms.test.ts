@@ -131,16 +131,21 @@ describe('locations at write time', () => {
 })
 
 describe('placards', () => {
-  it('scores unique 0.4 + dated 0.3 + differentiated 0.3 and hints at what to fix', async () => {
+  it('scores unique 0.4 + dated 0.3 + differentiated 0.3 and hints at what to fix when the score is low', async () => {
     const { backend } = await store()
     const good = await writeHandler(backend, { summary: 'Moved CI to GitHub Actions.', title: 'CI moved to Actions (2026-03)' })
     expect(good.placard).toEqual({ score: 1, unique: true, differentiated: true, dated: true })
     const undated = await writeHandler(backend, { summary: 'Deploys go through Argo.', title: 'Deploy pipeline' })
-    expect(undated.placard?.score).toBe(0.7)
-    expect(undated.placard?.hint).toMatch(/add when it holds/)
+    // Unique and distinct but undated: 0.7, no advice (a fact such as a port needs no month).
+    expect(undated.placard).toEqual({ score: 0.7, unique: true, differentiated: true, dated: false })
     const lookalike = await writeHandler(backend, { summary: 'Deploy windows are Tuesdays.', title: 'Deploy windows 2026' })
     expect(lookalike.placard).toMatchObject({ differentiated: false, dated: true, score: 0.7 })
-    expect(lookalike.placard?.hint).toContain(undated.id)
+    expect(lookalike.placard?.hint).toBeUndefined()
+    // Below 0.7 the hint names every fix, the date among them.
+    const twin = await writeHandler(backend, { summary: 'Deploys are on Tuesdays now.', title: 'Deploy windows' })
+    expect(twin.placard).toMatchObject({ unique: true, differentiated: false, dated: false, score: 0.4 })
+    expect(twin.placard?.hint).toContain(undated.id)
+    expect(twin.placard?.hint).toMatch(/add when it holds, such as \(\d{4}-\d{2}\)/)
     checked('write_memory', lookalike)
   })
 

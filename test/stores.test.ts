@@ -125,6 +125,8 @@ describe('two projects and one personal store', () => {
     expect(new Set(hits.map((h) => h.store))).toEqual(new Set(['project', 'user']))
     for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score)
     expect(all['eligible']).toBe(8)
+    // Hits from both stores: each store's count, labelled, never one store's count said as the total.
+    expect(all['guidance']).toMatch(/^\[project store\] \d+ memor(y|ies) matched\..*\n\[user store\] \d+ memor(y|ies) matched\./s)
     const onlyUser = await a.call('memory_search_hybrid', { query: 'redis cache', store: 'user' })
     expect(onlyUser['store']).toBe('user')
     expect(hitsOf(onlyUser).every((h) => h.store === 'user')).toBe(true)

@@ -6,6 +6,8 @@
  * characters of space it stops. What did not fit is counted and said, never silently dropped.
  * A hit whose slot has a fresh digest is told by that digest, once for the whole slot.
  * Text that tries to instruct the reader is sanitised before anything is measured.
+ * The labels (source, excerpt, current understanding, the omission line) are in the task's
+ * language: Chinese when the task has CJK characters (the seed's 来源/原文片段), English otherwise.
  */
 
 import type { MemoryBackend } from '../store/backend.js'
@@ -29,13 +31,26 @@ export interface AssembleResult {
   omitted: number
 }
 
-export function omittedLine(n: number): string {
-  return `（未放入 ${n} 条（预算不够））`
+export interface AssembleLabels {
+  source: string
+  excerpt: string
+  /** After a slot's key, heading its digest. */
+  current: string
+  omitted(n: number): string
+}
+
+const ZH: AssembleLabels = { source: '来源', excerpt: '原文片段', current: '（当前认知）', omitted: (n) => `（未放入 ${n} 条（预算不够））` }
+const EN: AssembleLabels = { source: 'Source', excerpt: 'Excerpt', current: ' (current understanding)', omitted: (n) => `(${n} more did not fit the budget)` }
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
+
+/** The labels for a task: Chinese when it has a CJK character, English otherwise. */
+export function labelsFor(task: string): AssembleLabels {
+  return CJK.test(task) ? ZH : EN
 }
 
 /** The longest omission line this budget could need: reserved up front so it always fits. */
-function reserveFor(candidates: number): number {
-  return candidates > 0 ? omittedLine(candidates).length + 2 : 0
+function reserveFor(candidates: number, labels: AssembleLabels): number {
+  return candidates > 0 ? labels.omitted(candidates).length + 2 : 0
 }
 
 /** Raw text of an episode, or the body beyond the summary paragraph of any other memory. */
@@ -52,13 +67,13 @@ async function excerptOf(backend: MemoryBackend, entry: IndexEntry): Promise<str
   return truncate(collapseWhitespace(sanitized(rest.join('\n'))), EXCERPT_CHARS)
 }
 
-function block(entry: IndexEntry, summary: string, excerpt: string, marks = ''): string {
+function block(labels: AssembleLabels, entry: IndexEntry, summary: string, excerpt: string, marks = ''): string {
   // A title derived from the summary (a memory written without one) would say it twice: the
   // summary is the heading then.
   const derivedTitle = summary !== '' && isDerivedTitle(entry.title, entry.summary)
   const lines = derivedTitle ? [`### ${summary}${marks}`] : [`### ${sanitized(entry.title)}${marks}`, summary]
-  if (excerpt !== '') lines.push(`原文片段: ${excerpt}`)
-  lines.push(`来源: ${entry.path}`)
+  if (excerpt !== '') lines.push(`${labels.excerpt}: ${excerpt}`)
+  lines.push(`${labels.source}: ${entry.path}`)
   return lines.join('\n')
 }
 
@@ -66,20 +81,27 @@ function block(entry: IndexEntry, summary: string, excerpt: string, marks = ''):
  * The block of a hit in a slot whose digest is fresh: the digest stands for the whole slot.
  * Missing or stale digests fall back to the memory itself (the digest tool rebuilds them).
  */
-async function digestBlock(backend: MemoryBackend, view: IndexLookup, entry: IndexEntry): Promise<{ slot: string; text: string; path: string } | null> {
+async function digestBlock(backend: MemoryBackend, view: IndexLookup, entry: IndexEntry, labels: AssembleLabels): Promise<{ slot: string; text: string; path: string } | null> {
   if (entry.key === null) return null
   const state = findSlot(view, entry.key)
   if (state === null) return null
   const digest = await readDigest(backend, state.slot)
   if (digest === null || isStale(digest, state)) return null
-  return { slot: state.slot, path: digest.path, text: sanitized(`### ${state.key}（当前认知）\n${digest.text.replace(/^# .*\n+/, '')}\n来源: ${digest.path}`) }
+  return { slot: state.slot, path: digest.path, text: sanitized(`### ${state.key}${labels.current}\n${digest.text.replace(/^# .*\n+/, '')}\n${labels.source}: ${digest.path}`) }
 }
 
 /**
  * `guardLines` ([GUARD] lines of guards the task matched, guards.ts) go first while they fit;
  * they are not hits, so they are not counted in `included` or `sources`.
  */
-export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[], budget: number, view: IndexLookup, guardLines: readonly string[] = []): Promise<AssembleResult> {
+export async function assembleContext(
+  backend: MemoryBackend,
+  hits: IndexEntry[],
+  budget: number,
+  view: IndexLookup,
+  guardLines: readonly string[],
+  labels: AssembleLabels,
+): Promise<AssembleResult> {
   // The same memory twice would spend the budget twice on the same text.
   const ranked = [...new Map(hits.map((e) => [e.id, e])).values()]
   const limit = charsForBudget(budget)
@@ -87,7 +109,7 @@ export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[]
   const sources: string[] = []
   let used = 0
   let omitted = 0
-  const reserve = reserveFor(ranked.length)
+  const reserve = reserveFor(ranked.length, labels)
   /** Slots already told by their digest: their other memories add nothing. */
   const slotsUsed = new Set<string>()
   const room = () => limit - reserve - used - (parts.length > 0 ? 2 : 0)
@@ -105,7 +127,7 @@ export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[]
       omitted += ranked.length - i
       break
     }
-    const digest = await digestBlock(backend, view, entry)
+    const digest = await digestBlock(backend, view, entry, labels)
     if (digest !== null) {
       if (slotsUsed.has(digest.slot)) continue
       if (digest.text.length <= space) {
@@ -119,16 +141,16 @@ export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[]
     const excerpt = await excerptOf(backend, entry)
     const summary = sanitized(entry.summary)
     const marks = markers(entry, nowMs, view).map((m) => ` ${m}`).join('')
-    let text = block(entry, summary, excerpt, marks)
-    if (text.length > space) text = block(entry, summary, '', marks)
+    let text = block(labels, entry, summary, excerpt, marks)
+    if (text.length > space) text = block(labels, entry, summary, '', marks)
     if (text.length > space) {
-      const frame = block(entry, '', '', marks).length
+      const frame = block(labels, entry, '', '', marks).length
       const fit = space - frame
       if (fit < 10) {
         omitted++
         continue
       }
-      text = block(entry, truncateUnits(summary, fit), '', marks)
+      text = block(labels, entry, truncateUnits(summary, fit), '', marks)
     }
     if (text.length > space) {
       omitted++
@@ -139,7 +161,8 @@ export async function assembleContext(backend: MemoryBackend, hits: IndexEntry[]
     used += text.length + (parts.length > 1 ? 2 : 0)
   }
   // With a budget too small even for this line, the count still travels in `omitted`.
-  if (omitted > 0 && used + (parts.length > 0 ? 2 : 0) + omittedLine(omitted).length <= limit) parts.push(omittedLine(omitted))
+  const omittedText = labels.omitted(omitted)
+  if (omitted > 0 && used + (parts.length > 0 ? 2 : 0) + omittedText.length <= limit) parts.push(omittedText)
   const context = parts.join('\n\n')
   return { context, used_tokens: estimateTokens(context), budget, sources, included: sources.length, omitted }
 }

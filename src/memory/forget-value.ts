@@ -17,6 +17,7 @@ import { ensureFresh } from '../store/freshness.js'
 import { parseFile } from '../store/frontmatter.js'
 import { slotOf, type IndexLookup } from '../store/index-view.js'
 import type { IndexEntry, MemoryStatus, MemoryType } from '../types.js'
+import { memories } from '../text.js'
 import { sweepDigests, type DigestChange } from './digest-sweep.js'
 import { requireEntry } from './lookup.js'
 import { releaseVariants } from './resolve.js'
@@ -125,7 +126,7 @@ function describe(plan: Plan): ForgottenMemory[] {
 
 function guidanceOf(dryRun: boolean, forgotten: ForgottenMemory[], already: string[]): string {
   const repeats = forgotten.filter((f) => f.reason === 'repeats').length
-  const count = `${forgotten.length} ${forgotten.length === 1 ? 'memory' : 'memories'}`
+  const count = memories(forgotten.length)
   const spread = repeats > 0 ? ` (${repeats} of them because they repeat the forgotten value)` : ''
   if (forgotten.length === 0) {
     return already.length > 0

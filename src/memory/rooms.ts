@@ -199,6 +199,8 @@ const SEEN = new Set(['active', 'conflict', 'suggested', 'archived'])
 const PREFIX_CHARS = 6
 const DATE = /(?:19|20)\d{2}(?:\s*[-/.年]\s*\d{1,2})?|\d{1,2}\s*月/u
 const byId = (a: IndexEntry, b: IndexEntry) => a.id.localeCompare(b.id)
+/** Placard scores below this get a rewrite hint; 0.7 is a title that is unique and distinct but undated. */
+const HINT_BELOW = 0.7
 
 /**
  * The placard check for a memory's title: unique among the memories a reader can meet (other
@@ -223,12 +225,15 @@ export function checkPlacard(
   const differentiated = lookalike === null
   const dated = DATE.test(entry.title)
   const score = Math.round(((unique ? 0.4 : 0) + (dated ? 0.3 : 0) + (differentiated ? 0.3 : 0)) * 10) / 10
+  // Only a low score carries advice (the seed's 低分附改写建议): a unique, distinct title without a
+  // date scores 0.7 and is left alone, or every "API port" would be told to add a month.
+  if (score >= HINT_BELOW) return { score, unique, differentiated, dated }
   const fixes = [
     ...(twin !== null ? [`${twin.id} has the same title: name what sets this one apart`] : []),
     ...(lookalike !== null ? [`it starts like ${lookalike.id} in ${room}: lead with the word that differs`] : []),
     ...(!dated ? [`add when it holds, such as (${entry.time.slice(0, 7)})`] : []),
   ]
-  return { score, unique, differentiated, dated, ...(fixes.length > 0 ? { hint: `Rewrite the title: ${fixes.join('; ')}.` } : {}) }
+  return { score, unique, differentiated, dated, hint: `Rewrite the title: ${fixes.join('; ')}.` }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
  */
 
 import { briefOf, type IndexEntry } from '../types.js'
+import { memories } from '../text.js'
 import type { AliasTable } from './aliases.js'
 import { identifiersOf } from './identifiers.js'
 import { RANKING, isSearchable, type SearchIndex } from './search-index.js'
@@ -24,6 +25,8 @@ export interface SearchRequest {
   top_k: number
   /** Premises (canonical, premises.ts): memories whose premises conflict with them are left out. */
   scope?: string
+  /** The time the entries were taken as of (memory_search_hybrid's asOf), for the guidance only. */
+  asOf?: string
 }
 
 export interface SearchHit {
@@ -125,7 +128,6 @@ function commonTags(entries: Iterable<IndexEntry>, limit: number): string[] {
     .map(([t]) => t)
 }
 
-const memories = (n: number) => `${n} ${n === 1 ? 'memory' : 'memories'}`
 
 function zeroHitGuidance(source: EntrySource, req: SearchRequest): { guidance: string; common_tags: string[] } {
   const searchable = [...source.values()].filter(isSearchable)
@@ -134,7 +136,13 @@ function zeroHitGuidance(source: EntrySource, req: SearchRequest): { guidance: s
     .sort((a, b) => b.time.localeCompare(a.time) || a.id.localeCompare(b.id))
     .slice(0, 3)
     .map((e) => `"${e.title}"`)
-  if (searchable.length === 0) return { guidance: 'The memory store has no searchable memories yet.', common_tags: [] }
+  if (searchable.length === 0) {
+    const guidance =
+      req.asOf !== undefined
+        ? `No memory was searchable as of ${req.asOf}: what the store holds was written, or became active, later. Search without asOf for what is known now.`
+        : 'The memory store has no searchable memories yet.'
+    return { guidance, common_tags: [] }
+  }
   const filters = req.tags?.length || req.entities?.length || req.time_range ? ' Try again without some of the filters, or' : ' Try'
   return {
     guidance:

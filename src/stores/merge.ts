@@ -58,10 +58,14 @@ const unmerged = (a: Out, b: Out): Out => ({ ...b, ...a })
 const concat = (x: unknown, y: unknown) => [...listOf(x), ...listOf(y)]
 const sum = (x: unknown, y: unknown) => num(x) + num(y)
 
-/** Guidance of two stores: one text when they agree, else each store's, labelled. */
-function guidanceOf(answers: readonly Answer[], field = 'guidance'): string {
+/**
+ * Guidance of two stores: one text when they agree, else each store's, labelled. `labelled`
+ * keeps the labels even when the texts agree: "1 memory matched." said once after hits from both
+ * stores would miscount them.
+ */
+function guidanceOf(answers: readonly Answer[], field = 'guidance', labelled = false): string {
   const texts = answers.map(([s, o]) => [s, str(o[field])] as const).filter(([, t]) => t !== '')
-  if (new Set(texts.map(([, t]) => t)).size <= 1) return texts[0]?.[1] ?? ''
+  if (!labelled && new Set(texts.map(([, t]) => t)).size <= 1) return texts[0]?.[1] ?? ''
   return texts.map(([s, t]) => `[${s} store] ${t}`).join('\n')
 }
 
@@ -83,8 +87,9 @@ export function mergeSearch(answers: readonly [Answer, Answer], topK: number): O
   return {
     ...unmerged(a, b),
     hits,
-    // The guidance of a store that found something is the one to act on.
-    guidance: guidanceOf(withHits.length === 1 ? withHits : answers),
+    // The guidance of a store that found something is the one to act on; when both did, each
+    // store's text is its own count, labelled.
+    guidance: guidanceOf(withHits.length === 1 ? withHits : answers, 'guidance', withHits.length === 2),
     alias_hits: hits.filter((h) => h['reason'] === 'alias').length,
     eligible: num(a['eligible']) + num(b['eligible']),
     reason,

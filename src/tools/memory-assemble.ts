@@ -1,6 +1,6 @@
 /** memory_assemble: put the memories relevant to a task into one context block, within a token budget. */
 
-import { assembleContext } from '../memory/assemble.js'
+import { assembleContext, labelsFor } from '../memory/assemble.js'
 import { guardLine, matchingGuards } from '../memory/guards.js'
 import { loadConfig } from '../memory/config.js'
 import { recordSearch } from '../memory/signals.js'
@@ -73,7 +73,7 @@ export const memoryAssembleTool = defineTool(
       recordSearch(backend, { query: input.task, hitIds: found.hits.map((h) => h.id) })
       ranked = found.hits.map((h) => state.entries.get(h.id)).filter((e): e is IndexEntry => e !== undefined)
     }
-    return assembleContext(backend, ranked, budget, state.entries, matchingGuards(state.entries, input.task).map(guardLine))
+    return assembleContext(backend, ranked, budget, state.entries, matchingGuards(state.entries, input.task).map(guardLine), labelsFor(input.task))
   },
 )
 

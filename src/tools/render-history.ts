@@ -3,7 +3,7 @@
  * which dispatches here). Pure; values reach them only after they satisfy the tool's schema.
  */
 
-import { truncateUnits } from '../text.js'
+import { memories, truncateUnits } from '../text.js'
 import type { memoryForgetTool } from './memory-forget.js'
 import type { memoryHistoryTool } from './memory-history.js'
 import type { memoryLineageTool } from './memory-lineage.js'
@@ -13,7 +13,6 @@ import type { Infer } from './schema.js'
 type Output<T extends { output: unknown }> = Infer<T['output']>
 
 const oneLine = (text: string, max: number) => truncateUnits(text.replace(/\s+/g, ' ').trim(), max)
-const memories = (n: number) => `${n} ${n === 1 ? 'memory' : 'memories'}`
 const day = (iso: string | null) => (iso === null ? '…' : iso.slice(0, 10))
 
 /** One line per version, oldest first: when it was stated, where from, when it was current, what it said. */

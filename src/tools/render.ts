@@ -16,7 +16,7 @@ import { renderAuditForgotten, renderDecay, renderNeighbors, renderRestore, rend
 import type { AuditForgottenOutput, DecayOutput, NeighborsOutput, RestoreOutput, RoomsOutput, TimelineOutput } from './place-outputs.js'
 import { renderAssess, renderReport, renderReview, renderReviewQueue } from './render-review.js'
 import type { writeMemoryTool } from './write-memory.js'
-import { isDerivedTitle, truncateUnits } from '../text.js'
+import { isDerivedTitle, memories, truncateUnits } from '../text.js'
 import type { InjectionWarning } from '../memory/injection-guard.js'
 
 type Output<T extends { output: unknown }> = Infer<T['output']>
@@ -85,7 +85,7 @@ function renderNav(v: Output<typeof memoryNavTool>): string {
 }
 
 function renderAssemble(v: Output<typeof memoryAssembleTool>): string {
-  return `${v.context}\n\n(${v.used_tokens}/${v.budget} tokens, ${v.included} memories included, ${v.omitted} omitted)`
+  return `${v.context}\n\n(${v.used_tokens}/${v.budget} tokens, ${memories(v.included)} included, ${v.omitted} omitted)`
 }
 
 function renderDigest(v: Output<typeof memoryDigestTool>): string {
