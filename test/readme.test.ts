@@ -36,6 +36,7 @@ describe('README', () => {
     expect(pkg.scripts.demo).toBe('npm run build && node lib/cli/main.js demo')
     const ci = readFileSync(path.join(repo, '.ci/run'), 'utf8')
     expect(ci).toMatch(/^npm ci\b/m)
+    expect(ci).toMatch(/^npm run demo$/m)
     expect(ci).toMatch(/^npm test$/m)
   })
 
