@@ -188,6 +188,20 @@ describe('automatic revision of keyless writes', () => {
     expect((await verify(b, '公司企业邮箱是网易企业邮')).verdict).toBe('unknown')
   })
 
+  it('"is in <place>" and "lives in / is located in <place>" are one subject; "is in June" and "is in progress" are not places', async () => {
+    const { backend: b } = await store()
+    const a = await write(b, { summary: 'The analytics warehouse is in us-central1.' })
+    const c = await write(b, { summary: 'The analytics warehouse lives in europe-west4.' })
+    expect(c.status).toBe('conflict')
+    expect(await statusOf(b, a.id)).toBe('conflict')
+    expect((await verify(b, 'The analytics warehouse is in us-central1')).verdict).toBe('unknown')
+    const office = await write(b, { summary: 'Our office is located in Berlin.' })
+    const moved = await write(b, { summary: 'Our office has moved, it is in Munich now.' })
+    expect(moved.superseded).toEqual([office.id])
+    expect(deriveClaim('The release is in June.')).toMatchObject({ subject: 'release', value: 'in June' })
+    expect(deriveClaim('The migration is in progress.')).toMatchObject({ subject: 'migration', value: 'in progress' })
+  })
+
   it('an explicit key wins over the derived subject, and a person may correct the derived slot by hand', async () => {
     const { backend: b, root } = await store()
     const keyed = await write(b, { summary: 'The API server listens on port 8080.', key: 'api port' })
@@ -311,6 +325,17 @@ describe('verify by value', () => {
     await write(b, { summary: 'The company VPN client is OpenVPN.' })
     await write(b, { summary: 'The office printer is a Brother HL-L2350.' })
     expect((await verify(b, 'The company VPN client is OpenVPN')).verdict).toBe('supported')
+  })
+
+  it('the other polarity is never support: "has no roof rack" does not support "has a roof rack"', async () => {
+    const { backend: b } = await store()
+    await write(b, { summary: "The user's car has no roof rack." })
+    expect((await verify(b, "The user's car has a roof rack")).verdict).not.toBe('supported')
+    expect((await verify(b, "The user's car has no roof rack")).verdict).toBe('supported')
+    await write(b, { summary: "The user's car has a roof rack." })
+    // Both stated, neither said to replace the other: not known which holds.
+    expect((await verify(b, "The user's car has a roof rack")).verdict).toBe('unknown')
+    expect((await verify(b, "The user's car has no roof rack")).verdict).toBe('unknown')
   })
 
   it('words that only overlap are not support', async () => {

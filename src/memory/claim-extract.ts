@@ -333,6 +333,22 @@ function promoteValueNoun(subject: string, value: string): { subject: string; va
   return null
 }
 
+/** A place as people write one: a proper name ("Frankfurt", "São Paulo") or a region code ("us-central1", "eu-west-1"). */
+const PLACE = /^(?:the\s+)?(?:\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2}|[a-z]{2,}(?:-[a-z]+)+-?\d+[a-z]?)$/u
+
+/** Capitalised, but a time: "in June", "in Q3", "in Spring". */
+const CALENDAR = /^(?:the\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|spring|summer|autumn|fall|winter|christmas|easter|q[1-4]\b|h[12]\b)/iu
+
+/**
+ * "X is in Frankfurt" says where X is, as "X is located in Frankfurt" does: the same slot. Only a
+ * place reads so; "is in June", "is in progress" and "is in review" stay a plain value.
+ */
+function locatedIn(raw: Raw): Raw {
+  if (raw.relation !== 'copula' || raw.form !== 'relation') return raw
+  const m = /^in\s+(.+)$/u.exec(stripValueEdges(raw.value))
+  return m !== null && PLACE.test(m[1] as string) && !CALENDAR.test(m[1] as string) ? { ...raw, relation: 'lives in', value: m[1] as string } : raw
+}
+
 /** How a relation reads in a subject of each language. */
 const RELATION_LABEL: Readonly<Record<string, { en: string; zh: string }>> = {
   uses: { en: 'uses', zh: '使用' },
@@ -357,7 +373,8 @@ const RELATION_LABEL: Readonly<Record<string, { en: string; zh: string }>> = {
 }
 
 /** The finished claim of a raw match, or null when the subject is not one. */
-function finish(raw: Raw, wholeText: string, speaker: string | null): Omit<DerivedClaim, 'cues' | 'retired'> | null {
+function finish(given: Raw, wholeText: string, speaker: string | null): Omit<DerivedClaim, 'cues' | 'retired'> | null {
+  const raw = locatedIn(given)
   let subject = cleanSubject(raw.subject)
   let value = stripValueEdges(raw.value)
   if (subject === null || value === '' || !hasContent(value)) return null

@@ -189,8 +189,9 @@ class Checker {
         !(changeCues(e.summary).length > 0 || RETIRING.test(e.summary) ? valueSaidBefore(p, e.summary) : false)
       )
     }
-    // An unstructured claim: most of its words, all its numbers, and the memory's own value.
-    if (this.coverage(e) < SUPPORT_COVERAGE) return false
+    // An unstructured claim: most of its words, all its numbers, the same polarity ("has no roof
+    // rack" never supports "has a roof rack"), and the memory's own value.
+    if (this.coverage(e) < SUPPORT_COVERAGE || polarityTwins(this.text, e.summary)) return false
     const memoryAtoms = valueAtoms(`${e.title}\n${e.summary}`)
     if (!this.textAtoms.numbers.every((n) => atomsWithin({ numbers: [n], words: [] }, memoryAtoms))) return false
     return mine === null || !this.namesSlot(e) || compareValues(mine.atoms, this.textAtoms) !== 'different'
