@@ -13,7 +13,7 @@
  *            else is a refusal.
  *   keyless  the same, but every line (facts, corrections, noise) is written as an agent or
  *            auto-settle writes it: the message text as a free-text episode, with no key and no
- *            title. Revision comes only from what the text says (memory/revise.ts).
+ *            title. Revision comes only from what the text says (memory/writing/revise.ts).
  *
  * An answer is correct when it names the current value, wrong when it names anything else (a
  * hallucination: an old value or another subject's), refused when the arm says it does not know.

@@ -4,7 +4,7 @@
  */
 
 import { createHash } from 'node:crypto'
-import { simplifyHan } from './han-variants.js'
+import { simplifyHan } from './language/han-variants.js'
 
 export function sha1(text: string): string {
   return createHash('sha1').update(text, 'utf8').digest('hex')

@@ -13,7 +13,7 @@ export const MEMORY_STATUSES = [
   'conflict',
   'deleted_pending',
   'orphaned',
-  // Decay: idle and unimportant, out of search and injection; reversible (src/memory/decay.ts).
+  // Decay: idle and unimportant, out of search and injection; reversible (src/memory/forgetting/decay.ts).
   'archived',
 ] as const
 export type MemoryStatus = (typeof MEMORY_STATUSES)[number]
@@ -81,7 +81,7 @@ export interface IndexEntry {
   checksum: string
   // Claim fields (src/memory/claim-fields.ts): present only when the file states them, so an
   // index line of an ordinary memory stays as short as before.
-  /** Premises under which the memory holds: `key=value; key=value` (src/retrieve/premises.ts). */
+  /** Premises under which the memory holds: `key=value; key=value` (src/store/premises.ts). */
   scope?: string
   /** How to re-check the memory and what the last check gave. */
   evidence?: Evidence
@@ -92,7 +92,7 @@ export interface IndexEntry {
   /** For a guard: the situation to watch for and what to do then. */
   guard?: Guard
   // Place fields (src/store/place-fields.ts): present only when the file states them.
-  /** Where the memory stands in the palace: `room#slot`, such as `topics-2#4` (src/memory/rooms.ts). */
+  /** Where the memory stands in the palace: `room#slot`, such as `topics-2#4` (src/memory/organisation/rooms.ts). */
   location?: string
   /** Locations this memory stood at before sync moved it (two clones had given one slot twice). */
   moved_from?: string[]

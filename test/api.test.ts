@@ -20,7 +20,7 @@ import {
   type ApiRequest,
   type ApiResponse,
 } from '../src/host/api.js'
-import { mergeConfig } from '../src/memory/config.js'
+import { mergeConfig } from '../src/memory/settings/config.js'
 import {
   DEFAULT_CONFIG,
   MemoryError,

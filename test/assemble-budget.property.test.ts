@@ -28,7 +28,7 @@ import path from 'node:path'
 import fc from 'fast-check'
 import { textOf } from './arbitraries.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { labelsFor, type AssembleLabels } from '../src/memory/assemble.js'
+import { labelsFor, type AssembleLabels } from '../src/memory/reading/assemble.js'
 import { CHARS_PER_TOKEN, assembleHandler, createFileBackend, flushCaches, writeHandler, type IndexEntry, type MemoryBackend } from '../src/api.js'
 
 const STORE_COUNT = 10

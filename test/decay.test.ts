@@ -18,9 +18,9 @@ import {
   searchHandler,
   writeHandler,
 } from '../src/api.js'
-import { memoryStats } from '../src/memory/stats.js'
+import { memoryStats } from '../src/memory/reading/stats.js'
 import { memoryReportTool } from '../src/tools/memory-report.js'
-import { renderValue } from '../src/tools/render.js'
+import { renderValue } from '../src/tools/render/text.js'
 import { tempStores } from './store-kit.js'
 
 const store = tempStores('dsh-decay-')

@@ -7,8 +7,8 @@
 
 import { describe, expect, it } from 'vitest'
 import { findTool, writeMemoryTool } from '../src/api.js'
-import { renderValue } from '../src/tools/render.js'
-import { BATCHES_PER_SESSION } from '../src/memory/evidence-gate.js'
+import { renderValue } from '../src/tools/render/text.js'
+import { BATCHES_PER_SESSION } from '../src/memory/truth/evidence-gate.js'
 import { tempStores } from './store-kit.js'
 
 const newStore = tempStores('dsh-memory-gate-')

@@ -22,9 +22,9 @@ import {
   type IndexEntry,
   type MemoryBackend,
 } from '../src/api.js'
-import { EVIDENCE_TTL_DAYS, evidenceState, markers } from '../src/memory/evidence.js'
-import { triggerMatches } from '../src/memory/guards.js'
-import { renderValue } from '../src/tools/render.js'
+import { EVIDENCE_TTL_DAYS, evidenceState, markers } from '../src/memory/truth/evidence.js'
+import { triggerMatches } from '../src/memory/truth/guards.js'
+import { renderValue } from '../src/tools/render/text.js'
 
 const roots: string[] = []
 const backends: MemoryBackend[] = []

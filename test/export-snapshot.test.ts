@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createFileBackend, exportBundle, flushCaches, writeHandler, type Bundle, type MemoryBackend } from '../src/api.js'
 import { isMemoryPath } from '../src/store/frontmatter.js'
-import { transact } from '../src/memory/txn.js'
+import { transact } from '../src/memory/writing/txn.js'
 import { sha1 } from '../src/text.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))

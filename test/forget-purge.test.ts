@@ -27,7 +27,7 @@ import {
   type LedgerEvent,
   type MemoryBackend,
 } from '../src/api.js'
-import { renderValue } from '../src/tools/render.js'
+import { renderValue } from '../src/tools/render/text.js'
 import { everyFile, expectCode, grep, tempStores } from './store-kit.js'
 
 const store = tempStores('forget-')

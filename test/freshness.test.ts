@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createFileBackend, flushCaches, navHandler, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { SEARCH_INDEX_FORMAT } from '../src/retrieve/search-index.js'
-import { TOKENIZER_VERSION } from '../src/retrieve/tokenizer.js'
+import { TOKENIZER_VERSION } from '../src/language/tokenizer.js'
 
 function store(): { root: string; backend: MemoryBackend } {
   const root = mkdtempSync(join(tmpdir(), 'fresh-'))

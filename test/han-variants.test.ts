@@ -6,9 +6,9 @@
 
 import { describe, expect, it } from 'vitest'
 import { duplicatesHandler, searchHandler, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
-import { simplifyHan } from '../src/han-variants.js'
-import { tokenize } from '../src/retrieve/tokenizer.js'
-import { subjectTerms } from '../src/subject-terms.js'
+import { simplifyHan } from '../src/language/han-variants.js'
+import { tokenize } from '../src/language/tokenizer.js'
+import { subjectTerms } from '../src/language/subject-terms.js'
 import { tempStores } from './store-kit.js'
 
 const tempStore = tempStores('mem-han-')

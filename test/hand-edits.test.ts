@@ -126,7 +126,7 @@ describe('compare-and-swap rewrites (MemoryBackend.rewriteFile)', () => {
     const w = await writeHandler(backend, { summary: 'Backups run nightly.', session_id: 's1' })
     const file = path.join(root, w.path)
     // A transaction rewrites the memory, a person saves the file, then the operation fails.
-    const { transact } = await import('../src/memory/txn.js')
+    const { transact } = await import('../src/memory/writing/txn.js')
     const err = await transact(backend, async (txn) => {
       const entry = txn.index.get(w.id)
       if (entry === undefined) throw new Error('no entry')

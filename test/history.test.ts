@@ -26,8 +26,8 @@ import {
   viewAsOf,
   writeHandler,
 } from '../src/api.js'
-import { renderValue } from '../src/tools/render.js'
-import { asOfView } from '../src/memory/as-of.js'
+import { renderValue } from '../src/tools/render/text.js'
+import { asOfView } from '../src/memory/time/as-of.js'
 import { expectCode, tempStores } from './store-kit.js'
 
 const newStore = tempStores('history-')

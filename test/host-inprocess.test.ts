@@ -22,11 +22,11 @@ import { compileDsl, compileParameters, dshTool, loadDshTools, toDsl } from '../
 import { API_BODY_LIMIT, API_PATH, PANEL_HEADER, TOKEN_HEADER, handleApiRequest } from '../src/host/api.js'
 import { storeApiDeps } from '../src/host/http.js'
 import { PANEL_KEY_FILE } from '../src/host/panel-key.js'
-import { INJECTION_HEADING } from '../src/memory/inject.js'
+import { INJECTION_HEADING } from '../src/memory/reading/inject.js'
 import { PERSONAL_LABEL } from '../src/stores/inject.js'
 import { createFileBackend } from '../src/store/file-backend.js'
 import { TOOLS, findTool } from '../src/tools/index.js'
-import { outputViolation } from '../src/tools/schema.js'
+import { outputViolation } from '../src/tools/declare/schema.js'
 import type { HostMessage } from '../src/lifecycle/auto-settle.js'
 
 interface ExecResult {

@@ -14,7 +14,7 @@ import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, 
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { handleApiRequest, TOKEN_HEADER } from '../src/host/api.js'
-import { mergeConfig } from '../src/memory/config.js'
+import { mergeConfig } from '../src/memory/settings/config.js'
 import {
   DEFAULT_CONFIG,
   confirmHandler,

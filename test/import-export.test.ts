@@ -32,7 +32,7 @@ import {
 } from '../src/api.js'
 import stringWidth from 'string-width'
 import { progressBar, renderBar } from '../src/cli/progress.js'
-import { readQueryLog, readUsage } from '../src/memory/signals.js'
+import { readQueryLog, readUsage } from '../src/memory/organisation/signals.js'
 
 const FIXTURES = path.resolve(import.meta.dirname, 'fixtures', 'import')
 const CLI = path.resolve(import.meta.dirname, '..', 'lib', 'cli', 'main.js')

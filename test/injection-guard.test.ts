@@ -1,5 +1,5 @@
 /**
- * The injection guard (src/memory/injection-guard.ts): what it replaces and what it leaves alone,
+ * The injection guard (src/memory/truth/injection-guard.ts): what it replaces and what it leaves alone,
  * in English and Chinese, and that every exit where memory reaches a model gets it (every tool
  * through defineTool, resident injection, assemble, digest, the panel), while the stored file
  * stays byte for byte as written.
@@ -27,7 +27,7 @@ import {
   writeHandler,
   type MemoryBackend,
 } from '../src/api.js'
-import { renderValue } from '../src/tools/render.js'
+import { renderValue } from '../src/tools/render/text.js'
 import { BENIGN } from './injection-cases.js'
 
 const opened: MemoryBackend[] = []

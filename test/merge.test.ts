@@ -1,5 +1,5 @@
 /**
- * Duplicates and merge (src/memory/duplicates.ts, merge.ts): the read-only report with its
+ * Duplicates and merge (src/memory/organisation/duplicates.ts, merge.ts): the read-only report with its
  * mixedPremises flag, folding restatements into a survivor (what is carried over, what is never
  * folded), the preview that writes nothing, undemote, and the grouping checked against a naive
  * all-pairs reference. After every change the index must equal what rebuildIndex derives.
@@ -26,7 +26,7 @@ import {
   type IndexEntry,
   type MemoryBackend,
 } from '../src/api.js'
-import { restatementGroups } from '../src/memory/duplicates.js'
+import { restatementGroups } from '../src/memory/organisation/duplicates.js'
 import { bigramJaccard } from '../src/text.js'
 
 const opened: MemoryBackend[] = []

@@ -8,7 +8,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { TOOLS, neighborsHandler, outputViolation, rebuildIndex, timelineHandler, writeHandler } from '../src/api.js'
 import { bodyLinks } from '../src/store/place-fields.js'
-import { renderValue } from '../src/tools/render.js'
+import { renderValue } from '../src/tools/render/text.js'
 import { expectCode, tempStores } from './store-kit.js'
 
 const store = tempStores('dsh-nav2-')

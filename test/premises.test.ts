@@ -1,5 +1,5 @@
 /**
- * Premises (`scope`): parsing and the compatibility rule (src/retrieve/premises.ts), and what
+ * Premises (`scope`): parsing and the compatibility rule (src/store/premises.ts), and what
  * they do to writes (no repeat, no supersede across conflicting premises: `different-scope`),
  * to search (`scope` filters, `scopeExcluded` counts) and to verify (OUT_OF_SCOPE, CONDITIONAL
  * SCOPE).
@@ -10,7 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { MemoryError, confirmHandler, createFileBackend, digestHandler, flushCaches, rebuildIndex, searchHandler, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
-import { comparePremises, formatPremises, parsePremises, valuesAgree } from '../src/retrieve/premises.js'
+import { comparePremises, formatPremises, parsePremises, valuesAgree } from '../src/store/premises.js'
 
 const roots: string[] = []
 const backends: MemoryBackend[] = []

@@ -530,7 +530,7 @@ describe('inputs that break the tool contract today', () => {
     expect(codes).toContain((caught as MemoryError).code)
   }
 
-  // src/tools/schema.ts typeName(): JSON.stringify(10n) throws "Do not know how to serialize a BigInt",
+  // src/tools/declare/schema.ts typeName(): JSON.stringify(10n) throws "Do not know how to serialize a BigInt",
   // so the validator that promises "never throws" throws a TypeError instead of INVALID_INPUT.
   it('a bigint where a value is expected is INVALID_INPUT, not a TypeError', async () => {
     await expectMemoryError(navHandler(backend, { limit: 10n } as never), ['INVALID_INPUT'])
@@ -545,7 +545,7 @@ describe('inputs that break the tool contract today', () => {
     await expectMemoryError(navHandler(backend, { path: `topics/${'é'.repeat(200)}.md` }), ['NOT_FOUND'])
   })
 
-  // src/memory/txn.ts writeAndIndex(): the index entry is derived from the in-memory text, while
+  // src/memory/writing/txn.ts writeAndIndex(): the index entry is derived from the in-memory text, while
   // the file on disk has U+FFFD where the text had a lone surrogate; rebuildIndex then differs.
   it('a summary with a lone surrogate is indexed as the file on disk says (index == rebuild)', async () => {
     const out = await writeHandler(backend, { summary: 'lone \uD800 surrogate 孤立代理项' })

@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest'
 import { findTool, injectionText, rebuildIndex, writeMemoryTool } from '../src/api.js'
-import { MAX_INTERVAL_DAYS, schedule, initialState } from '../src/memory/sm2.js'
+import { MAX_INTERVAL_DAYS, schedule, initialState } from '../src/memory/organisation/sm2.js'
 import { isUnderReview } from '../src/store/review-fields.js'
 import { expectCode, tempStores } from './store-kit.js'
 

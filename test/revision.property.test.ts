@@ -12,8 +12,8 @@ import path from 'node:path'
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
 import { compareValues, createFileBackend, deriveClaim, flushCaches, rebuildIndex, valueAtoms, writeHandler, type IndexEntry } from '../src/api.js'
-import { premisesConflict } from '../src/retrieve/premises.js'
-import { entryClaim, relateClaims } from '../src/memory/revise.js'
+import { premisesConflict } from '../src/store/premises.js'
+import { entryClaim, relateClaims } from '../src/memory/writing/revise.js'
 import { normalizeSlot } from '../src/text.js'
 
 const roots: string[] = []

@@ -18,12 +18,12 @@ import {
   writeHandler,
   type MemoryBackend,
 } from '../src/api.js'
-import { allocate, checkPlacard, claimWing, parseLocation, reconcile, roomCollisions, tourKey, WING_FILE } from '../src/memory/rooms.js'
+import { allocate, checkPlacard, claimWing, parseLocation, reconcile, roomCollisions, tourKey, WING_FILE } from '../src/memory/organisation/rooms.js'
 import { mergeMemoryText } from '../src/sync/merge.js'
 import { IndexView } from '../src/store/index-view.js'
 import type { IndexEntry } from '../src/types.js'
 import { entryFromFile } from '../src/store/frontmatter.js'
-import { renderValue } from '../src/tools/render.js'
+import { renderValue } from '../src/tools/render/text.js'
 import { expectCode, tempStores } from './store-kit.js'
 
 const store = tempStores('dsh-rooms-')

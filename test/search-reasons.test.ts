@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { TOOLS, createFileBackend, flushCaches, identifiersOf, outputViolation, searchHandler, signalsSettled, writeHandler, type MemoryBackend } from '../src/api.js'
-import { renderValue } from '../src/tools/render.js'
+import { renderValue } from '../src/tools/render/text.js'
 
 const opened: MemoryBackend[] = []
 afterEach(async () => {

@@ -26,8 +26,8 @@ import {
   type MemoryBackend,
 } from '../src/api.js'
 import { REDACTION_KINDS, type RedactionKind } from '../src/redact.js'
-import { BATCH_FILE } from '../src/memory/evidence-gate.js'
-import { QUERY_LOG_FILE } from '../src/memory/signals.js'
+import { BATCH_FILE } from '../src/memory/truth/evidence-gate.js'
+import { QUERY_LOG_FILE } from '../src/memory/organisation/signals.js'
 import { everyFile, expectCode, grep, tempStores } from './store-kit.js'
 
 const store = tempStores('secrets-')

@@ -25,7 +25,7 @@ import {
   type MemoryBackend,
   type ToolDeclaration,
 } from '../src/api.js'
-import { INJECTION_HEADING } from '../src/memory/inject.js'
+import { INJECTION_HEADING } from '../src/memory/reading/inject.js'
 import { PERSONAL_LABEL, residentInjection } from '../src/stores/inject.js'
 import { expectCode, tempStores } from './store-kit.js'
 

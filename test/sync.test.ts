@@ -24,7 +24,7 @@ import {
   type SyncOptions,
 } from '../src/api.js'
 import { handleApiRequest, TOKEN_HEADER } from '../src/host/api.js'
-import { DEFAULT_CONFIG } from '../src/memory/config.js'
+import { DEFAULT_CONFIG } from '../src/memory/settings/config.js'
 import { withLines } from '../src/sync/git-files.js'
 import { mergeLedgerText, mergeMemoryText } from '../src/sync/merge.js'
 import { commitMessage, newLedgerLines } from '../src/sync/messages.js'

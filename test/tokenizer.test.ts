@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isStrongTerm, stem, tokenize } from '../src/retrieve/tokenizer.js'
+import { isStrongTerm, stem, tokenize } from '../src/language/tokenizer.js'
 
 describe('tokenizer', () => {
   it('splits Chinese into single characters and 2-grams', () => {

@@ -9,8 +9,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createFileBackend, flushCaches, memoryVerifyTool, outputViolation, resolveHandler, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
-import { claimTerms } from '../src/memory/verify.js'
-import { renderValue } from '../src/tools/render.js'
+import { claimTerms } from '../src/memory/truth/verify.js'
+import { renderValue } from '../src/tools/render/text.js'
 
 const roots: string[] = []
 const backends: MemoryBackend[] = []

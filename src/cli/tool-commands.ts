@@ -8,8 +8,8 @@
 import { MemoryError, type ErrorCode } from '../errors.js'
 import { TOOLS, findTool } from '../tools/index.js'
 import { didYouMean } from './suggest.js'
-import type { Schema } from '../tools/schema.js'
-import type { ToolDeclaration } from '../tools/tool.js'
+import type { Schema } from '../tools/declare/schema.js'
+import type { ToolDeclaration } from '../tools/declare/tool.js'
 
 /** A command, the tool it runs, and the input field its bare arguments fill. */
 interface ToolCommand {

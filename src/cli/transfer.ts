@@ -2,15 +2,15 @@
  * `memory-agent export` and `memory-agent import`: the store to one JSON bundle and back, and
  * other tools' memories in. An adapter: it parses flags, writes to stdout, stderr and the output
  * file, and draws the progress bar; what is exported and imported is decided by
- * `memory/export.ts` and `memory/import.ts`.
+ * `memory/transfer/export.ts` and `memory/transfer/import.ts`.
  */
 
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import writeFileAtomic from 'write-file-atomic'
 import { ioError, MemoryError } from '../errors.js'
-import { exportBundle } from '../memory/export.js'
-import { IMPORT_FORMATS, importMemories, type ImportFormat, type ImportItem, type ImportResult } from '../memory/import.js'
+import { exportBundle } from '../memory/transfer/export.js'
+import { IMPORT_FORMATS, importMemories, type ImportFormat, type ImportItem, type ImportResult } from '../memory/transfer/import.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { createFileBackend } from '../store/file-backend.js'
 import { parseFlags } from './flags.js'

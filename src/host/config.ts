@@ -8,8 +8,8 @@
 
 import Schema from '@deepseek-ai/schemastery'
 import { AUTO_SETTLE_DEFAULTS, type AutoSettleOptions } from '../lifecycle/auto-settle-writer.js'
-import { DEFAULT_CONFIG, type RuntimeConfig } from '../memory/config.js'
-import { INJECT_MAX_BUDGET, INJECT_MIN_BUDGET } from '../memory/inject.js'
+import { DEFAULT_CONFIG, type RuntimeConfig } from '../memory/settings/config.js'
+import { INJECT_MAX_BUDGET, INJECT_MIN_BUDGET } from '../memory/reading/inject.js'
 
 export interface PluginConfig {
   root: string | null

@@ -11,7 +11,7 @@
 import { isUserTyped } from '../lifecycle/auto-settle.js'
 import { SettledMessages, settleCandidates, shouldRun, type AutoSettleOptions } from '../lifecycle/auto-settle-writer.js'
 import type { HostMessage } from '../lifecycle/auto-settle.js'
-import { loadConfigSync } from '../memory/config.js'
+import { loadConfigSync } from '../memory/settings/config.js'
 import type { MemoryBackend } from '../store/backend.js'
 import type { SessionStore } from './host-types.js'
 

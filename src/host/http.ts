@@ -7,7 +7,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { API_BODY_LIMIT, handleApiRequest, type ApiDeps } from './api.js'
-import { loadConfigSync } from '../memory/config.js'
+import { loadConfigSync } from '../memory/settings/config.js'
 import type { MemoryBackend } from '../store/backend.js'
 
 /**

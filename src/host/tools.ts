@@ -12,10 +12,10 @@
 
 import { asMemoryError, isMemoryError, type ErrorCode } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
-import type { ObjectSchema, Schema } from '../tools/schema.js'
-import type { ToolDeclaration } from '../tools/tool.js'
+import type { ObjectSchema, Schema } from '../tools/declare/schema.js'
+import type { ToolDeclaration } from '../tools/declare/tool.js'
 import type { DshToolDefinition, JsonSchemaNode, TextBlock } from './host-types.js'
-import { renderValue } from '../tools/render.js'
+import { renderValue } from '../tools/render/text.js'
 
 /** A node of the dsh-tools author DSL (`ValueSchemaSpec`, plus `required` on properties). */
 export interface DslNode {

@@ -9,7 +9,7 @@
  * memory, a wrong one pollutes the store.
  */
 
-import { INJECTION_HEADING } from '../memory/inject.js'
+import { INJECTION_HEADING } from '../memory/reading/inject.js'
 import { collapseWhitespace, sha1 } from '../text.js'
 
 /** The seven content block types of a host message; only `text` is ever read here. */

@@ -14,7 +14,7 @@
 
 import type { MemoryBackend } from '../store/backend.js'
 import { redactSecrets } from '../redact.js'
-import { writeMemory } from '../memory/write.js'
+import { writeMemory } from '../memory/writing/write.js'
 import { truncateUnits } from '../text.js'
 import { AUTO_SETTLE_TAG, judgeMessage, userTypedMessages, type DropReason, type HostMessage, type SignalClass } from './auto-settle.js'
 

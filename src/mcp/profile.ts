@@ -3,12 +3,12 @@
  * Every tool listed costs its name, description and input schema in each model request, so the
  * default is the core group (search, write, verify, browse, forget) and the rest is one flag away:
  * `--tools all`, or group and tool names such as `--tools core,time,memory_confirm`. The groups are
- * declared on the tools themselves (tools/tool.ts). Pure; reads no configuration.
+ * declared on the tools themselves (tools/declare/tool.ts). Pure; reads no configuration.
  */
 
 import { invalidInput } from '../errors.js'
 import { TOOLS } from '../tools/index.js'
-import { TOOL_GROUPS, type ToolDeclaration } from '../tools/tool.js'
+import { TOOL_GROUPS, type ToolDeclaration } from '../tools/declare/tool.js'
 
 /** The profile served without `--tools`. */
 export const DEFAULT_TOOLS = 'core'

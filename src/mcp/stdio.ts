@@ -8,7 +8,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { createFileBackend } from '../store/file-backend.js'
 import type { PersonalStore } from '../stores/route.js'
-import type { ToolDeclaration } from '../tools/tool.js'
+import type { ToolDeclaration } from '../tools/declare/tool.js'
 import { createMcpServer } from './server.js'
 
 /** How long the process may take to end by itself once closed, before it is ended. */

@@ -9,7 +9,7 @@
  */
 
 import { z } from 'zod'
-import type { ObjectSchema, Schema } from '../tools/schema.js'
+import type { ObjectSchema, Schema } from '../tools/declare/schema.js'
 
 function described<T extends z.ZodType>(zod: T, schema: Schema): T {
   return schema.description !== undefined ? zod.describe(schema.description) : zod

@@ -9,7 +9,7 @@
  */
 
 import type { MemoryBackend } from '../store/backend.js'
-import { tokenize } from './tokenizer.js'
+import { tokenize } from '../language/tokenizer.js'
 
 export const BUILTIN_ALIAS_GROUPS: Readonly<Record<string, readonly string[]>> = {
   database: ['数据库', 'database', 'db', 'sql', 'sqlite', 'postgres', 'postgresql', 'mysql', 'mongodb', '库表'],

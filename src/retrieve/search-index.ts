@@ -12,7 +12,7 @@ import MiniSearch from 'minisearch'
 import type { IndexEntry } from '../types.js'
 import { SEARCHABLE_STATUSES } from '../types.js'
 import { identifiersOf } from './identifiers.js'
-import { TOKENIZER_VERSION, tokenize } from './tokenizer.js'
+import { TOKENIZER_VERSION, tokenize } from '../language/tokenizer.js'
 
 /** Bump when the document shape or field set changes (3: the identifiers field; 4: the slot key among the keywords). */
 export const SEARCH_INDEX_FORMAT = 4

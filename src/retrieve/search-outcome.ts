@@ -7,7 +7,7 @@
  */
 
 import { RANKING, type SearchIndex } from './search-index.js'
-import { isStrongTerm } from './tokenizer.js'
+import { isStrongTerm } from '../language/tokenizer.js'
 import type { IndexEntry } from '../types.js'
 
 export const SEARCH_REASONS = ['ok', 'below-threshold', 'no-candidates', 'empty-cue'] as const

@@ -14,8 +14,8 @@ import type { AliasTable } from './aliases.js'
 import { identifiersOf } from './identifiers.js'
 import { RANKING, isSearchable, type SearchIndex } from './search-index.js'
 import { nearMisses, reasonGuidance, type NearMiss, type SearchReason } from './search-outcome.js'
-import { isStrongTerm, tokenize } from './tokenizer.js'
-import { premisesConflict } from './premises.js'
+import { isStrongTerm, tokenize } from '../language/tokenizer.js'
+import { premisesConflict } from '../store/premises.js'
 
 export interface SearchRequest {
   query: string

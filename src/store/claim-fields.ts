@@ -7,7 +7,7 @@
  */
 
 import type { Evidence, Guard, IndexEntry } from '../types.js'
-import { formatPremises, storedPremises } from '../retrieve/premises.js'
+import { formatPremises, storedPremises } from './premises.js'
 
 /** The front-matter names of the claim fields, as a person writes them. */
 export const CLAIM_FRONT_MATTER = [

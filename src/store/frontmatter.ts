@@ -253,7 +253,7 @@ export function contentHash(type: MemoryType, summary: string): string {
   return sha1(`${type}\n${normalizeForHash(summary)}`)
 }
 
-/** The slot key: a caller's `key` wins over a derived `slot` (memory/claim-extract.ts), which a person may correct. */
+/** The slot key: a caller's `key` wins over a derived `slot` (memory/truth/claim-extract.ts), which a person may correct. */
 function slotFields(data: Record<string, unknown>): Pick<IndexEntry, 'key' | 'key_derived'> {
   const key = asString(data.key)?.trim() || null
   if (key !== null) return { key }

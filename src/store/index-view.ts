@@ -12,7 +12,7 @@
  */
 
 import { normalizeSlot } from '../text.js'
-import { subjectTerms, termsInOrder } from '../subject-terms.js'
+import { subjectTerms, termsInOrder } from '../language/subject-terms.js'
 import type { IndexEntry } from '../types.js'
 import { placardText, roomOf } from './place-fields.js'
 

@@ -3,11 +3,11 @@
  * the personal store's (preferences and identity follow the person into every project), under one
  * heading and within the one character budget of the project store's configuration. The personal
  * section takes at most a third of the budget and only what it needs; the project store gets the
- * rest. Synchronous and never throws, as injectionText (memory/inject.ts), which renders each part.
+ * rest. Synchronous and never throws, as injectionText (memory/reading/inject.ts), which renders each part.
  */
 
-import { loadConfigSync } from '../memory/config.js'
-import { INJECT_MAX_BUDGET, INJECT_MIN_BUDGET, INJECTION_FRAME, INJECTION_HEADING, injectionText, type InjectionOptions, type InjectionResult } from '../memory/inject.js'
+import { loadConfigSync } from '../memory/settings/config.js'
+import { INJECT_MAX_BUDGET, INJECT_MIN_BUDGET, INJECTION_FRAME, INJECTION_HEADING, injectionText, type InjectionOptions, type InjectionResult } from '../memory/reading/inject.js'
 import type { MemoryBackend } from '../store/backend.js'
 
 /** The label over the personal store's lines. */

@@ -5,7 +5,7 @@
  * (forgets) add up. Pure: values in, value out; the stores are read by route.ts.
  */
 
-import { SORTS, type NavSort } from '../memory/nav.js'
+import { SORTS, type NavSort } from '../memory/reading/browse.js'
 import type { StoreName } from './kind.js'
 
 export type Out = Record<string, unknown>

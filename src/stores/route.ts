@@ -14,18 +14,18 @@
  *   because a context block, a slot digest or a health report of two stores mixed is not one thing.
  *
  * Outputs say `store` (which store answered, or `all`) and every listed memory its own `store`;
- * tools/tool.ts and tools/shapes.ts declare those fields, so routed output satisfies the declared
+ * tools/declare/tool.ts and tools/declare/shapes.ts declare those fields, so routed output satisfies the declared
  * schemas. Reads no environment: adapters choose the roots.
  */
 
 import { pushAll } from '../arrays.js'
 import { MemoryError, invalidInput } from '../errors.js'
-import { registerBatch } from '../memory/evidence-gate.js'
+import { registerBatch } from '../memory/truth/evidence-gate.js'
 import { ensureFresh } from '../store/freshness.js'
 import type { MemoryBackend } from '../store/backend.js'
-import type { NavSort } from '../memory/nav.js'
-import type { ObjectSchema } from '../tools/schema.js'
-import type { ToolDeclaration } from '../tools/tool.js'
+import type { NavSort } from '../memory/reading/browse.js'
+import type { ObjectSchema } from '../tools/declare/schema.js'
+import type { ToolDeclaration } from '../tools/declare/tool.js'
 import { kindsOf, storeForKinds, type StoreName } from './kind.js'
 import { mergeCounts, mergeNav, mergeSearch, mergeVerify, tagAnswer, type Answer, type Out } from './merge.js'
 

@@ -1,5 +1,5 @@
 /**
- * After a pull: puts right room slots that two clones both gave (memory/rooms.ts). The memory
+ * After a pull: puts right room slots that two clones both gave (memory/organisation/rooms.ts). The memory
  * that had the slot first keeps it; each other one (with its older versions) moves to the next
  * free slot of this clone's rooms, and records where it stood in `moved_from`, so a reference to
  * the old slot still finds it (memory_nav with a location answers with both). Under the store
@@ -10,7 +10,7 @@
 import type { MemoryBackend } from '../store/backend.js'
 import { entryFromFile } from '../store/frontmatter.js'
 import type { IndexEntry, LedgerEventDraft } from '../types.js'
-import { nextFreeSlot, roomCollisions, saveRooms } from '../memory/rooms.js'
+import { nextFreeSlot, roomCollisions, saveRooms } from '../memory/organisation/rooms.js'
 import { patchMemoryText } from './conflicts.js'
 
 export interface RoomMove {

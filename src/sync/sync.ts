@@ -34,7 +34,7 @@ import { mergeLedgerText } from './merge.js'
 import { commitMessage, newLedgerLines } from './messages.js'
 import { reindexChanged, type ReindexResult } from './reindex.js'
 import { repairRoomCollisions, type RoomMove } from './room-repair.js'
-import { claimWing } from '../memory/rooms.js'
+import { claimWing } from '../memory/organisation/rooms.js'
 import { findSecret, refusalMessage, type SecretFinding } from './secrets.js'
 
 export type SyncStep = 'prepare' | 'commit' | 'fetch' | 'merge' | 'reindex' | 'push'

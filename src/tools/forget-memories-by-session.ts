@@ -1,8 +1,8 @@
 /** forget_memories_by_session: forget what one session contributed. */
 
-import { forgetSession } from '../memory/forget.js'
-import { sessionIdField, statusField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { forgetSession } from '../memory/forgetting/forget-session.js'
+import { sessionIdField, statusField } from './declare/shapes.js'
+import { defineTool } from './declare/tool.js'
 
 export const forgetMemoriesBySessionTool = defineTool(
   {

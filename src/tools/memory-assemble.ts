@@ -1,18 +1,8 @@
 /** memory_assemble: put the memories relevant to a task into one context block, within a token budget. */
 
-import { assembleContext, labelsFor } from '../memory/assemble.js'
-import { guardLine, matchingGuards } from '../memory/guards.js'
-import { loadConfig } from '../memory/config.js'
-import { recordSearch } from '../memory/signals.js'
-import { retrievalState } from '../retrieve/retriever.js'
-import { isSearchable } from '../retrieve/search-index.js'
-import { runSearch } from '../retrieve/search.js'
-import type { IndexEntry } from '../types.js'
-import { idField } from './shapes.js'
-import { defineTool } from './tool.js'
-
-/** Hits searched for the task when none are given. */
-export const ASSEMBLE_SEARCH_K = 20
+import { assembleForTask } from '../memory/reading/assemble.js'
+import { idField } from './declare/shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 export const memoryAssembleTool = defineTool(
   {
@@ -55,26 +45,10 @@ export const memoryAssembleTool = defineTool(
       required: ['context', 'used_tokens', 'budget', 'sources', 'included', 'omitted'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
     cli: { argument: 'task' },
   },
-  async (backend, input) => {
-    const [config, state] = await Promise.all([loadConfig(backend), retrievalState(backend)])
-    const budget = input.budget ?? config.defaultBudget
-    let ranked: IndexEntry[]
-    if (input.hits !== undefined) {
-      ranked = [...input.hits]
-        .map((h, i) => ({ h, i }))
-        .sort((a, b) => (b.h.score ?? 0) - (a.h.score ?? 0) || a.i - b.i)
-        .map(({ h }) => state.entries.get(h.id))
-        .filter((e): e is IndexEntry => e !== undefined && isSearchable(e))
-    } else {
-      const found = runSearch(state.entries, state.index, state.aliases, { query: input.task, top_k: ASSEMBLE_SEARCH_K })
-      recordSearch(backend, { query: input.task, hitIds: found.hits.map((h) => h.id) })
-      ranked = found.hits.map((h) => state.entries.get(h.id)).filter((e): e is IndexEntry => e !== undefined)
-    }
-    return assembleContext(backend, ranked, budget, state.entries, matchingGuards(state.entries, input.task).map(guardLine), labelsFor(input.task))
-  },
+  (backend, input) => assembleForTask(backend, input),
 )
 
 export const assembleHandler = memoryAssembleTool.handler

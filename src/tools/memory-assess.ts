@@ -1,8 +1,8 @@
 /** memory_assess: the evidence gate, asked before answering from memory. */
 
-import { assessEvidence, MAX_EVIDENCE_REFS, NEXT_STRATEGIES } from '../memory/evidence-gate.js'
-import { sessionIdField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { assessEvidence, MAX_EVIDENCE_REFS, NEXT_STRATEGIES } from '../memory/truth/evidence-gate.js'
+import { sessionIdField } from './declare/shapes.js'
+import { defineTool } from './declare/tool.js'
 
 const refField = { type: 'string', minLength: 1, maxLength: 64 } as const
 

@@ -1,8 +1,8 @@
 /** memory_audit_forgotten: what decay archived, newest first, with its reasons. */
 
-import { auditForgotten } from '../memory/navigation.js'
-import { nullableString, statusField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { auditForgotten } from '../memory/reading/walk.js'
+import { nullableString, statusField } from './declare/shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 export const memoryAuditForgottenTool = defineTool(
   {
@@ -42,7 +42,7 @@ export const memoryAuditForgottenTool = defineTool(
       required: ['total', 'archivals', 'guidance'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
   },
   (backend, input) => auditForgotten(backend, input.limit),
 )

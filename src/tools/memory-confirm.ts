@@ -1,8 +1,8 @@
 /** memory_confirm: let a suggested memory through the confirmation gate. */
 
-import { confirmMemory } from '../memory/confirm.js'
-import { idField, idList } from './shapes.js'
-import { defineTool } from './tool.js'
+import { confirmMemory } from '../memory/writing/confirm.js'
+import { idField, idList } from './declare/shapes.js'
+import { defineTool } from './declare/tool.js'
 
 export const memoryConfirmTool = defineTool(
   {

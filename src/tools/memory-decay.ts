@@ -1,8 +1,8 @@
 /** memory_decay: archive low-importance memories nobody has found for a while. */
 
-import { DECAY_CONFIDENCE_BELOW, decay } from '../memory/decay.js'
-import { nullableString } from './shapes.js'
-import { defineTool } from './tool.js'
+import { DECAY_CONFIDENCE_BELOW, decay } from '../memory/forgetting/decay.js'
+import { nullableString } from './declare/shapes.js'
+import { defineTool } from './declare/tool.js'
 
 export const memoryDecayTool = defineTool(
   {

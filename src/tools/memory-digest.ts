@@ -1,7 +1,7 @@
 /** memory_digest: current belief for a slot, or the list of slots. */
 
-import { digestForKey, listDigests } from '../memory/digest.js'
-import { defineTool } from './tool.js'
+import { digestForKey, listDigests } from '../memory/organisation/digest.js'
+import { defineTool } from './declare/tool.js'
 
 const statusOfDigest = { type: 'string', enum: ['active', 'conflict'] } as const
 

@@ -1,8 +1,8 @@
 /** memory_duplicates: the read-only report of restatements that memory_merge can fold. */
 
-import { duplicatesReport } from '../memory/duplicates.js'
-import { typeField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { duplicatesReport } from '../memory/organisation/duplicates.js'
+import { typeField } from './declare/shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 export const memoryDuplicatesTool = defineTool(
   {
@@ -63,7 +63,7 @@ export const memoryDuplicatesTool = defineTool(
       required: ['scanned', 'total_groups', 'offset', 'has_more', 'groups', 'guidance'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
   },
   (backend, input) => duplicatesReport(backend, input),
 )

@@ -1,8 +1,8 @@
 /** memory_forget: forget one memory, or every memory a query names, and whatever repeats its value. */
 
-import { forgetValue } from '../memory/forget-value.js'
-import { digestChangesShape, idField, idList, statusField, typeField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { forgetValue } from '../memory/forgetting/forget-memory.js'
+import { digestChangesShape, idField, idList, statusField, typeField } from './declare/shapes.js'
+import { defineTool } from './declare/tool.js'
 
 export const memoryForgetTool = defineTool(
   {

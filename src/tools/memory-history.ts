@@ -1,8 +1,8 @@
 /** memory_history: every version of a memory with its time, source, text and when it was current. */
 
-import { memoryHistory } from '../memory/history.js'
-import { idField, idList, nullableString, sourceShape, statusField, typeField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { memoryHistory } from '../memory/time/history.js'
+import { idField, idList, nullableString, sourceShape, statusField, typeField } from './declare/shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 const versionShape = {
   type: 'object',
@@ -66,7 +66,7 @@ export const memoryHistoryTool = defineTool(
       required: ['id', 'slot', 'current', 'versions', 'omitted', 'purged', 'guidance'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
     cli: { argument: 'id' },
   },
   (backend, input) => memoryHistory(backend, input.id, input.limit),

@@ -1,8 +1,8 @@
 /** memory_lineage: where a memory comes from and what became of it. */
 
-import { memoryLineage } from '../memory/lineage.js'
-import { idInput, idList, nullableString, sourceShape, statusField, typeField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { memoryLineage } from '../memory/time/lineage.js'
+import { idInput, idList, nullableString, sourceShape, statusField, typeField } from './declare/shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 export const memoryLineageTool = defineTool(
   {
@@ -65,7 +65,7 @@ export const memoryLineageTool = defineTool(
       required: ['id', 'type', 'status', 'path', 'title', 'forgotten', 'sources', 'sessions', 'raw_ref', 'episode', 'chain', 'merges', 'events', 'events_total', 'guidance'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
     cli: { argument: 'id' },
   },
   (backend, input) => memoryLineage(backend, input.id),

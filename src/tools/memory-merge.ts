@@ -1,8 +1,8 @@
 /** memory_merge: fold restatements into one survivor (a preview unless dryRun is false). */
 
-import { mergeMemories } from '../memory/merge.js'
-import { idField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { mergeMemories } from '../memory/organisation/merge.js'
+import { idField } from './declare/shapes.js'
+import { defineTool } from './declare/tool.js'
 
 export const memoryMergeTool = defineTool(
   {

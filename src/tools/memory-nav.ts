@@ -1,9 +1,9 @@
 /** memory_nav: browse the summary layer page by page, or open one memory in full. */
 
-import { asOfField } from '../memory/as-of.js'
-import { navigate } from '../memory/nav.js'
-import { navEntryShape, statusField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { asOfField } from '../memory/time/as-of.js'
+import { navigate } from '../memory/reading/browse.js'
+import { navEntryShape, statusField } from './declare/shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 const counts = { type: 'object', properties: {}, additionalProperties: true } as const
 
@@ -63,7 +63,7 @@ export const memoryNavTool = defineTool(
       required: ['entries', 'total', 'offset', 'limit', 'has_more', 'facets'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
     cli: { argument: 'path' },
   },
   (backend, input) => navigate(backend, input),

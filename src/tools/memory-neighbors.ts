@@ -1,9 +1,9 @@
 /** memory_neighbors: the memories one to three links away from one. */
 
-import { MAX_NEIGHBORS, neighbors } from '../memory/navigation.js'
-import { BRIEF_REQUIRED, briefFields, idField } from './shapes.js'
-import { locationField } from './place-shapes.js'
-import { defineTool } from './tool.js'
+import { MAX_NEIGHBORS, neighbors } from '../memory/reading/walk.js'
+import { BRIEF_REQUIRED, briefFields, idField } from './declare/shapes.js'
+import { locationField } from './declare/place-shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 export const memoryNeighborsTool = defineTool(
   {
@@ -47,7 +47,7 @@ export const memoryNeighborsTool = defineTool(
       required: ['id', 'hops', 'neighbors', 'missing', 'truncated'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
     cli: { argument: 'id' },
   },
   (backend, input) => neighbors(backend, input.id, input.hops),

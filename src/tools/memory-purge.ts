@@ -1,8 +1,8 @@
 /** memory_purge: remove a forgotten memory for good, its text everywhere in the store included. */
 
-import { purgeMemory } from '../memory/purge-value.js'
-import { digestChangesShape, idInput, idList } from './shapes.js'
-import { defineTool } from './tool.js'
+import { purgeMemory } from '../memory/forgetting/purge-memory.js'
+import { digestChangesShape, idInput, idList } from './declare/shapes.js'
+import { defineTool } from './declare/tool.js'
 
 export const memoryPurgeTool = defineTool(
   {

@@ -1,10 +1,10 @@
 /** memory_report: grade a recall; SM-2 schedules the next review and adjusts importance. */
 
 import { invalidInput } from '../errors.js'
-import { reportRecall } from '../memory/review.js'
-import { reviewStateShape } from './review-shapes.js'
-import { idField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { reportRecall } from '../memory/organisation/review.js'
+import { reviewStateShape } from './declare/review-shapes.js'
+import { idField } from './declare/shapes.js'
+import { defineTool } from './declare/tool.js'
 
 export const memoryReportTool = defineTool(
   {

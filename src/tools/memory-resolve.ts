@@ -1,8 +1,8 @@
 /** memory_resolve: settle a conflict by keeping or dropping one side. */
 
-import { resolveConflict } from '../memory/resolve.js'
-import { idField, idList, statusField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { resolveConflict } from '../memory/writing/resolve.js'
+import { idField, idList, statusField } from './declare/shapes.js'
+import { defineTool } from './declare/tool.js'
 
 export const memoryResolveTool = defineTool(
   {

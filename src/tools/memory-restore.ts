@@ -1,8 +1,8 @@
 /** memory_restore: bring archived memories back. */
 
-import { restore } from '../memory/decay.js'
-import { idField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { restore } from '../memory/forgetting/decay.js'
+import { idField } from './declare/shapes.js'
+import { defineTool } from './declare/tool.js'
 
 export const memoryRestoreTool = defineTool(
   {

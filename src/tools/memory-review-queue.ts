@@ -1,8 +1,8 @@
 /** memory_review_queue: the memories due for recall, as cues only (never their text). */
 
-import { reviewQueue } from '../memory/review.js'
-import { placeProperties } from './review-shapes.js'
-import { defineTool } from './tool.js'
+import { reviewQueue } from '../memory/organisation/review.js'
+import { placeProperties } from './declare/review-shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 export const memoryReviewQueueTool = defineTool(
   {
@@ -46,7 +46,7 @@ export const memoryReviewQueueTool = defineTool(
       required: ['at', 'due_total', 'items', 'has_more', 'guidance'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
   },
   (backend, input) => reviewQueue(backend, input.limit),
 )

@@ -1,9 +1,9 @@
 /** memory_review: reveal the memory behind a review cue, with its schedule. */
 
-import { revealMemory } from '../memory/review.js'
-import { placeProperties, reviewStateShape } from './review-shapes.js'
-import { idInput } from './shapes.js'
-import { defineTool } from './tool.js'
+import { revealMemory } from '../memory/organisation/review.js'
+import { placeProperties, reviewStateShape } from './declare/review-shapes.js'
+import { idInput } from './declare/shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 export const memoryReviewTool = defineTool(
   {
@@ -32,7 +32,7 @@ export const memoryReviewTool = defineTool(
       required: ['id', 'title', 'summary', 'details', 'path', 'location', 'placard', 'review', 'guidance'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
     cli: { argument: 'id' },
   },
   (backend, input) => revealMemory(backend, input.id),

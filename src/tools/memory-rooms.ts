@@ -1,10 +1,10 @@
 /** memory_rooms: the rooms memories are placed in, or one room's memories in slot order. */
 
-import { ROOM_CAPACITY } from '../memory/rooms.js'
-import { roomsListing } from '../memory/navigation.js'
-import { locationField, placedBriefShape } from './place-shapes.js'
-import { BRIEF_REQUIRED, briefFields } from './shapes.js'
-import { defineTool } from './tool.js'
+import { ROOM_CAPACITY } from '../memory/organisation/rooms.js'
+import { roomsListing } from '../memory/reading/walk.js'
+import { locationField, placedBriefShape } from './declare/place-shapes.js'
+import { BRIEF_REQUIRED, briefFields } from './declare/shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 export const memoryRoomsTool = defineTool(
   {
@@ -52,7 +52,7 @@ export const memoryRoomsTool = defineTool(
       required: ['capacity', 'rooms', 'unplaced'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
     cli: { argument: 'room' },
   },
   (backend, input) => roomsListing(backend, input.room),

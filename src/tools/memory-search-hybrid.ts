@@ -1,18 +1,12 @@
 /** memory_search_hybrid: BM25 keyword search with aliases over the summary layer. */
 
-import { invalidInput } from '../errors.js'
-import { loadConfig } from '../memory/config.js'
-import { asOfField, parseAsOf, retrievalAsOf } from '../memory/as-of.js'
-import { recordSearch } from '../memory/signals.js'
-import { retrievalState } from '../retrieve/retriever.js'
-import { runSearch, type SearchRequest, type SearchResult } from '../retrieve/search.js'
+import { asOfField } from '../memory/time/as-of.js'
+import { searchMemories } from '../memory/reading/search.js'
 import { SEARCH_REASONS } from '../retrieve/search-outcome.js'
-import { BRIEF_REQUIRED, briefFields } from './shapes.js'
-import { evidenceField, guardShape, scopeField } from './claim-fields.js'
-import { annotateSearch, requestPremises, type SearchAnnotations } from '../memory/claims-read.js'
-import { defineTool } from './tool.js'
-import { registerBatch } from '../memory/evidence-gate.js'
-import { sessionIdField } from './shapes.js'
+import { BRIEF_REQUIRED, briefFields } from './declare/shapes.js'
+import { evidenceField, guardShape, scopeField } from './declare/claim-fields.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
+import { sessionIdField } from './declare/shapes.js'
 
 const stringList = (what: string) => ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 32, description: what }) as const
 
@@ -97,32 +91,11 @@ export const memorySearchHybridTool = defineTool(
       required: ['hits', 'guidance', 'alias_hits', 'eligible', 'reason', 'nearMisses', 'batch_id'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
     cli: { command: 'search', argument: 'query' },
   },
-  async (backend, input) => {
-    for (const field of ['from', 'to'] as const) {
-      const value = input.time_range?.[field]
-      if (value !== undefined && Number.isNaN(Date.parse(value)))
-        throw invalidInput(`time_range.${field}`, 'an ISO-8601 date-time such as 2026-01-02T10:00:00Z')
-    }
-    const asOf = input.asOf !== undefined ? parseAsOf(input.asOf) : null
-    const [config, state] = await Promise.all([loadConfig(backend), asOf !== null ? retrievalAsOf(backend, asOf) : retrievalState(backend)])
-    const request: SearchRequest = { ...input, scope: requestPremises(input.scope), top_k: Math.min(input.top_k, config.maxTopK) }
-    const result = runSearch(state.entries, state.index, state.aliases, request)
-    // Typed first: checking the literal against the inferred output type directly is too deep for tsc.
-    const annotated: SearchResult & SearchAnnotations = { ...result, ...annotateSearch(state, request, result.hits, asOf ?? Date.parse(backend.now())) }
-    // First, so a search refused for its session (a credential) is not recorded as use.
-    const { batchId, refs } = await registerBatch(backend, input.session_id, annotated.hits.map((h) => h.id))
-    // A look into the past is not use of the memories of now.
-    if (asOf === null) recordSearch(backend, { query: input.query, hitIds: result.hits.map((h) => h.id) })
-    const out: Omit<typeof annotated, 'hits'> & { hits: ((typeof annotated.hits)[number] & { ref: string })[]; batch_id: string } = {
-      ...annotated,
-      hits: annotated.hits.map((h, i) => ({ ...h, ref: refs[i] as string })),
-      batch_id: batchId,
-    }
-    return out
-  },
+  // Checked against the schema above; the dates and the rest are the operation's.
+  (backend, input) => searchMemories(backend, input),
 )
 
 export const searchHandler = memorySearchHybridTool.handler

@@ -1,8 +1,8 @@
 /** memory_sweep: a read-only health check of the store. */
 
-import { DEFAULT_LONG_UNUSED_DAYS, sweep } from '../memory/sweep.js'
-import { nullableString } from './shapes.js'
-import { defineTool } from './tool.js'
+import { DEFAULT_LONG_UNUSED_DAYS, sweep } from '../memory/organisation/sweep.js'
+import { nullableString } from './declare/shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 export const memorySweepTool = defineTool(
   {
@@ -83,7 +83,7 @@ export const memorySweepTool = defineTool(
       required: ['at', 'scanned', 'thresholds', 'longUnused', 'supersededBacklog', 'zeroHitQueries', 'staleAnchors', 'unreadable'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
   },
   async (backend, input) => sweep(backend, input.days, input.limit),
 )

@@ -1,9 +1,9 @@
 /** memory_timeline: the memories in time order, or room by room (the tour). */
 
-import { timeline } from '../memory/navigation.js'
-import { statusField } from './shapes.js'
-import { placedBriefShape } from './place-shapes.js'
-import { defineTool } from './tool.js'
+import { timeline } from '../memory/reading/walk.js'
+import { statusField } from './declare/shapes.js'
+import { placedBriefShape } from './declare/place-shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 export const memoryTimelineTool = defineTool(
   {
@@ -36,7 +36,7 @@ export const memoryTimelineTool = defineTool(
       required: ['order', 'total', 'offset', 'limit', 'has_more', 'entries'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
   },
   (backend, input) => timeline(backend, input),
 )

@@ -1,8 +1,8 @@
 /** memory_undemote: undo a merge for some folded memories. */
 
-import { undemote } from '../memory/merge.js'
-import { idField } from './shapes.js'
-import { defineTool } from './tool.js'
+import { undemote } from '../memory/organisation/merge.js'
+import { idField } from './declare/shapes.js'
+import { defineTool } from './declare/tool.js'
 
 export const memoryUndemoteTool = defineTool(
   {

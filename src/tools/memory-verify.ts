@@ -1,10 +1,10 @@
 /** memory_verify: check a claim against memory before asserting it (source monitoring). */
 
-import { asOfField } from '../memory/as-of.js'
-import { verifyClaim } from '../memory/verify.js'
-import { evidenceField, scopeField } from './claim-fields.js'
-import { BRIEF_REQUIRED, briefFields } from './shapes.js'
-import { defineTool } from './tool.js'
+import { asOfField } from '../memory/time/as-of.js'
+import { verifyClaim } from '../memory/truth/verify.js'
+import { evidenceField, scopeField } from './declare/claim-fields.js'
+import { BRIEF_REQUIRED, briefFields } from './declare/shapes.js'
+import { defineTool, READS_ONLY } from './declare/tool.js'
 
 const memoryRef = {
   type: 'object',
@@ -55,7 +55,7 @@ export const memoryVerifyTool = defineTool(
       required: ['verdict', 'claim', 'support', 'contradicting', 'newer_related', 'superseded_matches', 'stale_support', 'scopeExcluded', 'note'],
       additionalProperties: false,
     },
-    annotations: { readOnly: true, destructive: false, idempotent: true },
+    annotations: READS_ONLY,
     cli: { argument: 'claim' },
   },
   (backend, input) => verifyClaim(backend, input),

@@ -1,12 +1,12 @@
 /** write_memory: store one memory (topic, or episode with its raw text). */
 
-import { writeMemory } from '../memory/write.js'
+import { writeMemory } from '../memory/writing/write.js'
 import { REDACTION_KINDS } from '../redact.js'
 import { ANCHOR_KINDS, SOURCE_KINDS } from '../types.js'
-import { idList, nullableString, sessionIdField, statusField } from './shapes.js'
-import { claimInputFields } from './claim-fields.js'
-import { linksInput, locationField, placardShape } from './place-shapes.js'
-import { defineTool } from './tool.js'
+import { idList, nullableString, sessionIdField, statusField } from './declare/shapes.js'
+import { claimInputFields } from './declare/claim-fields.js'
+import { linksInput, locationField, placardShape } from './declare/place-shapes.js'
+import { defineTool } from './declare/tool.js'
 
 const textList = (what: string) =>
   ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 }, maxItems: 32, description: what }) as const

@@ -1,0 +1,151 @@
+/**
+ * Decay: low-importance memories that nobody has found for a while are set aside. A memory is a
+ * candidate when it is an active topic or episode, its confidence is below 0.5 (the writer was
+ * unsure: an ordinary write has 0.6), it is not a guard, and it has had no search hit (or, never
+ * hit, was written) `decayAfterDays` days ago or earlier. Archiving sets status `archived` with
+ * `archived_at` and `archived_reason` in the file and a ledger `archive` event; nothing is ever
+ * deleted, and `restore` brings a memory back. Decay runs only when called (memory_decay), never
+ * on a read path.
+ */
+
+import type { MemoryBackend } from '../../store/backend.js'
+import { isUnderReview } from '../../store/review-fields.js'
+import type { IndexEntry } from '../../types.js'
+import { loadConfig } from '../settings/config.js'
+import { readUsage } from '../organisation/signals.js'
+import { setStatus, slotMates } from '../writing/slots.js'
+import { transact } from '../writing/txn.js'
+
+/** Below this confidence a memory counts as low importance. */
+export const DECAY_CONFIDENCE_BELOW = 0.5
+const DAY_MS = 86_400_000
+
+export interface DecayCandidate {
+  id: string
+  path: string
+  title: string
+  idleDays: number
+  confidence: number
+  last_used_at: string | null
+  reason: string
+}
+
+export interface DecayResult {
+  dry_run: boolean
+  days: number
+  confidence_below: number
+  archived: DecayCandidate[]
+  /** Candidates beyond `limit`, left for the next call. */
+  more: number
+  guidance: string
+}
+
+/** Whether an entry may decay at all, whatever its idle time. Pure. */
+export function mayDecay(e: IndexEntry): boolean {
+  return (
+    (e.type === 'topic' || e.type === 'episode') &&
+    e.status === 'active' &&
+    e.confidence < DECAY_CONFIDENCE_BELOW &&
+    e.guard === undefined &&
+    // A file whose front-matter does not parse is not rewritten until a person fixes it.
+    e.front_matter_error === undefined &&
+    // A memory in retrieval practice is kept by its schedule, not by search hits.
+    !isUnderReview(e)
+  )
+}
+
+/** The candidates among entries, most idle first, given hit records and the time. Pure. */
+export function decayCandidates(
+  entries: Iterable<IndexEntry>,
+  usage: ReadonlyMap<string, { hits: number; lastHitAt: string | null }>,
+  now: number,
+  days: number,
+): DecayCandidate[] {
+  const out: DecayCandidate[] = []
+  for (const e of entries) {
+    if (!mayDecay(e)) continue
+    const used = usage.get(e.id)
+    const since = Date.parse(used?.lastHitAt ?? e.time)
+    if (Number.isNaN(since)) continue
+    const idleDays = Math.floor((now - since) / DAY_MS)
+    if (idleDays < days) continue
+    const last = used?.lastHitAt ?? null
+    const reason = `confidence ${e.confidence} < ${DECAY_CONFIDENCE_BELOW} and ${last === null ? 'never found by a search' : 'no search hit'} for ${idleDays} days (window ${days})`
+    out.push({ id: e.id, path: e.path, title: e.title, idleDays, confidence: e.confidence, last_used_at: last, reason })
+  }
+  return out.sort((a, b) => b.idleDays - a.idleDays || a.id.localeCompare(b.id))
+}
+
+export async function decay(backend: MemoryBackend, opts: { days?: number; dryRun: boolean; limit: number }): Promise<DecayResult> {
+  const config = await loadConfig(backend)
+  const days = opts.days ?? config.decayAfterDays
+  const usage = await readUsage(backend)
+  const finish = (archived: DecayCandidate[], total: number): DecayResult => ({
+    dry_run: opts.dryRun,
+    days,
+    confidence_below: DECAY_CONFIDENCE_BELOW,
+    archived,
+    more: Math.max(0, total - opts.limit),
+    guidance:
+      archived.length === 0
+        ? `Nothing to archive: no active memory with confidence below ${DECAY_CONFIDENCE_BELOW} has gone ${days} days without a search hit.`
+        : opts.dryRun
+          ? `${archived.length} memory(ies) would be archived. Call memory_decay with dryRun: false to archive them; memory_restore brings any back.`
+          : `${archived.length} memory(ies) archived (files kept, out of search and injection). memory_audit_forgotten lists them; memory_restore brings any back.`,
+  })
+  if (opts.dryRun) {
+    const all = decayCandidates((await backend.indexView()).values(), usage, Date.parse(backend.now()), days)
+    return finish(all.slice(0, opts.limit), all.length)
+  }
+  return transact(backend, async (txn) => {
+    const all = decayCandidates(txn.index.values(), usage, Date.parse(txn.now), days)
+    const done: DecayCandidate[] = []
+    for (const c of all.slice(0, opts.limit)) {
+      const entry = txn.index.get(c.id)
+      if (entry === undefined || (await setStatus(txn, entry, 'archived', { archived_at: txn.now, archived_reason: c.reason })) === null) continue
+      txn.log({ event: 'archive', id: c.id, reason: c.reason, idle_days: c.idleDays, confidence: c.confidence, window_days: days })
+      done.push(c)
+    }
+    return finish(done, all.length)
+  })
+}
+
+export interface RestoreResult {
+  restored: Array<{ id: string; status: 'active' | 'superseded'; superseded_by?: string }>
+  unchanged: string[]
+  /** Ids that name no memory (or raw text): nothing to restore. */
+  missing: string[]
+}
+
+/**
+ * Brings archived memories back. A memory whose slot moved on while it was archived (a newer
+ * current version) comes back as superseded by that version, never over it.
+ */
+export async function restore(backend: MemoryBackend, ids: readonly string[]): Promise<RestoreResult> {
+  return transact(backend, async (txn) => {
+    const out: RestoreResult = { restored: [], unchanged: [], missing: [] }
+    for (const id of [...new Set(ids)]) {
+      const entry = txn.index.get(id)
+      if (entry === undefined || entry.type === 'raw') {
+        out.missing.push(id)
+        continue
+      }
+      if (entry.status !== 'archived') {
+        out.unchanged.push(id)
+        continue
+      }
+      // While it was archived it was not current, so a current version of its slot came later.
+      const current = entry.key !== null ? slotMates(txn, entry).at(-1) : undefined
+      const cleared = { archived_at: null, archived_reason: null }
+      if (current !== undefined) {
+        await setStatus(txn, entry, 'superseded', { ...cleared, superseded_by: current.id })
+        out.restored.push({ id, status: 'superseded', superseded_by: current.id })
+      } else {
+        await setStatus(txn, entry, 'active', cleared)
+        out.restored.push({ id, status: 'active' })
+      }
+      txn.log({ event: 'restore', id, status: out.restored[out.restored.length - 1]?.status })
+    }
+    return out
+  })
+}

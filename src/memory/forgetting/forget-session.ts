@@ -1,0 +1,94 @@
+/**
+ * Forgetting a session, decided by the `sources` array alone. Episodes and raw text of the
+ * session become deleted_pending (soft, remembering their status as `deleted_from` so that
+ * `restore` can undo it) or are removed from disk (hard). Shared topics are never deleted: with
+ * `include_shared_unlink` the session is removed from their sources, and a topic left with none
+ * becomes orphaned. Counts report only what this call changed, so a repeated call reports zero.
+ */
+
+import type { MemoryBackend } from '../../store/backend.js'
+import type { IndexEntry, MemoryStatus } from '../../types.js'
+import { rawSibling } from '../writing/slots.js'
+import { transact } from '../writing/txn.js'
+
+export type ForgetScope = 'session_only' | 'include_shared_unlink'
+export type ForgetMode = 'soft' | 'hard'
+
+export interface StatusChange {
+  id: string
+  from: MemoryStatus
+  to: MemoryStatus | 'removed'
+}
+
+export interface ForgetResult {
+  session_id: string
+  scope: ForgetScope
+  mode: ForgetMode
+  deleted_episode_count: number
+  deleted_raw_count: number
+  unlinked_topic_count: number
+  orphaned_topic_count: number
+  affected_paths: string[]
+  status_changes: StatusChange[]
+}
+
+export function forgetSession(backend: MemoryBackend, sessionId: string, scope: ForgetScope, mode: ForgetMode): Promise<ForgetResult> {
+  return transact(backend, async (txn) => {
+    const result: ForgetResult = {
+      session_id: sessionId,
+      scope,
+      mode,
+      deleted_episode_count: 0,
+      deleted_raw_count: 0,
+      unlinked_topic_count: 0,
+      orphaned_topic_count: 0,
+      affected_paths: [],
+      status_changes: [],
+    }
+    const touched = (entry: IndexEntry) => {
+      if (!result.affected_paths.includes(entry.path)) result.affected_paths.push(entry.path)
+    }
+    /** Soft: mark deleted_pending (once). Hard: remove the file. True when something changed. */
+    const forgetOne = async (target: IndexEntry): Promise<boolean> => {
+      if (mode === 'hard') return txn.remove(target)
+      if (target.status === 'deleted_pending') return false
+      return (await txn.update(target, { status: 'deleted_pending', deleted_from: target.status })) !== null
+    }
+    const fromSession = txn.index.fromSession(sessionId)
+    for (const entry of fromSession) {
+      if (entry.type === 'topic') {
+        if (scope !== 'include_shared_unlink') continue
+        const sources = entry.sources.filter((s) => s.session_id !== sessionId)
+        const orphan = sources.length === 0 && entry.status !== 'orphaned'
+        await txn.update(entry, {
+          sources,
+          session_id: sources.find((s) => s.session_id !== null)?.session_id ?? null,
+          ...(orphan ? { status: 'orphaned' } : {}),
+        })
+        result.unlinked_topic_count++
+        touched(entry)
+        if (orphan) {
+          result.orphaned_topic_count++
+          result.status_changes.push({ id: entry.id, from: entry.status, to: 'orphaned' })
+        }
+        continue
+      }
+      // Raw text follows its episode; only a raw file without one is forgotten on its own.
+      if (entry.type === 'raw' && entry.episode !== null && txn.index.get(entry.episode) !== undefined) continue
+      const raw = entry.type === 'raw' ? undefined : rawSibling(txn, entry)
+      for (const target of raw === undefined ? [entry] : [entry, raw]) {
+        if (await forgetOne(target)) {
+          if (target.type === 'raw') result.deleted_raw_count++
+          else result.deleted_episode_count++
+          touched(target)
+          result.status_changes.push({ id: target.id, from: target.status, to: mode === 'hard' ? 'removed' : 'deleted_pending' })
+        }
+      }
+    }
+    if (result.status_changes.length > 0 || result.unlinked_topic_count > 0) {
+      const { affected_paths: _paths, status_changes: _changes, ...counts } = result
+      txn.log({ event: 'forget', ...counts, ids: result.status_changes.map((c) => c.id) })
+    }
+    return result
+  })
+}

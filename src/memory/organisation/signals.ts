@@ -1,0 +1,130 @@
+/**
+ * Usage signals, written beside the search path, never on it: the top 5 hits of each search go
+ * to usage.jsonl (`{ id, at, rank }`), each real query, redacted, to query-log.jsonl (`{ at,
+ * query, hits }`, the latest 200 kept, the file rewritten only when it passes 250 lines; appends
+ * to it take the store lock so that a trim never drops one). Both are append-only between trims,
+ * and a failure to record never fails the search: evidence, not state. It is said once per store
+ * and file.
+ */
+
+import type { MemoryBackend } from '../../store/backend.js'
+import { warnOnce } from '../../store/warn-once.js'
+import { jsonLine, redactSecrets } from '../../redact.js'
+import { truncate } from '../../text.js'
+
+export const USAGE_FILE = 'usage.jsonl'
+export const QUERY_LOG_FILE = 'query-log.jsonl'
+export const USAGE_TOP = 5
+export const QUERY_LOG_KEEP = 200
+export const QUERY_LOG_TRIM_AT = 250
+
+/** Signal writes still in flight, per backend, so a caller that must can wait for them. */
+const pending = new WeakMap<MemoryBackend, Set<Promise<void>>>()
+/** Lines appended to the query log by this process since it last counted the file. */
+const appendedSinceCount = new WeakMap<MemoryBackend, number>()
+
+function track(backend: MemoryBackend, file: string, work: Promise<void>): void {
+  let set = pending.get(backend)
+  if (set === undefined) pending.set(backend, (set = new Set()))
+  const p = work.catch((err: unknown) => warnOnce(backend, `${file} not written`, err, 'searches go on without recording their use'))
+  set.add(p)
+  void p.then(() => set?.delete(p))
+}
+
+/** Resolves when every signal write started so far on this backend has finished. */
+export async function signalsSettled(backend: MemoryBackend): Promise<void> {
+  const set = pending.get(backend)
+  while (set !== undefined && set.size > 0) await Promise.all([...set])
+}
+
+export interface SearchSignal {
+  query: string
+  hitIds: string[]
+}
+
+/** Records a search without waiting for the disk and without ever failing the search. */
+export function recordSearch(backend: MemoryBackend, signal: SearchSignal): void {
+  const at = backend.now()
+  const top = signal.hitIds.slice(0, USAGE_TOP)
+  if (top.length > 0) track(backend, USAGE_FILE, backend.appendText(USAGE_FILE, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
+  // Redacted before the cut, so a cut never leaves the head of a secret that no longer looks like one.
+  const query = truncate(redactSecrets(signal.query.replace(/\s+/g, ' ').trim()).text, 120)
+  if (query === '') return
+  track(backend, QUERY_LOG_FILE, appendQuery(backend, jsonLine({ at, query, hits: signal.hitIds.length }) + '\n'))
+}
+
+async function appendQuery(backend: MemoryBackend, line: string): Promise<void> {
+  // Under the store lock: the trim rewrites the file, and a line appended to the old file between
+  // its read and its replacement would be lost.
+  await backend.withLock(async () => {
+    await backend.appendText(QUERY_LOG_FILE, line)
+    const count = (appendedSinceCount.get(backend) ?? QUERY_LOG_TRIM_AT) + 1
+    appendedSinceCount.set(backend, count)
+    // Count the file only when this process may have pushed it past the mark (other processes append too).
+    if (count < QUERY_LOG_TRIM_AT - QUERY_LOG_KEEP) return
+    const text = (await backend.readFile(QUERY_LOG_FILE)) ?? ''
+    const lines = text.split('\n').filter((l) => l.trim() !== '')
+    appendedSinceCount.set(backend, Math.max(0, lines.length - QUERY_LOG_KEEP))
+    if (lines.length <= QUERY_LOG_TRIM_AT) return
+    await backend.writeFileAtomic(QUERY_LOG_FILE, lines.slice(-QUERY_LOG_KEEP).join('\n') + '\n')
+    appendedSinceCount.set(backend, 0)
+  })
+}
+
+export interface QueryLogLine {
+  at: string
+  query: string
+  hits: number
+}
+
+export interface UsageStats {
+  hits: number
+  lastHitAt: string | null
+}
+
+function parseLines<T>(text: string | null, valid: (v: Record<string, unknown>) => boolean): T[] {
+  const out: T[] = []
+  for (const line of (text ?? '').split('\n')) {
+    if (line.trim() === '') continue
+    try {
+      const v: unknown = JSON.parse(line)
+      if (typeof v === 'object' && v !== null && valid(v as Record<string, unknown>)) out.push(v as T)
+    } catch {
+      // a torn line: skipped
+    }
+  }
+  return out
+}
+
+export async function readQueryLog(backend: MemoryBackend): Promise<QueryLogLine[]> {
+  return parseLines<QueryLogLine>(await backend.readFile(QUERY_LOG_FILE), (v) => typeof v.at === 'string' && typeof v.query === 'string' && typeof v.hits === 'number')
+}
+
+function foldUsage(text: string | null, stats: Map<string, UsageStats>): Map<string, UsageStats> {
+  for (const { id, at } of parseLines<{ id: string; at: string }>(text, (v) => typeof v.id === 'string' && typeof v.at === 'string')) {
+    const s = stats.get(id) ?? { hits: 0, lastHitAt: null }
+    s.hits++
+    if (s.lastHitAt === null || at > s.lastHitAt) s.lastHitAt = at
+    stats.set(id, s)
+  }
+  return stats
+}
+
+/** Hit count and last hit time per memory id, from usage.jsonl. */
+export async function readUsage(backend: MemoryBackend): Promise<Map<string, UsageStats>> {
+  return foldUsage(await backend.readFile(USAGE_FILE), new Map())
+}
+
+/** The same, read synchronously and cached by the file's size and mtime (for resident injection). */
+const usageCache = new WeakMap<MemoryBackend, { signature: string; stats: Map<string, UsageStats> }>()
+export function readUsageSync(backend: MemoryBackend): Map<string, UsageStats> {
+  const sync = backend.sync
+  if (sync === undefined) return new Map()
+  const st = sync.stat(USAGE_FILE)
+  const signature = st === null ? 'none' : `${st.size}:${st.mtimeMs}`
+  const known = usageCache.get(backend)
+  if (known?.signature === signature) return known.stats
+  const stats = foldUsage(st === null ? null : sync.readFile(USAGE_FILE), new Map())
+  usageCache.set(backend, { signature, stats })
+  return stats
+}

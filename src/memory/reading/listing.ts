@@ -1,0 +1,49 @@
+/**
+ * The panel's memory list: memories as a person counts them (raw text belongs to its episode and
+ * is not listed), newest first, a page at a time, each with its tags and how often searches hit
+ * it. Read-only; brings the index up to date with the files first. Never returns a body: the
+ * detail op names one memory for that.
+ */
+
+import type { MemoryBackend } from '../../store/backend.js'
+import { ensureFresh } from '../../store/freshness.js'
+import type { MemoryStatus } from '../../types.js'
+import type { NavEntry } from './browse.js'
+import { readUsage } from '../organisation/signals.js'
+
+export interface ListRequest {
+  /** Only this status; without it every status but deleted_pending (soft-deleted has its own list). */
+  status?: MemoryStatus
+  limit: number
+  offset: number
+}
+
+export interface ListedMemory extends NavEntry {
+  tags: string[]
+  /** Searches whose top 5 held this memory (usage.jsonl). */
+  hits: number
+  last_used_at: string | null
+}
+
+export interface ListResult {
+  entries: ListedMemory[]
+  total: number
+  offset: number
+  limit: number
+  has_more: boolean
+}
+
+export async function listMemories(backend: MemoryBackend, request: ListRequest): Promise<ListResult> {
+  await ensureFresh(backend)
+  const wanted = (status: MemoryStatus) => (request.status === undefined ? status !== 'deleted_pending' : status === request.status)
+  const all = [...(await backend.indexView()).values()]
+    .filter((e) => e.type !== 'raw' && wanted(e.status))
+    .sort((a, b) => b.time.localeCompare(a.time) || a.id.localeCompare(b.id))
+  const page = all.slice(request.offset, request.offset + request.limit)
+  const usage = page.length > 0 ? await readUsage(backend) : new Map()
+  const entries = page.map((e) => {
+    const used = usage.get(e.id)
+    return { id: e.id, path: e.path, type: e.type, title: e.title, summary: e.summary, time: e.time, status: e.status, tags: e.tags, hits: used?.hits ?? 0, last_used_at: used?.lastHitAt ?? null }
+  })
+  return { entries, total: all.length, offset: request.offset, limit: request.limit, has_more: request.offset + page.length < all.length }
+}

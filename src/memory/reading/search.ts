@@ -1,0 +1,53 @@
+/**
+ * Folder memory/reading/, whose main file this is, owns memory going out: search, assembly for a
+ * task, browsing and walking the store, resident injection, the panel's list and counters,
+ * sessions, finding one memory by id. Imports from the other capability folders: forgetting,
+ * organisation, settings, time, truth, writing; below memory/ anything (retrieve, store,
+ * language, ground); nothing above (tools, stores, adapters).
+ *
+ * A search as one operation, for every caller (the tool, the library, the panel): the store as
+ * it is now or as of a time, the store's top_k cap, the ranking (retrieve/search.ts), each hit's
+ * premises, evidence and guards, the evidence batch the answer is registered as, and the usage
+ * signal. Inputs are already checked against the tool's schema; dates are checked here.
+ */
+
+import { invalidInput } from '../../errors.js'
+import { retrievalState } from '../../retrieve/retriever.js'
+import { runSearch, type SearchRequest, type SearchResult } from '../../retrieve/search.js'
+import type { MemoryBackend } from '../../store/backend.js'
+import { recordSearch } from '../organisation/signals.js'
+import { loadConfig } from '../settings/config.js'
+import { parseAsOf, retrievalAsOf } from '../time/as-of.js'
+import { annotateSearch, requestPremises, type SearchAnnotations } from '../truth/claim-fields-out.js'
+import { registerBatch } from '../truth/evidence-gate.js'
+
+export interface SearchInput {
+  query: string
+  tags?: string[]
+  entities?: string[]
+  time_range?: { from?: string; to?: string }
+  top_k: number
+  asOf?: string
+  scope?: string
+  session_id?: string
+}
+
+type Annotated = SearchResult & SearchAnnotations
+export type SearchAnswer = Omit<Annotated, 'hits'> & { hits: (Annotated['hits'][number] & { ref: string })[]; batch_id: string }
+
+export async function searchMemories(backend: MemoryBackend, input: SearchInput): Promise<SearchAnswer> {
+  for (const field of ['from', 'to'] as const) {
+    const value = input.time_range?.[field]
+    if (value !== undefined && Number.isNaN(Date.parse(value))) throw invalidInput(`time_range.${field}`, 'an ISO-8601 date-time such as 2026-01-02T10:00:00Z')
+  }
+  const asOf = input.asOf !== undefined ? parseAsOf(input.asOf) : null
+  const [config, state] = await Promise.all([loadConfig(backend), asOf !== null ? retrievalAsOf(backend, asOf) : retrievalState(backend)])
+  const request: SearchRequest = { ...input, scope: requestPremises(input.scope), top_k: Math.min(input.top_k, config.maxTopK) }
+  const result = runSearch(state.entries, state.index, state.aliases, request)
+  const annotated: Annotated = { ...result, ...annotateSearch(state, request, result.hits, asOf ?? Date.parse(backend.now())) }
+  // First, so a search refused for its session (a credential) is not recorded as use.
+  const { batchId, refs } = await registerBatch(backend, input.session_id, annotated.hits.map((h) => h.id))
+  // A look into the past is not use of the memories of now.
+  if (asOf === null) recordSearch(backend, { query: input.query, hitIds: result.hits.map((h) => h.id) })
+  return { ...annotated, hits: annotated.hits.map((h, i) => ({ ...h, ref: refs[i] as string })), batch_id: batchId }
+}

@@ -1,0 +1,127 @@
+/**
+ * Folder memory/settings/, whose main file this is, owns the store's runtime configuration, read
+ * and written. Imports from the other capability folders: none; below memory/ anything (retrieve,
+ * store, language, ground); nothing above (tools, stores, adapters).
+ *
+ * Runtime configuration kept in `<root>/config.json` (written by the panel), merged over the
+ * base with every value clamped to its range. The base is DEFAULT_CONFIG unless the adapter
+ * that opened the store set another (the DSH plugin passes its cordis config): the panel's file
+ * wins over the host's configuration, which wins over the defaults. A missing or broken file
+ * means the base: a configuration mistake never stops memory from working.
+ */
+
+import type { MemoryBackend } from '../../store/backend.js'
+
+export interface RuntimeConfig {
+  requireConfirmation: boolean
+  redactSecrets: boolean
+  defaultBudget: number
+  maxTopK: number
+  injectEnabled: boolean
+  injectBudgetChars: number
+  autoSettleEnabled: boolean
+  /** Decay: a low-importance memory without a hit for this many days is archived by memory_decay. */
+  decayAfterDays: number
+  /**
+   * Automatic revision (memory/writing/revise.ts): a keyless write derives its subject and value from its
+   * text and revises current memories of the same subject. False: free text makes no versions.
+   */
+  autoRevise: boolean
+  /** Two structured declarations (`X -> Y`, `X: Y`) of one subject with different values: the newer supersedes without a change cue. False: they conflict. */
+  structuredRevises: boolean
+  /** A write with confidence below this (percent) gets a `low-confidence` warning. */
+  lowConfidencePercent: number
+}
+
+export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
+  requireConfirmation: false,
+  redactSecrets: true,
+  defaultBudget: 1200,
+  maxTopK: 200,
+  injectEnabled: true,
+  injectBudgetChars: 1500,
+  autoSettleEnabled: false,
+  decayAfterDays: 90,
+  autoRevise: true,
+  structuredRevises: true,
+  lowConfidencePercent: 30,
+})
+
+const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
+  defaultBudget: [50, 100_000],
+  maxTopK: [1, 200],
+  injectBudgetChars: [200, 8000],
+  decayAfterDays: [1, 3650],
+  lowConfidencePercent: [0, 100],
+}
+
+/**
+ * The value a configuration source gives for one field, as taken: a finite number clamped to the
+ * field's range, or a boolean; undefined when the value has the wrong type. The one rule every
+ * source (config.json, the panel, the host's configuration) goes through. Pure.
+ */
+export function acceptField<K extends keyof RuntimeConfig>(key: K, value: unknown): RuntimeConfig[K] | undefined {
+  const range = RANGES[key]
+  if (range !== undefined) {
+    return typeof value === 'number' && Number.isFinite(value) ? (Math.min(range[1], Math.max(range[0], Math.round(value))) as RuntimeConfig[K]) : undefined
+  }
+  return typeof value === 'boolean' ? (value as RuntimeConfig[K]) : undefined
+}
+
+export const CONFIG_FIELDS = Object.keys(DEFAULT_CONFIG) as (keyof RuntimeConfig)[]
+
+/** Merges a partial configuration over base, ignoring unknown fields and clamping numbers. Pure. */
+export function mergeConfig(base: RuntimeConfig, patch: unknown): RuntimeConfig {
+  const out: RuntimeConfig = { ...base }
+  if (typeof patch !== 'object' || patch === null) return out
+  const record = patch as Record<string, unknown>
+  for (const key of CONFIG_FIELDS) {
+    const value = acceptField(key, record[key])
+    if (value !== undefined) (out as unknown as Record<string, number | boolean>)[key] = value
+  }
+  return out
+}
+
+/** The configuration in a config.json text (null: no file) over base; a broken file means the base. */
+export function configFromText(text: string | null, root: string, base: RuntimeConfig = DEFAULT_CONFIG): RuntimeConfig {
+  if (text === null) return { ...base }
+  try {
+    return mergeConfig(base, JSON.parse(text))
+  } catch {
+    console.warn(`dsh-memory-agent: ${root}/config.json is not valid JSON; using the configured defaults`)
+    return { ...base }
+  }
+}
+
+/** The last config.json read per backend, by its size and mtime: read again only when it changes. */
+const cache = new WeakMap<MemoryBackend, { signature: string; config: RuntimeConfig }>()
+
+/** The base an adapter set per backend (its own configuration); DEFAULT_CONFIG where none was set. */
+const bases = new WeakMap<MemoryBackend, RuntimeConfig>()
+
+/** Sets what config.json is merged over for this backend, clamped like any other source. */
+export function setConfigBase(backend: MemoryBackend, base: Partial<RuntimeConfig>): void {
+  bases.set(backend, mergeConfig(DEFAULT_CONFIG, base))
+  cache.delete(backend)
+}
+
+function baseOf(backend: MemoryBackend): RuntimeConfig {
+  return bases.get(backend) ?? DEFAULT_CONFIG
+}
+
+export async function loadConfig(backend: MemoryBackend): Promise<RuntimeConfig> {
+  const st = await backend.stat('config.json').catch(() => null)
+  if (st === null) return { ...baseOf(backend) }
+  const signature = `${st.size}:${st.mtimeMs}`
+  const known = cache.get(backend)
+  if (known?.signature === signature) return { ...known.config }
+  const config = configFromText(await backend.readFile('config.json').catch(() => null), backend.root, baseOf(backend))
+  cache.set(backend, { signature, config })
+  return { ...config }
+}
+
+/** loadConfig for synchronous callers (resident injection, the auto-settle heartbeat); may throw. */
+export function loadConfigSync(backend: MemoryBackend): RuntimeConfig {
+  const text = backend.sync === undefined ? null : backend.sync.readFile('config.json')
+  return configFromText(text, backend.root, baseOf(backend))
+}
