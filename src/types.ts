@@ -79,7 +79,7 @@ export interface IndexEntry {
   content_hash: string
   /** sha1 of the file's bytes as last written or read: tells a changed file from an unchanged one. */
   checksum: string
-  // Claim fields (src/memory/claim-fields.ts): present only when the file states them, so an
+  // Claim fields (src/store/claim-fields.ts): present only when the file states them, so an
   // index line of an ordinary memory stays as short as before.
   /** Premises under which the memory holds: `key=value; key=value` (src/store/premises.ts). */
   scope?: string

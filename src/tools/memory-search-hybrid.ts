@@ -4,7 +4,7 @@ import { asOfField } from '../memory/time/as-of.js'
 import { searchMemories } from '../memory/reading/search.js'
 import { SEARCH_REASONS } from '../retrieve/search-outcome.js'
 import { BRIEF_REQUIRED, briefFields } from './declare/shapes.js'
-import { evidenceField, guardShape, scopeField } from './declare/claim-fields.js'
+import { evidenceField, guardShape, scopeField } from './declare/claim-shapes.js'
 import { defineTool, READS_ONLY } from './declare/tool.js'
 import { sessionIdField } from './declare/shapes.js'
 

@@ -2,7 +2,7 @@
 
 import { asOfField } from '../memory/time/as-of.js'
 import { verifyClaim } from '../memory/truth/verify.js'
-import { evidenceField, scopeField } from './declare/claim-fields.js'
+import { evidenceField, scopeField } from './declare/claim-shapes.js'
 import { BRIEF_REQUIRED, briefFields } from './declare/shapes.js'
 import { defineTool, READS_ONLY } from './declare/tool.js'
 

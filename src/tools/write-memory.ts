@@ -4,7 +4,7 @@ import { writeMemory } from '../memory/writing/write.js'
 import { REDACTION_KINDS } from '../redact.js'
 import { ANCHOR_KINDS, SOURCE_KINDS } from '../types.js'
 import { idList, nullableString, sessionIdField, statusField } from './declare/shapes.js'
-import { claimInputFields } from './declare/claim-fields.js'
+import { claimInputFields } from './declare/claim-shapes.js'
 import { linksInput, locationField, placardShape } from './declare/place-shapes.js'
 import { defineTool } from './declare/tool.js'
 

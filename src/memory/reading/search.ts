@@ -18,7 +18,7 @@ import type { MemoryBackend } from '../../store/backend.js'
 import { recordSearch } from '../organisation/signals.js'
 import { loadConfig } from '../settings/config.js'
 import { parseAsOf, retrievalAsOf } from '../time/as-of.js'
-import { annotateSearch, requestPremises, type SearchAnnotations } from '../truth/claim-fields-out.js'
+import { annotateSearch, requestPremises, type SearchAnnotations } from '../truth/hit-marks.js'
 import { registerBatch } from '../truth/evidence-gate.js'
 
 export interface SearchInput {

@@ -39,7 +39,7 @@ import {
   stampedFrontMatter,
   type ClaimRequest,
   type PreparedClaim,
-} from './claim-fields-in.js'
+} from './claim-input.js'
 
 export interface WriteRequest extends ClaimRequest {
   summary: string

@@ -1,6 +1,6 @@
 /**
- * The read side of the claim fields for search results: each hit says its premises, how its
- * evidence stands and whether it was retracted; a query that matches a guard's trigger brings
+ * The marks of search hits (the read side of the claim fields): each hit says its premises, how
+ * its evidence stands and whether it was retracted; a query that matches a guard's trigger brings
  * the guard's line; and a search under premises says how many of the best matches it set aside.
  * Pure over the retrieval state; never changes the ranking itself (premises filter in search.ts).
  */
