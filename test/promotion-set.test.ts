@@ -215,6 +215,18 @@ describe('promotion test set (test/data/promotion.*.jsonl)', () => {
     })
   }
 
+  it('the README table gives the counts of both files', () => {
+    const readme = readFileSync(path.join(DATA, 'promotion.README.md'), 'utf8')
+    for (const split of ['dev', 'holdout'] as const) {
+      const { cases } = loaded[split]
+      const by = (lang: string): number => cases.filter((c) => c.lang === lang).length
+      const facts = cases.reduce((n, c) => n + c.promote.length, 0)
+      const stays = cases.reduce((n, c) => n + c.stay.length, 0)
+      const row = `| ${split} | ${cases.length} | ${by('en')} | ${by('zh')} | ${by('mixed')} | ${facts} | ${stays} |`
+      expect(readme).toContain(row)
+    }
+  })
+
   it('ids are unique across both files', () => {
     const ids = [...loaded.dev.cases, ...loaded.holdout.cases].map((c) => c.id)
     const seen = new Set<string>()
