@@ -98,6 +98,8 @@ export interface IndexEntry {
   moved_from?: string[]
   /** Ids this memory links to: front-matter `links`, then `[[id]]` in the body. */
   links?: string[]
+  /** For a memory consolidation made (a promoted topic, a session summary): the memories it was made from. */
+  derived_from?: string[]
   /** Retrieval practice (src/store/review-fields.ts): the SM-2 schedule, or `off`; only when the file states it. */
   review?: ReviewState | 'off'
   // Identity fields (src/store/identity.ts): present only when they apply.

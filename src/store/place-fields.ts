@@ -1,7 +1,8 @@
 /**
  * The place fields of a memory file: its location in the palace (`location: room#slot`, and
  * `moved_from`, where it stood before sync moved it off a slot two clones had both given) and its
- * links to other memories (front-matter `links` plus `[[id]]` written in the body). Owns how they
+ * links to other memories (front-matter `links` plus `[[id]]` written in the body), and for a
+ * memory consolidation made, the memories it was made from (`derived_from`). Owns how they
  * are read from a file (for `entryFromFile`, the single derivation) and from an index line. An
  * entry carries a field only when the file states it, so an ordinary entry stays as it was. Pure.
  */
@@ -9,7 +10,7 @@
 import { collapseWhitespace } from '../text.js'
 import type { IndexEntry } from '../types.js'
 
-export type PlaceFields = Pick<IndexEntry, 'location' | 'links' | 'moved_from'>
+export type PlaceFields = Pick<IndexEntry, 'location' | 'links' | 'moved_from' | 'derived_from'>
 
 /** `room#slot`: a room name (lower-case letters, digits, dashes) and a slot counted from 1. */
 export const LOCATION_PATTERN = /^([a-z][a-z0-9-]{0,63})#([1-9][0-9]{0,5})$/
@@ -27,6 +28,8 @@ export function placardText(title: string): string {
 
 /** At most this many links per memory are kept in the summary layer. */
 export const MAX_LINKS = 50
+/** At most this many sources of a consolidated memory (a session's summary names its episodes). */
+export const MAX_DERIVED_FROM = 1000
 
 const ID = /^[^\s/\\\0[\]|#]{1,200}$/
 /** `[[id]]`, or `[[id|label]]` as wiki-style editors write it. */
@@ -38,15 +41,15 @@ function location(value: unknown): string | null {
   return LOCATION_PATTERN.test(s) ? s : null
 }
 
-function linkIds(values: Iterable<unknown>): string[] {
-  const out: string[] = []
+function linkIds(values: Iterable<unknown>, max = MAX_LINKS): string[] {
+  const out = new Set<string>()
   for (const v of values) {
     const s = typeof v === 'string' ? v.trim() : null
-    if (s === null || !ID.test(s) || out.includes(s)) continue
-    out.push(s)
-    if (out.length === MAX_LINKS) break
+    if (s === null || !ID.test(s)) continue
+    out.add(s)
+    if (out.size === max) break
   }
-  return out
+  return [...out]
 }
 
 /** The ids written as `[[id]]` in a body, in order, each once. */
@@ -64,17 +67,24 @@ function locations(value: unknown): string[] {
   return out
 }
 
-function present(loc: string | null, links: string[], movedFrom: string[]): PlaceFields {
-  return { ...(loc !== null ? { location: loc } : {}), ...(links.length > 0 ? { links } : {}), ...(movedFrom.length > 0 ? { moved_from: movedFrom } : {}) }
+function present(loc: string | null, links: string[], movedFrom: string[], derivedFrom: string[]): PlaceFields {
+  return {
+    ...(loc !== null ? { location: loc } : {}),
+    ...(links.length > 0 ? { links } : {}),
+    ...(movedFrom.length > 0 ? { moved_from: movedFrom } : {}),
+    ...(derivedFrom.length > 0 ? { derived_from: derivedFrom } : {}),
+  }
 }
+
+const derivedFrom = (value: unknown): string[] => (Array.isArray(value) ? linkIds(value, MAX_DERIVED_FROM) : [])
 
 /** The place fields a file states: front-matter `location`, `moved_from` and `links`, and `[[id]]` in its body. */
 export function placeFieldsFromFile(data: Record<string, unknown>, body: string): PlaceFields {
   const stated = Array.isArray(data.links) ? data.links : typeof data.links === 'string' ? data.links.split(',') : []
-  return present(location(data.location), linkIds([...stated, ...bodyLinks(body)]), locations(data.moved_from))
+  return present(location(data.location), linkIds([...stated, ...bodyLinks(body)]), locations(data.moved_from), derivedFrom(data.derived_from))
 }
 
 /** The place fields of an index line (written by this program, but read defensively). */
 export function placeFieldsFromIndexLine(r: Record<string, unknown>): PlaceFields {
-  return present(location(r.location), Array.isArray(r.links) ? linkIds(r.links) : [], locations(r.moved_from))
+  return present(location(r.location), Array.isArray(r.links) ? linkIds(r.links) : [], locations(r.moved_from), derivedFrom(r.derived_from))
 }

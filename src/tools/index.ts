@@ -26,6 +26,7 @@ import { memoryTimelineTool } from './memory-timeline.js'
 import { memoryNeighborsTool } from './memory-neighbors.js'
 import { memoryRoomsTool } from './memory-rooms.js'
 import { memoryDecayTool } from './memory-decay.js'
+import { memoryConsolidateTool } from './memory-consolidate.js'
 import { memoryRestoreTool } from './memory-restore.js'
 import { memoryAuditForgottenTool } from './memory-audit-forgotten.js'
 
@@ -51,6 +52,7 @@ export const TOOLS: readonly ToolDeclaration[] = [
   memoryNeighborsTool,
   memoryRoomsTool,
   memoryDecayTool,
+  memoryConsolidateTool,
   memoryRestoreTool,
   memoryAuditForgottenTool,
   memoryAssessTool,

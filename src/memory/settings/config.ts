@@ -31,6 +31,12 @@ export interface RuntimeConfig {
   structuredRevises: boolean
   /** A write with confidence below this (percent) gets a `low-confidence` warning. */
   lowConfidencePercent: number
+  /** Consolidation: episodes a topic was made of, and idle memories of low importance, leave search after this many idle days. */
+  consolidateIdleDays: number
+  /** Consolidation caps: memories one run may change, seconds it may take, changes per day. */
+  consolidateMaxItems: number
+  consolidateMaxSeconds: number
+  consolidateDailyItems: number
 }
 
 export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
@@ -45,6 +51,10 @@ export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
   autoRevise: true,
   structuredRevises: true,
   lowConfidencePercent: 30,
+  consolidateIdleDays: 30,
+  consolidateMaxItems: 500,
+  consolidateMaxSeconds: 120,
+  consolidateDailyItems: 5000,
 })
 
 const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
@@ -53,6 +63,10 @@ const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
   injectBudgetChars: [200, 8000],
   decayAfterDays: [1, 3650],
   lowConfidencePercent: [0, 100],
+  consolidateIdleDays: [1, 3650],
+  consolidateMaxItems: [1, 100_000],
+  consolidateMaxSeconds: [1, 3600],
+  consolidateDailyItems: [1, 1_000_000],
 }
 
 /**

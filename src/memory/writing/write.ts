@@ -153,6 +153,8 @@ export interface WriteOptions {
   frontMatter?: Record<string, unknown>
   /** False: only an exact repeat is a duplicate; a near one (an edited version) is written. Default true. */
   nearDuplicates?: boolean
+  /** The memories this one was made from (consolidation): front-matter `derived_from`. */
+  derivedFrom?: string[]
 }
 
 /** Front-matter fields this program writes or derives; everything else in a file is a person's own. */
@@ -163,6 +165,8 @@ export const OWN_FRONT_MATTER = new Set([
   'merged_into', 'merged_from', 'merged_at',
   // the palace (memory/organisation/rooms.ts) and decay (memory/forgetting/decay.ts)
   'location', 'moved_from', 'archived_at', 'archived_reason',
+  // consolidation (memory/consolidation/)
+  'derived_from',
 ])
 
 /** A write request checked and normalised, secrets redacted: what the write path compares and stores. */
@@ -393,6 +397,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
         anchors: cleanAnchors(req.anchors),
         location: place.location,
         links: [...new Set(req.links ?? [])],
+        ...(options.derivedFrom !== undefined && options.derivedFrom.length > 0 ? { derived_from: [...new Set(options.derivedFrom)] } : {}),
         // Retrieval practice (review.ts): first due a day after it is written; backfill opts out through frontMatter.
         review_due: firstDue(txn.now),
         ...w.frontMatter,

@@ -1,0 +1,393 @@
+/**
+ * Folder memory/consolidation/, whose main file this is, owns turning what happened into what is
+ * known: promotion of repeated or confirmed statements to topics, session summaries, folding
+ * restatements, archiving covered episodes, decay, and the report of stale derived memories.
+ * Imports from the other capability folders: forgetting, organisation, settings, truth, writing;
+ * below memory/ anything (retrieve, store, language, ground); nothing above (tools, stores,
+ * adapters).
+ *
+ * Consolidation, deterministic (no model): PROMOTE -> REFLECT -> MERGE -> ARCHIVE -> DECAY ->
+ * STALE, each step a set of ordinary transactions (a crash between two leaves a consistent store,
+ * and a rerun continues: promoted episodes are recognised by the topics' `derived_from`). REVISE
+ * is the write path's: a promoted topic revises the topics of its subject as any write does, and
+ * a correction stated once ("the port is now 9090") is promoted when it revises a topic.
+ *
+ * One run at a time per store (a lease in `.cache/consolidation.json`, taken over when its process
+ * is gone or it is older than LEASE_STALE_MS). Each run stops at its caps (items changed, time)
+ * and at the daily cap, and says what it skipped. Every change is a ledger event, and the run one
+ * more (`consolidate`), so memory_lineage shows where a topic came from.
+ */
+
+import { MemoryError } from '../../errors.js'
+import { isSearchable } from '../../retrieve/search-index.js'
+import type { MemoryBackend } from '../../store/backend.js'
+import { ensureFresh } from '../../store/freshness.js'
+import type { IndexEntry, MemoryStatus } from '../../types.js'
+import { decay } from '../forgetting/decay.js'
+import { restatementGroups } from '../organisation/duplicates.js'
+import { mergeMemories } from '../organisation/merge.js'
+import { readUsage } from '../organisation/signals.js'
+import { loadConfig } from '../settings/config.js'
+import { changeCues, deriveClaim } from '../truth/claim-extract.js'
+import { sameSubject } from '../truth/verify.js'
+import { setStatus } from '../writing/slots.js'
+import { transact } from '../writing/txn.js'
+import { NEAR_DUPLICATE_THRESHOLD, writeMemory } from '../writing/write.js'
+import { promotionGroups, strongEvidence, type Candidate, type PromotionGroup } from './promote.js'
+import { SESSION_SUMMARY_TAG, sessionSummaries } from './reflect.js'
+
+export const LEASE_FILE = '.cache/consolidation.json'
+export const LEASE_STALE_MS = 10 * 60_000
+/** Restatements at least this similar (character 2-grams) are reported as candidates below the merge threshold. */
+export const MERGE_REPORT_FROM = 0.6
+/** Statuses in which a derived memory still holds its sources (a forgotten one gives them back). */
+const HOLDING: ReadonlySet<MemoryStatus> = new Set(['active', 'suggested', 'conflict', 'superseded', 'archived'])
+/** Sources in these states make a derived memory stale. */
+const GONE: ReadonlySet<MemoryStatus> = new Set(['superseded', 'deleted_pending', 'orphaned'])
+
+export interface ConsolidateOptions {
+  dryRun?: boolean
+  /** Caps of this run: memories changed, and wall time (defaults: the store's settings). */
+  maxItems?: number
+  maxSeconds?: number
+}
+
+export interface Promotion {
+  /** The topic's id; null in a dry run. */
+  id: string | null
+  summary: string
+  status: MemoryStatus | 'would-promote'
+  derived_from: string[]
+  sessions: string[]
+  /** Why: repeated in sessions, confirmed, or a correction of a promoted fact. */
+  reason: 'repeated' | 'confirmed' | 'revision'
+  /** Topics it superseded (automatic revision). */
+  superseded: string[]
+}
+
+export interface ConsolidationReport {
+  dry_run: boolean
+  promoted: Promotion[]
+  /** Existing topics that gained sources (a fact promoted before, said again). */
+  reinforced: Array<{ id: string; added: string[] }>
+  reflected: Array<{ id: string | null; session: string; summary: string; derived_from: string[] }>
+  merged: Array<{ survivor: string; folded: string[] }>
+  /** Restatement groups below the merge threshold, left for a person (memory_duplicates lists them). */
+  merge_candidates: number
+  archived: string[]
+  decayed: string[]
+  stale: Array<{ id: string; gone: Array<{ id: string; status: MemoryStatus | 'missing' }> }>
+  skipped: Array<{ step: string; reason: string }>
+  guidance: string
+}
+
+const STEPS = ['promote', 'reflect', 'merge', 'archive', 'decay'] as const
+type Step = (typeof STEPS)[number]
+
+/** The run's caps: how many memories it may change, until when, and what it stopped at. */
+class Budget {
+  used = 0
+  readonly skipped: Array<{ step: string; reason: string }> = []
+  constructor(
+    private readonly maxItems: number,
+    private readonly deadline: number,
+  ) {}
+  /** Whether one more change is allowed; records why not, once per step. */
+  allows(step: Step): boolean {
+    const why = this.used >= this.maxItems ? `item cap ${this.maxItems} reached` : Date.now() > this.deadline ? 'time cap reached' : null
+    if (why === null) return true
+    if (!this.skipped.some((s) => s.step === step)) this.skipped.push({ step, reason: why })
+    return false
+  }
+  spend(n = 1): void {
+    this.used += n
+  }
+}
+
+async function takeLease(backend: MemoryBackend): Promise<void> {
+  const now = Date.parse(backend.now())
+  await backend.withLock(async () => {
+    const text = await backend.readFile(LEASE_FILE).catch(() => null)
+    if (text !== null) {
+      let held: { pid?: unknown; at?: unknown } = {}
+      try {
+        held = JSON.parse(text) as typeof held
+      } catch {
+        // A torn lease holds nothing.
+      }
+      const at = typeof held.at === 'string' ? Date.parse(held.at) : NaN
+      if (typeof held.pid === 'number' && alive(held.pid) && now - at < LEASE_STALE_MS) {
+        throw new MemoryError('INVALID_STATE', `a consolidation of this store is running (process ${held.pid}, since ${held.at as string}); try again when it ends`)
+      }
+    }
+    await backend.writeFileAtomic(LEASE_FILE, JSON.stringify({ pid: process.pid, at: new Date(now).toISOString() }), { fsync: false })
+  })
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+async function dropLease(backend: MemoryBackend): Promise<void> {
+  await backend.withLock(() => backend.removeFile(LEASE_FILE)).catch(() => undefined)
+}
+
+/** Ids of memories the user confirmed: through memory_confirm, or written by the user. */
+async function confirmedIds(backend: MemoryBackend, episodes: readonly IndexEntry[]): Promise<Set<string>> {
+  const out = new Set(episodes.filter((e) => e.sources.some((s) => s.kind === 'user')).map((e) => e.id))
+  for (const ev of await backend.readLedger()) if (ev.event === 'confirm' && typeof ev.id === 'string') out.add(ev.id)
+  return out
+}
+
+/** Episode ids some holding derived memory was made from, by that memory. */
+function consumedBy(entries: readonly IndexEntry[]): Map<string, IndexEntry> {
+  const out = new Map<string, IndexEntry>()
+  for (const e of entries) if (HOLDING.has(e.status) && e.derived_from !== undefined) for (const id of e.derived_from) if (!out.has(id)) out.set(id, e)
+  return out
+}
+
+const isSessionSummary = (e: IndexEntry) => e.tags.includes(SESSION_SUMMARY_TAG)
+
+/** Runs consolidation on a store. A dry run changes nothing and says what a run would do now. */
+export async function consolidate(backend: MemoryBackend, options: ConsolidateOptions = {}): Promise<ConsolidationReport> {
+  const dryRun = options.dryRun ?? true
+  const config = await loadConfig(backend)
+  const budget = new Budget(options.maxItems ?? config.consolidateMaxItems, Date.now() + 1000 * (options.maxSeconds ?? config.consolidateMaxSeconds))
+  const report: ConsolidationReport = {
+    dry_run: dryRun,
+    promoted: [],
+    reinforced: [],
+    reflected: [],
+    merged: [],
+    merge_candidates: 0,
+    archived: [],
+    decayed: [],
+    stale: [],
+    skipped: budget.skipped,
+    guidance: '',
+  }
+  if (!dryRun) await takeLease(backend)
+  try {
+    await ensureFresh(backend)
+    const today = backend.now().slice(0, 10)
+    const doneToday = (await backend.readLedger())
+      .filter((ev) => ev.event === 'consolidate' && typeof ev.at === 'string' && ev.at.startsWith(today))
+      .reduce((n, ev) => n + (typeof ev.changed === 'number' ? ev.changed : 0), 0)
+    if (!dryRun && doneToday >= config.consolidateDailyItems) {
+      budget.skipped.push({ step: 'all', reason: `daily cap ${config.consolidateDailyItems} reached (${doneToday} changes today)` })
+    } else {
+      await promote(backend, report, budget, dryRun)
+      await reflect(backend, report, budget, dryRun)
+      await merge(backend, report, budget, dryRun)
+      await archiveCovered(backend, report, budget, dryRun, config.consolidateIdleDays)
+      if (budget.allows('decay')) {
+        const d = await decay(backend, { days: config.consolidateIdleDays, dryRun, limit: Math.max(1, (options.maxItems ?? config.consolidateMaxItems) - budget.used) })
+        report.decayed = d.archived.map((c) => c.id)
+        budget.spend(dryRun ? 0 : report.decayed.length)
+      }
+    }
+    report.stale = staleDerived([...(await backend.indexView()).values()])
+    report.guidance = guidance(report)
+    if (!dryRun) {
+      await transact(backend, async (txn) => {
+        txn.log({
+          event: 'consolidate',
+          changed: budget.used,
+          promoted: report.promoted.length,
+          reinforced: report.reinforced.length,
+          reflected: report.reflected.length,
+          merged: report.merged.length,
+          archived: report.archived.length,
+          decayed: report.decayed.length,
+          stale: report.stale.length,
+          ...(budget.skipped.length > 0 ? { skipped: budget.skipped.map((s) => `${s.step}: ${s.reason}`) } : {}),
+        })
+      })
+    }
+    return report
+  } finally {
+    if (!dryRun) await dropLease(backend)
+  }
+}
+
+async function promote(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean): Promise<void> {
+  const entries = [...(await backend.indexView()).values()]
+  const episodes = entries.filter((e) => e.type === 'episode' && e.status === 'active' && e.session_id !== null && !isSessionSummary(e) && e.derived_from === undefined)
+  const confirmed = await confirmedIds(backend, episodes)
+  const consumed = consumedBy(entries)
+  const candidates: Candidate[] = episodes.map((e) => ({ entry: e, session: e.session_id as string, confirmed: confirmed.has(e.id) }))
+  const groups = promotionGroups(candidates)
+  const grouped = new Set(groups.flatMap((g) => g.members.map((m) => m.id)))
+
+  for (const g of groups) {
+    const fresh = g.members.filter((m) => !consumed.has(m.id))
+    if (fresh.length === 0) continue
+    const holder = g.members.map((m) => consumed.get(m.id)).find((h): h is IndexEntry => h !== undefined)
+    if (!budget.allows('promote')) return
+    if (holder !== undefined) {
+      // Said again: the topic made of it before gains the new episodes as sources.
+      if (!dryRun) await addSources(backend, holder, fresh.map((m) => m.id))
+      report.reinforced.push({ id: holder.id, added: fresh.map((m) => m.id) })
+      budget.spend(dryRun ? 0 : 1)
+      continue
+    }
+    await promoteGroup(backend, report, g, g.confirmed && g.sessions.length < 2 ? 'confirmed' : 'repeated', dryRun)
+    budget.spend(dryRun ? 0 : 1)
+  }
+
+  // A correction said once revises a topic of its subject: REVISE through the write path.
+  const topics = (await backend.indexView()).values()
+  const keys = [...topics].filter((t) => t.type === 'topic' && t.status === 'active' && t.key !== null).map((t) => t.key as string)
+  for (const e of episodes) {
+    if (grouped.has(e.id) || consumed.has(e.id) || changeCues(e.summary).length === 0) continue
+    const said = deriveClaim(e.summary)
+    if (said === null || !keys.some((k) => sameSubject(k, said.subject))) continue
+    if (!budget.allows('promote')) return
+    await promoteGroup(backend, report, { members: [e], sessions: [e.session_id as string], confirmed: false, similarity: 1, text: e }, 'revision', dryRun)
+    budget.spend(dryRun ? 0 : 1)
+  }
+}
+
+async function promoteGroup(backend: MemoryBackend, report: ConsolidationReport, g: PromotionGroup, reason: Promotion['reason'], dryRun: boolean): Promise<void> {
+  const derived = g.members.map((m) => m.id)
+  const latest = g.members.at(-1) as IndexEntry
+  if (dryRun) {
+    report.promoted.push({ id: null, summary: g.text.summary, status: 'would-promote', derived_from: derived, sessions: g.sessions, reason, superseded: [] })
+    return
+  }
+  const out = await writeMemory(
+    backend,
+    {
+      summary: g.text.summary,
+      type: 'topic',
+      source: 'plugin',
+      time: latest.time,
+      confidence: Math.min(0.9, 0.6 + 0.1 * g.sessions.length + (g.confirmed ? 0.2 : 0)),
+      tags: [...new Set(g.members.flatMap((m) => m.tags))],
+      entities: [...new Set(g.members.flatMap((m) => m.entities))],
+      // Thin evidence (two sessions, loosely alike) waits for a person: the confirmation gate.
+      requireConfirmation: reason === 'repeated' && !strongEvidence(g),
+    },
+    { derivedFrom: derived, titleIsSlot: false },
+  )
+  // The same fact as a topic already there: it gains these episodes as sources instead.
+  if (out.dedupe !== undefined) {
+    const existing = (await backend.indexView()).get(out.id)
+    if (existing !== undefined) await addSources(backend, existing, derived)
+    report.reinforced.push({ id: out.id, added: derived })
+    return
+  }
+  await transact(backend, async (txn) => txn.log({ event: 'promote', id: out.id, ids: derived, reason, sessions: g.sessions }))
+  report.promoted.push({ id: out.id, summary: g.text.summary, status: out.status, derived_from: derived, sessions: g.sessions, reason, superseded: out.superseded })
+}
+
+async function addSources(backend: MemoryBackend, holder: IndexEntry, ids: readonly string[]): Promise<void> {
+  await transact(backend, async (txn) => {
+    const current = txn.index.get(holder.id)
+    if (current === undefined) return
+    await txn.update(current, { derived_from: [...new Set([...(current.derived_from ?? []), ...ids])] })
+    txn.log({ event: 'promote', id: holder.id, ids: [...ids], reason: 'repeated' })
+  })
+}
+
+async function reflect(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean): Promise<void> {
+  const entries = [...(await backend.indexView()).values()]
+  const summarised = new Set(entries.filter((e) => isSessionSummary(e) && e.session_id !== null).map((e) => e.session_id as string))
+  const episodes = entries.filter((e) => e.type === 'episode' && isSearchable(e) && !isSessionSummary(e) && e.derived_from === undefined)
+  for (const s of sessionSummaries(episodes, summarised, Date.parse(backend.now()))) {
+    if (!budget.allows('reflect')) return
+    const derived = s.members.map((m) => m.id)
+    let id: string | null = null
+    if (!dryRun) {
+      const out = await writeMemory(
+        backend,
+        { summary: s.summary, type: 'episode', session_id: s.session, source: 'plugin', time: s.time, tags: [SESSION_SUMMARY_TAG] },
+        { derivedFrom: derived, titleIsSlot: false, nearDuplicates: false },
+      )
+      id = out.id
+      await transact(backend, async (txn) => txn.log({ event: 'reflect', id: out.id, ids: derived, session_id: s.session }))
+      budget.spend()
+    }
+    report.reflected.push({ id, session: s.session, summary: s.summary, derived_from: derived })
+  }
+}
+
+async function merge(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean): Promise<void> {
+  const topics = [...(await backend.indexView()).values()].filter((e) => e.type === 'topic' && e.status === 'active')
+  const loose = restatementGroups(topics, MERGE_REPORT_FROM)
+  const tight = restatementGroups(topics, NEAR_DUPLICATE_THRESHOLD)
+  report.merge_candidates = Math.max(0, loose.length - tight.length)
+  for (const group of tight) {
+    if (!budget.allows('merge')) return
+    const result = await mergeMemories(backend, { ids: group.map((e) => e.id), dryRun })
+    if (result.folded.length === 0) continue
+    report.merged.push({ survivor: result.survivor.id, folded: result.folded.map((f) => f.id) })
+    budget.spend(dryRun ? 0 : result.folded.length)
+  }
+}
+
+/** Episodes a live topic was made of, idle beyond the window: out of search, files kept (memory_restore). */
+async function archiveCovered(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean, idleDays: number): Promise<void> {
+  const now = Date.parse(backend.now())
+  const usage = await readUsage(backend)
+  const idle = (e: IndexEntry) => {
+    const last = Math.max(Date.parse(e.time), Date.parse(usage.get(e.id)?.lastHitAt ?? '') || 0)
+    return now - last >= idleDays * 86_400_000
+  }
+  const entries = [...(await backend.indexView()).values()]
+  const coveringTopics = entries.filter((e) => e.type === 'topic' && (e.status === 'active' || e.status === 'superseded') && e.derived_from !== undefined)
+  const covered = new Set(coveringTopics.flatMap((t) => t.derived_from ?? []))
+  const due = entries.filter((e) => covered.has(e.id) && e.type === 'episode' && e.status === 'active' && idle(e))
+  if (due.length === 0) return
+  if (dryRun) {
+    report.archived = due.map((e) => e.id)
+    return
+  }
+  await transact(backend, async (txn) => {
+    for (const e of due) {
+      if (!budget.allows('archive')) return
+      const entry = txn.index.get(e.id)
+      if (entry === undefined || entry.status !== 'active') continue
+      if ((await setStatus(txn, entry, 'archived', { archived_at: txn.now, archived_reason: 'consolidated into a topic' })) === null) continue
+      txn.log({ event: 'archive', id: e.id, reason: 'consolidated into a topic', window_days: idleDays })
+      report.archived.push(e.id)
+      budget.spend()
+    }
+  })
+}
+
+/** Derived memories (promoted topics, session summaries) some of whose sources were replaced, forgotten or purged. */
+export function staleDerived(entries: readonly IndexEntry[]): ConsolidationReport['stale'] {
+  const byId = new Map(entries.map((e) => [e.id, e]))
+  const out: ConsolidationReport['stale'] = []
+  for (const e of entries) {
+    if (e.derived_from === undefined || !(e.status === 'active' || e.status === 'suggested')) continue
+    const gone = e.derived_from
+      .map((id) => ({ id, status: byId.get(id)?.status ?? ('missing' as const) }))
+      .filter((s) => s.status === 'missing' || GONE.has(s.status as MemoryStatus))
+    if (gone.length > 0) out.push({ id: e.id, gone })
+  }
+  return out
+}
+
+function guidance(r: ConsolidationReport): string {
+  const parts = [
+    `${r.promoted.length} promoted`,
+    `${r.reinforced.length} reinforced`,
+    `${r.reflected.length} session(s) summarised`,
+    `${r.merged.length} merge(s)`,
+    `${r.archived.length} archived`,
+    `${r.decayed.length} decayed`,
+    `${r.stale.length} stale`,
+  ].join(', ')
+  const head = r.dry_run ? `Dry run, nothing changed: would be ${parts}. Call with dryRun: false to consolidate.` : `Consolidated: ${parts}.`
+  const skipped = r.skipped.length > 0 ? ` Stopped early: ${r.skipped.map((s) => `${s.step} (${s.reason})`).join('; ')}; run again to continue.` : ''
+  const stale = r.stale.length > 0 ? ' Stale: some sources of the listed memories were replaced or forgotten; read them (memory_lineage) and rewrite or forget them.' : ''
+  const candidates = r.merge_candidates > 0 ? ` ${r.merge_candidates} group(s) of near restatements are below the merge threshold: memory_duplicates lists them.` : ''
+  return head + skipped + stale + candidates
+}

@@ -1,0 +1,173 @@
+/**
+ * Promote: which episodes say one fact that deserves to be a topic. A statement repeated in two
+ * or more sessions (in other words too), or confirmed by the user, is knowledge; a one-off stays
+ * an episode. Two episodes state the same thing when:
+ *
+ * - both name one subject (claim-extract.ts) with values that do not differ (and never when
+ *   the values differ: "port 8080" and "port 9090" are two facts);
+ * - otherwise: the words they share weigh at least SAME_STATEMENT of the lighter one's words
+ *   (IDF over the sessions of the store, strong terms, who-said-what words left out: "the user
+ *   mentioned again that"), the shared words include a name, number or identifier (what a fact
+ *   is about: "Neovim", "9090", "eu-west-1"), and no number or version in one contradicts one in
+ *   the other ("port 8080" and "port 9090" are two facts).
+ *
+ * Chatter (greetings, thanks) and reports of what was done ("Reviewed the payment PR") are
+ * events, not facts, unless they name a subject. Pure: the engine (consolidate.ts) writes.
+ */
+
+import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
+import type { IndexEntry } from '../../types.js'
+import { deriveClaim, type DerivedClaim } from '../truth/claim-extract.js'
+import { compareValues, valueAtoms } from '../truth/claim-value.js'
+import { sameSubject } from '../truth/verify.js'
+
+/** Weight of the shared words that name something, over the geometric mean of both episodes' weights, for one fact. */
+export const SAME_STATEMENT = 0.05
+/** Groups this similar (or spanning three sessions, or confirmed) are promoted active; thinner ones wait for confirmation. */
+export const STRONG_STATEMENT = 0.5
+
+const CHATTER =
+  /^(?:(?:the\s+)?user\s+)?(?:(?:said|says|sent|wrote|greeted(?:\s+the\s+assistant)?(?:\s+with)?)\s+)?(?:hello|hi|hey|good\s+(?:morning|afternoon|evening|night)|thanks?|thank(?:ed)?\s+(?:you|the\s+assistant)|bye|goodbye|see\s+you)\b|^(?:用户)?(?:说了?|发了)?(?:你好|您好|早上好|下午好|晚上好|谢谢|感谢|多谢|再见|拜拜|晚安)/iu
+
+/** Who said it, not what: left out of the words compared. */
+const REPORTING = /^(?:said|say|says|mention|mentioned|again|told|tell|note|noted|remind|reminded|repeat|repeated|confirm|confirmed|user|users|assistant|also|still|stated|state|用户|助手)$|[说提又再]/u
+/** A report of something done, not a fact: "Reviewed the payment PR", "修复了登录测试". */
+const DONE_REPORT =
+  /^(?:(?:we|i|the\s+team|the\s+assistant)\s+)?(?:fixed|implemented|added|removed|reviewed|merged|refactored|deployed|wrote|ran|tested|debugged|investigated|looked\s+into|discussed|set\s+up|updated|created|shipped|helped|answered|explained)\b|^(?:我们|我|助手)?(?:修复|实现|添加|删除|评审|审查|合并|重构|部署|排查|调试|讨论|帮|回答|解释)了?/iu
+/** Both give numbers (versions, ports, amounts), and they disagree: two facts, however alike the words. */
+function numbersDiffer(a: string, b: string): boolean {
+  const numbers = (text: string) => ({ numbers: valueAtoms(text).numbers, words: [] })
+  return compareValues(numbers(a), numbers(b)) === 'different'
+}
+
+/** A word that names what a fact is about: with a digit, Latin inside Chinese text, or capitalised past a sentence's start. */
+function namesSomething(term: string, text: string): boolean {
+  if (/\d/.test(term)) return true
+  if (/\p{Script=Han}/u.test(term) || (/^[a-z]/.test(term) && /\p{Script=Han}/u.test(text))) return true
+  for (const m of text.matchAll(/[\p{L}\d][\p{L}\d.+#-]*/gu)) {
+    const word = m[0]
+    if (m.index === 0 || !word.toLowerCase().startsWith(term)) continue
+    if (/^\p{Lu}/u.test(word) || /\p{Ll}\p{Lu}/u.test(word)) return true
+  }
+  return false
+}
+
+export interface Candidate {
+  entry: IndexEntry
+  /** The session it was said in. */
+  session: string
+  /** Confirmed by the user (memory_confirm, or written by the user). */
+  confirmed: boolean
+}
+
+export interface PromotionGroup {
+  /** Members, oldest first. */
+  members: IndexEntry[]
+  sessions: string[]
+  confirmed: boolean
+  /** The lowest similarity that joined two members (1 for a confirmed single statement). */
+  similarity: number
+  /** The member whose text the topic takes. */
+  text: IndexEntry
+}
+
+interface Prepared {
+  c: Candidate
+  terms: Set<string>
+  claim: DerivedClaim | null
+}
+
+/** Greetings and thanks, or fewer than two words of content: not a fact. */
+export function isChatter(summary: string, terms: ReadonlySet<string>): boolean {
+  return CHATTER.test(summary.trim()) || terms.size < 2
+}
+
+/** A statement without who said it: "The user mentioned again that Neovim is their editor" -> "Neovim is their editor". */
+export function reported(summary: string): string {
+  return summary
+    .trim()
+    .replace(/^(?:the\s+)?user\s+(?:has\s+)?(?:said|says|mentioned|noted|stated|confirmed|repeated|reminded(?:\s+(?:me|us|the\s+assistant))?|told\s+(?:me|us|the\s+assistant))(?:\s+again)?(?:\s+that)?\s+/iu, '')
+    .replace(/^用户(?:又|再次|还)?(?:说|提到|表示|强调|重申|确认)(?:过|了)?(?:一次)?[，,：:]?\s*/u, '')
+}
+
+const NARRATION = /\b(?:said|says|mentioned|mentions|noted|again|told|reminded|repeated|confirmed)\b|提到|说过|又说|再次|重申|提醒/giu
+
+/** The member a topic is made of: one that names its subject, says least about who said it, the newest. */
+function bestText(members: readonly Prepared[]): IndexEntry {
+  const narration = (p: Prepared) => (p.c.entry.summary.match(NARRATION) ?? []).length
+  return [...members].sort(
+    (a, b) => Number(b.claim !== null) - Number(a.claim !== null) || narration(a) - narration(b) || b.c.entry.time.localeCompare(a.c.entry.time),
+  )[0]?.c.entry as IndexEntry
+}
+
+/**
+ * The facts among the candidates: groups of episodes that state one thing, spanning two or more
+ * sessions or confirmed. Oldest group first (by its newest member), members oldest first.
+ */
+export function promotionGroups(candidates: readonly Candidate[]): PromotionGroup[] {
+  const prepared: Prepared[] = candidates
+    .map((c) => ({ c, terms: new Set(tokenize(c.entry.summary).filter((t) => isStrongTerm(t) && !REPORTING.test(t))), claim: deriveClaim(reported(c.entry.summary)) }))
+    .filter((p) => !isChatter(p.c.entry.summary, p.terms) && (p.claim !== null || !DONE_REPORT.test(reported(p.c.entry.summary))))
+  const sessions = new Set(prepared.map((p) => p.c.session))
+  // Document frequency by session: a word every session uses links nothing.
+  const df = new Map<string, Set<string>>()
+  for (const p of prepared) for (const t of p.terms) (df.get(t) ?? df.set(t, new Set()).get(t) as Set<string>).add(p.c.session)
+  const idf = (t: string) => Math.log(1 + sessions.size / (df.get(t)?.size ?? 1))
+  const weight = (terms: Iterable<string>) => [...terms].reduce((sum, t) => sum + idf(t), 0)
+
+  const similarity = (a: Prepared, b: Prepared): number => {
+    // Both name one subject: the same fact when the values agree, two facts when they differ.
+    if (a.claim !== null && b.claim !== null && sameSubject(a.claim.subject, b.claim.subject)) {
+      return a.claim.negated === b.claim.negated && compareValues(valueAtoms(a.claim.value), valueAtoms(b.claim.value)) !== 'different' ? 1 : 0
+    }
+    // What they share that names something (a name, a number, a Chinese word), weighed against both.
+    const anchors = [...a.terms].filter((t) => b.terms.has(t) && (namesSomething(t, a.c.entry.summary) || namesSomething(t, b.c.entry.summary)))
+    if (anchors.length === 0) return 0
+    // Numbers that disagree make two facts, unless they share a name too ("9:00 UTC" and "10:00 Lisbon time").
+    if (numbersDiffer(a.c.entry.summary, b.c.entry.summary) && !anchors.some((t) => !/\d/.test(t))) return 0
+    const share = weight(anchors) / Math.sqrt(weight(a.terms) * weight(b.terms))
+    return share >= SAME_STATEMENT ? share : 0
+  }
+
+  // Union-find over pairs from different sessions that state one fact.
+  const parent = prepared.map((_, i) => i)
+  const weakest = prepared.map(() => 1)
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i] as number)))
+  const byTerm = new Map<string, number[]>()
+  prepared.forEach((p, i) => p.terms.forEach((t) => (byTerm.get(t) ?? byTerm.set(t, []).get(t) as number[]).push(i)))
+  for (let i = 0; i < prepared.length; i++) {
+    const a = prepared[i] as Prepared
+    const seen = new Set<number>()
+    for (const t of a.terms) {
+      for (const j of byTerm.get(t) ?? []) {
+        if (j <= i || seen.has(j)) continue
+        seen.add(j)
+        const b = prepared[j] as Prepared
+        if (a.c.session === b.c.session) continue
+        const s = similarity(a, b)
+        if (s === 0) continue
+        const [ra, rb] = [find(i), find(j)]
+        if (ra === rb) continue
+        parent[rb] = ra
+        weakest[ra] = Math.min(weakest[ra] as number, weakest[rb] as number, s)
+      }
+    }
+  }
+
+  const groups = new Map<number, Prepared[]>()
+  prepared.forEach((p, i) => (groups.get(find(i)) ?? groups.set(find(i), []).get(find(i)) as Prepared[]).push(p))
+  const out: PromotionGroup[] = []
+  for (const [root, members] of groups) {
+    const inSessions = [...new Set(members.map((m) => m.c.session))]
+    const confirmed = members.some((m) => m.c.confirmed)
+    if (inSessions.length < 2 && !confirmed) continue
+    members.sort((a, b) => a.c.entry.time.localeCompare(b.c.entry.time) || a.c.entry.id.localeCompare(b.c.entry.id))
+    out.push({ members: members.map((m) => m.c.entry), sessions: inSessions, confirmed, similarity: weakest[root] as number, text: bestText(members) })
+  }
+  return out.sort((a, b) => (a.members.at(-1) as IndexEntry).time.localeCompare((b.members.at(-1) as IndexEntry).time))
+}
+
+/** Whether a group is evidence enough to promote as active; thinner evidence goes through the confirmation gate. */
+export function strongEvidence(g: PromotionGroup): boolean {
+  return g.confirmed || g.sessions.length >= 3 || g.similarity >= STRONG_STATEMENT
+}

@@ -1,0 +1,103 @@
+/** memory_consolidate: turn repeated episodes into topics, summarise finished sessions, fold restatements, archive what topics cover. */
+
+import { consolidate } from '../memory/consolidation/consolidate.js'
+import { MEMORY_STATUSES } from '../types.js'
+import { nullableString } from './declare/shapes.js'
+import { defineTool } from './declare/tool.js'
+
+const ids = { type: 'array', items: { type: 'string' } } as const
+
+export const memoryConsolidateTool = defineTool(
+  {
+    name: 'memory_consolidate',
+    title: 'Consolidate',
+    group: 'curate',
+    description:
+      'Consolidate the store without a model: a statement repeated in two or more sessions (or confirmed by the user) becomes a topic naming the episodes it came from; ' +
+      'each finished session gets a short summary; near-identical topics are folded (memory_undemote undoes it); episodes a topic covers and memories of low importance, idle for the store\'s consolidateIdleDays (30), are archived (memory_restore brings them back). ' +
+      'Topics whose sources were replaced or forgotten are reported as stale. A preview unless dryRun is false; one run at a time per store, within its caps.',
+    input: {
+      type: 'object',
+      properties: {
+        dryRun: { type: 'boolean', default: true, description: 'true (default): report only; false: consolidate.' },
+        maxItems: { type: 'integer', minimum: 1, maximum: 100000, description: 'At most this many memories changed in this run (default: the store setting consolidateMaxItems, 500).' },
+        maxSeconds: { type: 'integer', minimum: 1, maximum: 3600, description: 'Stop after this many seconds (default: consolidateMaxSeconds, 120).' },
+      },
+      additionalProperties: false,
+    },
+    output: {
+      type: 'object',
+      properties: {
+        dry_run: { type: 'boolean' },
+        promoted: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              id: nullableString,
+              summary: { type: 'string' },
+              status: { type: 'string', enum: [...MEMORY_STATUSES, 'would-promote'] },
+              derived_from: ids,
+              sessions: ids,
+              reason: { type: 'string', enum: ['repeated', 'confirmed', 'revision'] },
+              superseded: ids,
+            },
+            required: ['id', 'summary', 'status', 'derived_from', 'sessions', 'reason', 'superseded'],
+            additionalProperties: false,
+          },
+        },
+        reinforced: {
+          type: 'array',
+          items: { type: 'object', properties: { id: { type: 'string' }, added: ids }, required: ['id', 'added'], additionalProperties: false },
+        },
+        reflected: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { id: nullableString, session: { type: 'string' }, summary: { type: 'string' }, derived_from: ids },
+            required: ['id', 'session', 'summary', 'derived_from'],
+            additionalProperties: false,
+          },
+        },
+        merged: {
+          type: 'array',
+          items: { type: 'object', properties: { survivor: { type: 'string' }, folded: ids }, required: ['survivor', 'folded'], additionalProperties: false },
+        },
+        merge_candidates: { type: 'integer', description: 'Groups of near restatements below the merge threshold (memory_duplicates lists them).' },
+        archived: ids,
+        decayed: ids,
+        stale: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              gone: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: { id: { type: 'string' }, status: { type: 'string', enum: [...MEMORY_STATUSES, 'missing'] } },
+                  required: ['id', 'status'],
+                  additionalProperties: false,
+                },
+              },
+            },
+            required: ['id', 'gone'],
+            additionalProperties: false,
+          },
+        },
+        skipped: {
+          type: 'array',
+          items: { type: 'object', properties: { step: { type: 'string' }, reason: { type: 'string' } }, required: ['step', 'reason'], additionalProperties: false },
+        },
+        guidance: { type: 'string' },
+      },
+      required: ['dry_run', 'promoted', 'reinforced', 'reflected', 'merged', 'merge_candidates', 'archived', 'decayed', 'stale', 'skipped', 'guidance'],
+      additionalProperties: false,
+    },
+    annotations: { readOnly: false, destructive: false, idempotent: false },
+  },
+  (backend, input) => consolidate(backend, input),
+)
+
+export const consolidateHandler = memoryConsolidateTool.handler
