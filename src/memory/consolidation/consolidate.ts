@@ -217,10 +217,14 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
 
 async function promote(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean): Promise<void> {
   const entries = [...(await backend.indexView()).values()]
-  const episodes = entries.filter((e) => e.type === 'episode' && e.status === 'active' && e.session_id !== null && !isSessionSummary(e) && e.derived_from === undefined)
-  const confirmed = await confirmedIds(backend, episodes)
   const consumed = consumedBy(entries)
-  const candidates: Candidate[] = episodes.map((e) => ({ entry: e, session: e.session_id as string, confirmed: confirmed.has(e.id) }))
+  // Episodes archived into a topic still count, so that a new mention of the fact finds its group.
+  const episodes = entries.filter(
+    (e) => e.type === 'episode' && (e.status === 'active' || (e.status === 'archived' && consumed.has(e.id))) && e.session_id !== null && !isSessionSummary(e) && e.derived_from === undefined,
+  )
+  const confirmed = await confirmedIds(backend, episodes)
+  const sessionsOf = (e: IndexEntry) => [...new Set([e.session_id as string, ...e.sources.map((s) => s.session_id).filter((s): s is string => s !== null)])]
+  const candidates: Candidate[] = episodes.map((e) => ({ entry: e, sessions: sessionsOf(e), confirmed: confirmed.has(e.id) }))
   const groups = promotionGroups(candidates)
   const grouped = new Set(groups.flatMap((g) => g.members.map((m) => m.id)))
 
@@ -244,11 +248,11 @@ async function promote(backend: MemoryBackend, report: ConsolidationReport, budg
   const topics = (await backend.indexView()).values()
   const keys = [...topics].filter((t) => t.type === 'topic' && t.status === 'active' && t.key !== null).map((t) => t.key as string)
   for (const e of episodes) {
-    if (grouped.has(e.id) || consumed.has(e.id) || changeCues(e.summary).length === 0) continue
+    if (grouped.has(e.id) || consumed.has(e.id) || e.status !== 'active' || changeCues(e.summary).length === 0) continue
     const said = deriveClaim(e.summary)
     if (said === null || !keys.some((k) => sameSubject(k, said.subject))) continue
     if (!budget.allows('promote')) return
-    await promoteGroup(backend, report, { members: [e], sessions: [e.session_id as string], confirmed: false, similarity: 1, text: e }, 'revision', dryRun)
+    await promoteGroup(backend, report, { members: [e], sessions: sessionsOf(e), confirmed: false, similarity: 1, text: e }, 'revision', dryRun)
     budget.spend(dryRun ? 0 : 1)
   }
 }

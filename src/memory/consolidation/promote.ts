@@ -3,8 +3,8 @@
  * or more sessions (in other words too), or confirmed by the user, is knowledge; a one-off stays
  * an episode. Two episodes state the same thing when:
  *
- * - both name one subject (claim-extract.ts) with values that do not differ (and never when
- *   the values differ: "port 8080" and "port 9090" are two facts);
+ * - both name one subject (claim-extract.ts) with the same value (and never when the values
+ *   differ: "port 8080" and "port 9090" are two facts);
  * - otherwise: the words they share weigh at least SAME_STATEMENT of the lighter one's words
  *   (IDF over the sessions of the store, strong terms, who-said-what words left out: "the user
  *   mentioned again that"), the shared words include a name, number or identifier (what a fact
@@ -23,6 +23,9 @@ import { sameSubject } from '../truth/verify.js'
 
 /** Weight of the shared words that name something, over the geometric mean of both episodes' weights, for one fact. */
 export const SAME_STATEMENT = 0.05
+/** A word in more than this share of the sessions (and more than COMMON_FLOOR of them) names nothing in particular. */
+export const COMMON_SHARE = 0.2
+export const COMMON_FLOOR = 6
 /** Groups this similar (or spanning three sessions, or confirmed) are promoted active; thinner ones wait for confirmation. */
 export const STRONG_STATEMENT = 0.5
 
@@ -54,8 +57,8 @@ function namesSomething(term: string, text: string): boolean {
 
 export interface Candidate {
   entry: IndexEntry
-  /** The session it was said in. */
-  session: string
+  /** The sessions it was said in (an exact repeat in another session is the same memory with one more source). */
+  sessions: string[]
   /** Confirmed by the user (memory_confirm, or written by the user). */
   confirmed: boolean
 }
@@ -108,20 +111,22 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
   const prepared: Prepared[] = candidates
     .map((c) => ({ c, terms: new Set(tokenize(c.entry.summary).filter((t) => isStrongTerm(t) && !REPORTING.test(t))), claim: deriveClaim(reported(c.entry.summary)) }))
     .filter((p) => !isChatter(p.c.entry.summary, p.terms) && (p.claim !== null || !DONE_REPORT.test(reported(p.c.entry.summary))))
-  const sessions = new Set(prepared.map((p) => p.c.session))
+  const sessions = new Set(prepared.flatMap((p) => p.c.sessions))
   // Document frequency by session: a word every session uses links nothing.
   const df = new Map<string, Set<string>>()
-  for (const p of prepared) for (const t of p.terms) (df.get(t) ?? df.set(t, new Set()).get(t) as Set<string>).add(p.c.session)
+  for (const p of prepared) for (const t of p.terms) for (const session of p.c.sessions) (df.get(t) ?? df.set(t, new Set()).get(t) as Set<string>).add(session)
   const idf = (t: string) => Math.log(1 + sessions.size / (df.get(t)?.size ?? 1))
   const weight = (terms: Iterable<string>) => [...terms].reduce((sum, t) => sum + idf(t), 0)
+  // A name most sessions use ("Redis" in a store about one stack) says what the store is about, not which fact.
+  const common = (t: string) => (df.get(t)?.size ?? 0) > Math.max(COMMON_FLOOR, COMMON_SHARE * sessions.size)
 
   const similarity = (a: Prepared, b: Prepared): number => {
     // Both name one subject: the same fact when the values agree, two facts when they differ.
     if (a.claim !== null && b.claim !== null && sameSubject(a.claim.subject, b.claim.subject)) {
-      return a.claim.negated === b.claim.negated && compareValues(valueAtoms(a.claim.value), valueAtoms(b.claim.value)) !== 'different' ? 1 : 0
+      return a.claim.negated === b.claim.negated && compareValues(valueAtoms(a.claim.value), valueAtoms(b.claim.value)) === 'same' ? 1 : 0
     }
     // What they share that names something (a name, a number, a Chinese word), weighed against both.
-    const anchors = [...a.terms].filter((t) => b.terms.has(t) && (namesSomething(t, a.c.entry.summary) || namesSomething(t, b.c.entry.summary)))
+    const anchors = [...a.terms].filter((t) => b.terms.has(t) && !common(t) && (namesSomething(t, a.c.entry.summary) || namesSomething(t, b.c.entry.summary)))
     if (anchors.length === 0) return 0
     // Numbers that disagree make two facts, unless they share a name too ("9:00 UTC" and "10:00 Lisbon time").
     if (numbersDiffer(a.c.entry.summary, b.c.entry.summary) && !anchors.some((t) => !/\d/.test(t))) return 0
@@ -143,11 +148,14 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
         if (j <= i || seen.has(j)) continue
         seen.add(j)
         const b = prepared[j] as Prepared
-        if (a.c.session === b.c.session) continue
+        if (a.c.sessions.every((x) => b.c.sessions.includes(x)) && b.c.sessions.every((x) => a.c.sessions.includes(x))) continue
         const s = similarity(a, b)
         if (s === 0) continue
         const [ra, rb] = [find(i), find(j)]
         if (ra === rb) continue
+        // No chains: the two groups' first members must state one fact too (a -> b -> c by
+        // different words would make one topic of three facts).
+        if ((ra !== i || rb !== j) && similarity(prepared[ra] as Prepared, prepared[rb] as Prepared) === 0) continue
         parent[rb] = ra
         weakest[ra] = Math.min(weakest[ra] as number, weakest[rb] as number, s)
       }
@@ -158,7 +166,7 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
   prepared.forEach((p, i) => (groups.get(find(i)) ?? groups.set(find(i), []).get(find(i)) as Prepared[]).push(p))
   const out: PromotionGroup[] = []
   for (const [root, members] of groups) {
-    const inSessions = [...new Set(members.map((m) => m.c.session))]
+    const inSessions = [...new Set(members.flatMap((m) => m.c.sessions))]
     const confirmed = members.some((m) => m.c.confirmed)
     if (inSessions.length < 2 && !confirmed) continue
     members.sort((a, b) => a.c.entry.time.localeCompare(b.c.entry.time) || a.c.entry.id.localeCompare(b.c.entry.id))

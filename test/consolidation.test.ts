@@ -1,0 +1,245 @@
+/**
+ * Consolidation (src/memory/consolidation/): free-text episodes from several sessions, as an
+ * agent or auto-settle writes them (no key, no title), in English and Chinese. Promotion of what
+ * repeats or was confirmed, session summaries, archive of what a topic covers, revision, the
+ * dry run, caps, the lease, the ledger and lineage, stale derived memories, and a SIGKILL in the
+ * middle of a run followed by a rerun (built library: run `npm run build` first).
+ */
+
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, promises as fs } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import {
+  confirmHandler,
+  consolidate,
+  consolidateHandler,
+  forgetValueHandler,
+  lineageHandler,
+  restoreHandler,
+  searchHandler,
+  writeHandler,
+  type IndexEntry,
+  type MemoryBackend,
+} from '../src/api.js'
+import { LEASE_FILE } from '../src/memory/consolidation/consolidate.js'
+import { SESSION_SUMMARY_TAG } from '../src/memory/consolidation/reflect.js'
+import { expectCode, tempStores } from './store-kit.js'
+
+const store = tempStores('consolidation-')
+const repo = path.resolve(import.meta.dirname, '..')
+const WORKER = path.join(repo, 'test', 'workers', 'consolidate-run.mjs')
+
+async function episode(b: MemoryBackend, session: string, time: string, summary: string): Promise<string> {
+  return (await writeHandler(b, { summary, type: 'episode', session_id: session, time })).id
+}
+
+async function entries(b: MemoryBackend): Promise<IndexEntry[]> {
+  return [...(await b.indexView()).values()]
+}
+
+const derivedTopics = async (b: MemoryBackend) => (await entries(b)).filter((e) => e.type === 'topic' && e.derived_from !== undefined)
+
+/** A small history: one fact in three sessions (English and Chinese), one-offs, chatter. */
+async function history(b: MemoryBackend): Promise<Record<string, string>> {
+  return {
+    lisbon1: await episode(b, 's1', '2026-02-02T08:30:00Z', 'User mentioned they are based in Lisbon, so a 9:00 UTC call works for them.'),
+    hook: await episode(b, 's1', '2026-02-02T08:40:00Z', 'Set up the pre-commit hook for ruff in the scraper repo.'),
+    hello1: await episode(b, 's1', '2026-02-02T08:45:00Z', 'Said hello to the assistant.'),
+    lisbon2: await episode(b, 's2', '2026-02-05T14:00:00Z', 'Scheduled the vendor sync for 10:00 Lisbon time, since that is where the user lives.'),
+    notes: await episode(b, 's2', '2026-02-05T14:10:00Z', 'Drafted the release notes for v2.3.'),
+    hello2: await episode(b, 's3', '2026-02-09T16:00:00Z', 'Said hello to the assistant.'),
+    lisbon3: await episode(b, 's3', '2026-02-09T16:20:00Z', '用户说他住在 Lisbon，想找周末徒步的路线。'),
+  }
+}
+
+describe('promote', () => {
+  it('a fact said in three sessions (English and Chinese) becomes one topic naming its episodes; one-offs and chatter stay', async () => {
+    const { backend: b } = await store()
+    const ids = await history(b)
+    const report = await consolidate(b, { dryRun: false })
+    expect(report.promoted).toHaveLength(1)
+    const [p] = report.promoted
+    expect(p?.derived_from.sort()).toEqual([ids.lisbon1, ids.lisbon2, ids.lisbon3].sort())
+    expect(p?.sessions.sort()).toEqual(['s1', 's2', 's3'])
+    expect(p?.status).toBe('active')
+    const topics = await derivedTopics(b)
+    expect(topics.map((t) => t.id)).toEqual([p?.id])
+    expect(topics[0]?.summary).toMatch(/Lisbon/)
+    // The file says where it came from, for a person as for the index.
+    const text = await b.readFile(topics[0]?.path as string)
+    expect(text).toContain('derived_from:')
+    // The topic is found by search; lineage shows the promotion.
+    expect((await searchHandler(b, { query: 'Lisbon' })).hits.map((h) => h.id)).toContain(p?.id)
+    const lineage = await lineageHandler(b, { id: p?.id as string })
+    expect(lineage.events.map((e) => e.event)).toEqual(expect.arrayContaining(['write', 'promote']))
+    // A rerun changes nothing; a fourth mention reinforces the same topic.
+    const again = await consolidate(b, { dryRun: false })
+    expect([again.promoted.length, again.reinforced.length]).toEqual([0, 0])
+    const more = await episode(b, 's4', '2026-02-12T10:00:00Z', 'The user said Lisbon weather is great this week, so the offsite can be outdoors.')
+    const fourth = await consolidate(b, { dryRun: false })
+    expect(fourth.promoted).toEqual([])
+    expect(fourth.reinforced).toEqual([{ id: p?.id, added: [more] }])
+    expect((await b.indexView()).get(p?.id as string)?.derived_from).toContain(more)
+  })
+
+  it('a statement confirmed by the user is promoted from one session', async () => {
+    const { backend: b } = await store()
+    const out = await writeHandler(b, { summary: '用户确认：生产数据库每天凌晨 3 点备份。', type: 'episode', session_id: 'z1', time: '2026-01-05T03:00:00Z', requireConfirmation: true })
+    await confirmHandler(b, { id: out.id })
+    await episode(b, 'z1', '2026-01-05T03:05:00Z', '帮用户调整了日志级别。')
+    const report = await consolidate(b, { dryRun: false })
+    expect(report.promoted.map((p) => [p.reason, p.derived_from])).toEqual([['confirmed', [out.id]]])
+  })
+
+  it('two services with their own ports are two one-offs, not one fact', async () => {
+    const { backend: b } = await store()
+    await episode(b, 'p1', '2026-01-01T10:00:00Z', 'The auth service listens on port 8080.')
+    await episode(b, 'p2', '2026-01-03T10:00:00Z', 'The billing service listens on port 9090.')
+    expect((await consolidate(b, { dryRun: false })).promoted).toEqual([])
+  })
+
+  it('a correction said once revises the promoted topic (automatic revision)', async () => {
+    const { backend: b } = await store()
+    await episode(b, 'r1', '2026-01-01T10:00:00Z', 'The gateway port is 8443.')
+    await episode(b, 'r2', '2026-01-04T10:00:00Z', 'The gateway port is 8443.')
+    const first = await consolidate(b, { dryRun: false })
+    expect(first.promoted).toHaveLength(1)
+    await episode(b, 'r3', '2026-01-09T10:00:00Z', 'The gateway port is now 9443.')
+    const second = await consolidate(b, { dryRun: false })
+    expect(second.promoted.map((p) => [p.reason, p.superseded])).toEqual([['revision', [first.promoted[0]?.id]]])
+    expect((await searchHandler(b, { query: 'gateway port' })).hits[0]?.summary).toMatch(/9443/)
+  })
+})
+
+describe('reflect, archive, stale', () => {
+  it('each finished session of two or more episodes gets one summary naming them, once', async () => {
+    const { backend: b } = await store()
+    const ids = await history(b)
+    const report = await consolidate(b, { dryRun: false })
+    // s3's hello is the same memory as s1's (an exact repeat gains a source): s3 has one episode of its own.
+    expect(report.reflected.map((r) => r.session).sort()).toEqual(['s1', 's2'])
+    const s1 = report.reflected.find((r) => r.session === 's1')
+    expect(s1?.derived_from).toEqual([ids.lisbon1, ids.hook, ids.hello1])
+    expect(s1?.summary).toMatch(/^Session s1 \(2026-02-02, 3 episodes\): /)
+    const summary = (await b.indexView()).get(s1?.id as string)
+    expect(summary?.tags).toContain(SESSION_SUMMARY_TAG)
+    expect(summary?.session_id).toBe('s1')
+    expect((await consolidate(b, { dryRun: false })).reflected).toEqual([])
+  })
+
+  it('episodes a topic covers, idle past the window, leave search; memory_restore brings one back', async () => {
+    const { backend: b } = await store()
+    const ids = await history(b)
+    const report = await consolidate(b, { dryRun: false })
+    expect(report.archived.sort()).toEqual([ids.lisbon1, ids.lisbon2, ids.lisbon3].sort())
+    const view = await b.indexView()
+    expect([ids.lisbon1, ids.hook].map((id) => view.get(id)?.status)).toEqual(['archived', 'active'])
+    const hits = (await searchHandler(b, { query: 'Lisbon' })).hits.map((h) => h.id)
+    expect(hits).not.toContain(ids.lisbon1)
+    expect(hits).toContain(report.promoted[0]?.id)
+    expect((await restoreHandler(b, { ids: [ids.lisbon1] })).restored).toEqual([{ id: ids.lisbon1, status: 'active' }])
+  })
+
+  it('a topic whose source is forgotten is reported stale', async () => {
+    const { backend: b } = await store()
+    const ids = await history(b)
+    const { promoted } = await consolidate(b, { dryRun: false })
+    await forgetValueHandler(b, { id: ids.notes })
+    expect((await consolidate(b, { dryRun: true })).stale).toEqual([])
+    await restoreHandler(b, { ids: [ids.lisbon2] })
+    await forgetValueHandler(b, { id: ids.lisbon2 })
+    const stale = (await consolidate(b, { dryRun: true })).stale
+    expect(stale.map((s) => s.id)).toContain(promoted[0]?.id)
+  })
+})
+
+describe('the run itself', () => {
+  it('a dry run changes nothing and says what a run would do', async () => {
+    const { backend: b, root } = await store()
+    await history(b)
+    const before = [await fs.readFile(path.join(root, 'index.jsonl'), 'utf8'), await fs.readFile(path.join(root, 'ledger.jsonl'), 'utf8')]
+    const dry = await consolidateHandler(b, {})
+    expect(dry.dry_run).toBe(true)
+    expect(dry.promoted.map((p) => [p.id, p.status])).toEqual([[null, 'would-promote']])
+    expect(dry.reflected).toHaveLength(2)
+    expect(dry.guidance).toMatch(/^Dry run, nothing changed/)
+    expect([await fs.readFile(path.join(root, 'index.jsonl'), 'utf8'), await fs.readFile(path.join(root, 'ledger.jsonl'), 'utf8')]).toEqual(before)
+  })
+
+  it('stops at its item cap, says what it skipped, and a rerun goes on; the ledger counts each run', async () => {
+    const { backend: b } = await store()
+    await history(b)
+    const first = await consolidate(b, { dryRun: false, maxItems: 1 })
+    expect(first.promoted.length + first.reflected.length).toBe(1)
+    expect(first.skipped.length).toBeGreaterThan(0)
+    expect(first.guidance).toMatch(/Stopped early: .*item cap 1 reached/)
+    const second = await consolidate(b, { dryRun: false })
+    expect(second.skipped).toEqual([])
+    expect(first.reflected.length + second.reflected.length).toBe(2)
+    const runs = (await b.readLedger()).filter((e) => e.event === 'consolidate')
+    expect(runs).toHaveLength(2)
+    expect(runs[0]?.skipped).toBeDefined()
+  })
+
+  it('one run at a time: a live lease refuses a second run, a dead one is taken over', async () => {
+    const { backend: b, root } = await store()
+    await history(b)
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'])
+    try {
+      await fs.mkdir(path.join(root, '.cache'), { recursive: true })
+      await fs.writeFile(path.join(root, LEASE_FILE), JSON.stringify({ pid: sleeper.pid, at: new Date().toISOString() }))
+      const err = await expectCode(consolidate(b, { dryRun: false }), 'INVALID_STATE')
+      expect(err.message).toMatch(/a consolidation of this store is running/)
+      // A dry run reads only: it needs no lease.
+      expect((await consolidate(b, { dryRun: true })).promoted).toHaveLength(1)
+    } finally {
+      sleeper.kill('SIGKILL')
+    }
+    await new Promise((resolve) => sleeper.once('exit', resolve))
+    expect((await consolidate(b, { dryRun: false })).promoted).toHaveLength(1)
+    expect(existsSync(path.join(root, LEASE_FILE))).toBe(false)
+  })
+
+  it('SIGKILL in the middle of a run, then a rerun: every fact promoted once, nothing lost', async () => {
+    const { backend: b, root } = await store()
+    const FACTS = 24
+    const facts: string[][] = []
+    for (let i = 0; i < FACTS; i++) {
+      const name = `Service${String.fromCharCode(65 + (i % 26))}${i}`
+      facts.push([
+        await episode(b, `k${i}a`, `2026-01-0${1 + (i % 8)}T10:00:00Z`, `${name} keeps its queue in Redis, the user said.`),
+        await episode(b, `k${i}b`, `2026-01-1${1 + (i % 8)}T10:00:00Z`, `${name} uses Redis for its job queue (from the ops review).`),
+      ])
+    }
+    const all = facts.flat()
+    // Kill the run once its first promotion is in the ledger.
+    const child = spawn(process.execPath, [WORKER, root], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const ledger = path.join(root, 'ledger.jsonl')
+    const deadline = Date.now() + 60_000
+    let killedAfter = -1
+    while (Date.now() < deadline && child.exitCode === null) {
+      const text = await fs.readFile(ledger, 'utf8')
+      const promotions = text.split('\n').filter((l) => l.includes('"event":"promote"')).length
+      if (promotions > 0) {
+        child.kill('SIGKILL')
+        killedAfter = promotions
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)))
+    expect(killedAfter, 'the run was killed mid-way').toBeGreaterThan(0)
+    // The rerun takes over the dead run's lease and finishes the work.
+    const rerun = spawnSync(process.execPath, [WORKER, root], { encoding: 'utf8' })
+    expect(rerun.status, rerun.stderr).toBe(0)
+    const topics = (await derivedTopics(b)).filter((t) => t.status === 'active' || t.status === 'suggested')
+    expect(topics).toHaveLength(FACTS)
+    // Each episode is the source of exactly one topic; every episode is still there.
+    const sources = topics.flatMap((t) => t.derived_from ?? [])
+    expect(sources.sort()).toEqual([...all].sort())
+    const view = await b.indexView()
+    for (const id of all) expect(existsSync(path.join(root, view.get(id)?.path as string))).toBe(true)
+    console.log(`[consolidation] killed after ${killedAfter} promotion(s); rerun made ${FACTS - killedAfter}+; ${topics.length} topics for ${FACTS} facts, ${sources.length} sources`)
+  }, 120_000)
+})
