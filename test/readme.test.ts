@@ -140,6 +140,27 @@ describe('README', () => {
     expect(outs[5].split('\n').find((l) => l.includes('用户'))).toContain('鸡胸肉')
   })
 
+  it('runs the consolidation commands as written: the preview changes nothing, the run makes a topic naming both episodes', () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'readme-consolidate-'))
+    const block = fencedBlocks('bash').find((b) => b.includes('lib/cli/main.js consolidate')) ?? ''
+    const commands = commandsOf(block)
+    expect(commands).toHaveLength(4)
+    const env = { ...process.env, MEMORY_AGENT_USER_ROOT: '' }
+    delete env['MEMORY_AGENT_ROOT']
+    const run = (command: string) => execFileSync('bash', ['-c', command.replace(/^node lib\/cli\/main\.js/, `node '${path.join(repo, 'lib/cli/main.js')}'`)], { cwd, env, encoding: 'utf8' })
+    const outs = commands.map(run)
+    const index = () =>
+      readFileSync(path.join(cwd, '.agent', 'memory', 'index.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { id: string; type: string; status: string; derived_from?: string[] })
+    expect(outs[2]).toMatch(/status: would-promote/)
+    const episodes = index().filter((e) => e.type === 'episode').map((e) => e.id)
+    expect(episodes).toHaveLength(2)
+    const topics = [...new Map(index().map((e) => [e.id, e])).values()].filter((e) => e.type === 'topic')
+    expect(topics.map((t) => [t.status, [...(t.derived_from ?? [])].sort()])).toEqual([['suggested', [...episodes].sort()]])
+  })
+
   it('runs the two-store commands as written: a preference lands in ~/.agent/memory, search shows both stores', () => {
     const cwd = mkdtempSync(path.join(tmpdir(), 'readme-stores-'))
     const home = path.join(cwd, 'home')
