@@ -15,7 +15,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createFileBackend, searchHandler, signalsSettled, writeHandler } from '../lib/api.js'
+import { consolidate, createFileBackend, searchHandler, signalsSettled, writeHandler, type MemoryBackend } from '../lib/api.js'
 import { charBigrams, PlainBM25, wordTokens } from './plain-bm25.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -25,11 +25,13 @@ interface Args {
   only: 'locomo' | 'madial' | null
   limitConversations: number | null
   dataDir: string
+  /** LoCoMo: also consolidate each conversation's store and ask again (issue 17). */
+  consolidate: boolean
 }
 
 function parseArgs(argv: string[]): Args {
   // The public data sets are kept in the repository (bench/data/, with their licences).
-  const args: Args = { only: null, limitConversations: null, dataDir: join(dirname(fileURLToPath(import.meta.url)), 'data') }
+  const args: Args = { only: null, limitConversations: null, dataDir: join(dirname(fileURLToPath(import.meta.url)), 'data'), consolidate: false }
   for (const { name: a, value } of flags(argv)) {
     if (a === '--only') {
       const v = value()
@@ -41,8 +43,10 @@ function parseArgs(argv: string[]): Args {
       args.limitConversations = n
     } else if (a === '--data') {
       args.dataDir = value()
+    } else if (a === '--consolidate') {
+      args.consolidate = true
     } else {
-      throw new Error(`unknown argument ${a} (known: --only locomo|madial, --limit-conversations N, --data DIR)`)
+      throw new Error(`unknown argument ${a} (known: --only locomo|madial, --limit-conversations N, --data DIR, --consolidate)`)
     }
   }
   return args
@@ -203,13 +207,35 @@ interface LocomoOutcome {
   category: number
   ours: QuestionScore
   base: QuestionScore
+  /** With --consolidate: the same search after consolidation, topics expanded into their sources. */
+  consolidated?: QuestionScore
 }
 
-async function runLocomo(dataDir: string, limit: number | null) {
+/** Searchable memories of a store: what a search can return. */
+async function searchableCount(backend: MemoryBackend): Promise<number> {
+  return [...(await backend.indexView()).values()].filter((e) => e.type !== 'raw' && (e.status === 'active' || e.status === 'conflict')).length
+}
+
+async function runLocomo(dataDir: string, limit: number | null, consolidated: boolean) {
   const all = JSON.parse(await readFile(join(dataDir, 'locomo', 'locomo.dev.json'), 'utf8')) as LocomoConversation[]
   const conversations = limit === null ? all : all.slice(0, limit)
   const outcomes: LocomoOutcome[] = []
-  const counts = { conversations: 0, turns: 0, memories: 0, dedupedWrites: 0, truncated: 0, questions: 0, skippedNoEvidence: 0, droppedEvidenceIds: 0, repairedEvidenceItems: 0 }
+  const counts = {
+    conversations: 0,
+    turns: 0,
+    memories: 0,
+    dedupedWrites: 0,
+    truncated: 0,
+    questions: 0,
+    skippedNoEvidence: 0,
+    droppedEvidenceIds: 0,
+    repairedEvidenceItems: 0,
+    searchableBefore: 0,
+    searchableAfter: 0,
+    promoted: 0,
+    reflected: 0,
+    archived: 0,
+  }
   const perConversation: { sample_id: string; turns: number; memories: number; questions: number }[] = []
 
   for (const conv of conversations) {
@@ -254,6 +280,7 @@ async function runLocomo(dataDir: string, limit: number | null) {
       }
 
       let questions = 0
+      const asked: Array<{ outcome: LocomoOutcome; question: string; gold: Set<string> }> = []
       for (const qa of conv.qa) {
         const raw = repairEvidence(qa.evidence)
         if (raw.length !== qa.evidence.length || raw.some((id, i) => id !== qa.evidence[i])) counts.repairedEvidenceItems++
@@ -270,17 +297,38 @@ async function runLocomo(dataDir: string, limit: number | null) {
           sources,
         ).slice(0, LOCOMO_TOP_K)
         const base = baseline.search(qa.question, LOCOMO_TOP_K).map((h) => h.key)
-        outcomes.push({ category: qa.category, ours: scoreRanking(ours, goldSet, LOCOMO_KS), base: scoreRanking(base, goldSet, LOCOMO_KS) })
+        const outcome: LocomoOutcome = { category: qa.category, ours: scoreRanking(ours, goldSet, LOCOMO_KS), base: scoreRanking(base, goldSet, LOCOMO_KS) }
+        outcomes.push(outcome)
+        asked.push({ outcome, question: qa.question, gold: goldSet })
         questions++
+      }
+      const written = sources.size
+      if (consolidated) {
+        // Consolidate, then ask again: a derived memory stands for its sources, in their order.
+        await signalsSettled(backend)
+        counts.searchableBefore += await searchableCount(backend)
+        const report = await consolidate(backend, { dryRun: false, maxItems: 100_000, maxSeconds: 3600 })
+        counts.promoted += report.promoted.length
+        counts.reflected += report.reflected.length
+        counts.archived += report.archived.length
+        for (const e of (await backend.indexView()).values()) {
+          if (e.derived_from === undefined || sources.has(e.id)) continue
+          sources.set(e.id, e.derived_from.flatMap((id) => sources.get(id) ?? []))
+        }
+        counts.searchableAfter += await searchableCount(backend)
+        for (const a of asked) {
+          const result = await searchHandler(backend, { query: a.question, top_k: LOCOMO_TOP_K })
+          a.outcome.consolidated = scoreRanking(expand(result.hits.map((h) => h.id), sources).slice(0, LOCOMO_TOP_K), a.gold, LOCOMO_KS)
+        }
       }
       await signalsSettled(backend)
       counts.conversations++
       counts.turns += turns
-      counts.memories += sources.size
+      counts.memories += written
       counts.questions += questions
-      perConversation.push({ sample_id: conv.sample_id, turns, memories: sources.size, questions })
+      perConversation.push({ sample_id: conv.sample_id, turns, memories: written, questions })
       log(
-        `locomo ${conv.sample_id}: ${sessions.length} sessions, ${turns} turns -> ${sources.size} memories, ${questions} questions, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        `locomo ${conv.sample_id}: ${sessions.length} sessions, ${turns} turns -> ${written} memories, ${questions} questions, ${((Date.now() - started) / 1000).toFixed(1)} s`,
       )
     } finally {
       await rm(root, { recursive: true, force: true })
@@ -306,7 +354,15 @@ async function runLocomo(dataDir: string, limit: number | null) {
     rowsFor('1-4 all', (o) => o.category >= 1 && o.category <= 4),
     rowsFor('5 adversarial', (o) => o.category === 5),
   ]
-  return { counts, perConversation, rows }
+  // The consolidated arm beside the same store before consolidation (in the baseline's column).
+  const consolidatedRow = (label: string, pick: (o: LocomoOutcome) => boolean): Row => {
+    const sel = outcomes.filter((o) => pick(o) && o.consolidated !== undefined)
+    return { label, ours: aggregate(sel.map((o) => o.consolidated as QuestionScore), LOCOMO_KS), base: aggregate(sel.map((o) => o.ours), LOCOMO_KS) }
+  }
+  const consolidatedRows: Row[] = consolidated
+    ? [...[1, 2, 3, 4].map((cat) => consolidatedRow(`${cat} ${CATEGORY_NAMES[cat]}`, (o) => o.category === cat)), consolidatedRow('1-4 all', (o) => o.category >= 1 && o.category <= 4)]
+    : []
+  return { counts, perConversation, rows, consolidatedRows }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -454,7 +510,7 @@ async function main(): Promise<void> {
     date,
     node: process.version,
     ...gitState(),
-    args: { only: args.only, limitConversations: args.limitConversations, dataDir: args.dataDir },
+    args: { only: args.only, limitConversations: args.limitConversations, dataDir: args.dataDir, consolidate: args.consolidate },
     baseline: 'plain BM25 (bench/plain-bm25.ts): k1 1.2, b 0.75, idf log(1 + (N - df + 0.5)/(df + 0.5)); LoCoMo lowercase [a-z0-9]+ words, MADial character bigrams',
   }
 
@@ -462,7 +518,7 @@ async function main(): Promise<void> {
 
   if (args.only !== 'madial') {
     const t0 = Date.now()
-    const r = await runLocomo(args.dataDir, args.limitConversations)
+    const r = await runLocomo(args.dataDir, args.limitConversations, args.consolidate)
     const seconds = (Date.now() - t0) / 1000
     console.log(`\n== LoCoMo (locomo.dev.json): evidence recall, top_k ${LOCOMO_TOP_K}; ours = searchHandler, bm25 = plain BM25 baseline ==`)
     console.log(
@@ -475,7 +531,24 @@ async function main(): Promise<void> {
     )
     printTable('LoCoMo frac@k (share of gold turns in top k) and MRR@20; headline: row "1-4 all"', r.rows, 'frac', LOCOMO_KS, true)
     printTable('LoCoMo any@k (some gold turn in top k)', r.rows, 'any', LOCOMO_KS, false)
-    results.locomo = { seconds, ks: LOCOMO_KS, top_k: LOCOMO_TOP_K, counts: r.counts, perConversation: r.perConversation, rows: rowJson(r.rows) }
+    if (args.consolidate) {
+      const c = r.counts
+      console.log(
+        `\n== LoCoMo after consolidation (each store consolidated once after its questions, then asked again; derived memories expanded into their source turns, cut at k) ==\n` +
+          `searchable records ${c.searchableBefore} -> ${c.searchableAfter} (${(100 * (1 - c.searchableAfter / Math.max(1, c.searchableBefore))).toFixed(1)}% fewer); ` +
+          `promoted ${c.promoted}, session summaries ${c.reflected}, archived ${c.archived}`,
+      )
+      printTable('LoCoMo frac@k: consolidated (left) vs the same stores before consolidation (right)', r.consolidatedRows, 'frac', LOCOMO_KS, true)
+    }
+    results.locomo = {
+      seconds,
+      ks: LOCOMO_KS,
+      top_k: LOCOMO_TOP_K,
+      counts: r.counts,
+      perConversation: r.perConversation,
+      rows: rowJson(r.rows),
+      ...(args.consolidate ? { consolidated: rowJson(r.consolidatedRows) } : {}),
+    }
   }
 
   if (args.only !== 'locomo') {
