@@ -92,10 +92,12 @@ describe('promote', () => {
     expect(report.promoted.map((p) => [p.reason, p.derived_from])).toEqual([['confirmed', [out.id]]])
   })
 
-  it('two services with their own ports are two one-offs, not one fact', async () => {
+  it('two services with their own ports, or one name with two versions, are one-offs, not one fact', async () => {
     const { backend: b } = await store()
     await episode(b, 'p1', '2026-01-01T10:00:00Z', 'The auth service listens on port 8080.')
     await episode(b, 'p2', '2026-01-03T10:00:00Z', 'The billing service listens on port 9090.')
+    await episode(b, 'p3', '2026-01-04T10:00:00Z', 'The mobile app supports iOS 16 and later.')
+    await episode(b, 'p4', '2026-01-06T10:00:00Z', "The user's own phone is on iOS 17.")
     expect((await consolidate(b, { dryRun: false })).promoted).toEqual([])
   })
 

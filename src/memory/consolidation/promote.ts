@@ -43,8 +43,25 @@ function numbersDiffer(a: string, b: string): boolean {
   return compareValues(numbers(a), numbers(b)) === 'different'
 }
 
+const CALENDAR = /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)|^(?:周[一二三四五六日天末]|星期|[上下]午|今天|明天|昨天|每天|月底|月初)$/u
+
+/** The number written right after the word term begins ("iOS 17" -> "17"), or null. */
+function numberAfter(term: string, text: string): string | null {
+  for (const m of text.matchAll(/([\p{L}][\p{L}\d.+#-]*)\s*v?(\d[\d.]*)/gu)) if ((m[1] as string).toLowerCase().startsWith(term)) return m[2] as string
+  return null
+}
+
+/** Both texts give the word a number of its own, and the numbers differ. */
+function numberedDifferently(term: string, a: string, b: string): boolean {
+  const x = numberAfter(term, a)
+  const y = numberAfter(term, b)
+  return x !== null && y !== null && x !== y
+}
+
 /** A word that names what a fact is about: with a digit, Latin inside Chinese text, or capitalised past a sentence's start. */
 function namesSomething(term: string, text: string): boolean {
+  // A date is a value many facts share ("due April 15"), not what one is about.
+  if (CALENDAR.test(term)) return false
   if (/\d/.test(term)) return true
   if (/\p{Script=Han}/u.test(term) || (/^[a-z]/.test(term) && /\p{Script=Han}/u.test(text))) return true
   for (const m of text.matchAll(/[\p{L}\d][\p{L}\d.+#-]*/gu)) {
@@ -128,8 +145,9 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     // What they share that names something (a name, a number, a Chinese word), weighed against both.
     const anchors = [...a.terms].filter((t) => b.terms.has(t) && !common(t) && (namesSomething(t, a.c.entry.summary) || namesSomething(t, b.c.entry.summary)))
     if (anchors.length === 0) return 0
-    // Numbers that disagree make two facts, unless they share a name too ("9:00 UTC" and "10:00 Lisbon time").
-    if (numbersDiffer(a.c.entry.summary, b.c.entry.summary) && !anchors.some((t) => !/\d/.test(t))) return 0
+    // Numbers that disagree make two facts, unless they share a name too ("9:00 UTC" and "10:00
+    // Lisbon time"), and never when the number is the name's own ("iOS 16" and "iOS 17").
+    if (numbersDiffer(a.c.entry.summary, b.c.entry.summary) && (!anchors.some((t) => !/\d/.test(t)) || anchors.some((t) => numberedDifferently(t, a.c.entry.summary, b.c.entry.summary)))) return 0
     const share = weight(anchors) / Math.sqrt(weight(a.terms) * weight(b.terms))
     return share >= SAME_STATEMENT ? share : 0
   }
