@@ -101,6 +101,15 @@ describe('promote', () => {
     expect((await consolidate(b, { dryRun: false })).promoted).toEqual([])
   })
 
+  it('a date shared by two deadlines ties nothing; the same deadline said again is one fact', async () => {
+    const { backend: b } = await store()
+    const tax = await episode(b, 'd1', '2026-01-01T10:00:00Z', "The user's tax filing deadline is April 15.")
+    await episode(b, 'd2', '2026-01-03T10:00:00Z', 'The conference talk proposal is due on April 15 as well.')
+    const again = await episode(b, 'd3', '2026-01-05T10:00:00Z', 'Set a reminder a week before the April 15 tax deadline.')
+    const { promoted } = await consolidate(b, { dryRun: false })
+    expect(promoted.map((p) => p.derived_from.sort())).toEqual([[tax, again].sort()])
+  })
+
   it('a correction said once revises the promoted topic (automatic revision)', async () => {
     const { backend: b } = await store()
     await episode(b, 'r1', '2026-01-01T10:00:00Z', 'The gateway port is 8443.')

@@ -23,6 +23,8 @@ import { sameSubject } from '../truth/verify.js'
 
 /** Weight of the shared words that name something, over the geometric mean of both episodes' weights, for one fact. */
 export const SAME_STATEMENT = 0.05
+/** When only numbers are shared among the names, the share of all their words that must agree. */
+export const NUMBER_ONLY = 0.3
 /** A word in more than this share of the sessions (and more than COMMON_FLOOR of them) names nothing in particular. */
 export const COMMON_SHARE = 0.2
 export const COMMON_FLOOR = 6
@@ -149,6 +151,12 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     // Lisbon time"), and never when the number is the name's own ("iOS 16" and "iOS 17").
     if (numbersDiffer(a.c.entry.summary, b.c.entry.summary) && (!anchors.some((t) => !/\d/.test(t)) || anchors.some((t) => numberedDifferently(t, a.c.entry.summary, b.c.entry.summary)))) return 0
     const share = weight(anchors) / Math.sqrt(weight(a.terms) * weight(b.terms))
+    // A number alone ties no two statements together ("due April 15" twice): the rest of what they
+    // say must agree too.
+    if (anchors.every((t) => /^\d[\d.,:]*$/.test(t))) {
+      const all = weight([...a.terms].filter((t) => b.terms.has(t))) / Math.sqrt(weight(a.terms) * weight(b.terms))
+      return all >= NUMBER_ONLY ? all : 0
+    }
     return share >= SAME_STATEMENT ? share : 0
   }
 
