@@ -177,6 +177,8 @@ describe('the DSH plugin in process', () => {
       injectEnabled: true,
       injectBudgetChars: 1500,
       autoSettleEnabled: false,
+      consolidateAfterEpisodes: 20,
+      consolidateMinIntervalMinutes: 60,
       lifecycle: { enabled: false, audit: true, autoSettle: { enabled: false, minIntervalMs: 90000, minMessages: 4, maxCandidates: 3 } },
     })
     const names = root.tools.schemas().map((s: { name: string }) => s.name)
