@@ -7,8 +7,9 @@
 
 import { promises as fs } from 'node:fs'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { consolidate, consolidationDue, writeHandler, type MemoryBackend } from '../src/api.js'
+import { BackgroundConsolidation } from '../src/lifecycle/background-consolidation.js'
 import { LEASE_FILE } from '../src/memory/consolidation/consolidate.js'
 import { tempStores } from './store-kit.js'
 
@@ -84,5 +85,43 @@ describe('consolidationDue', () => {
     await episodes(b, 1, 1)
     expect(await consolidationDue(b)).toMatchObject({ due: true, newEpisodes: 2 })
     expect(reads).toBe(2)
+  })
+})
+
+describe('BackgroundConsolidation', () => {
+  it('runs once when due however often it is poked, and not again until due', async () => {
+    const { backend: b, root } = await store()
+    await fs.writeFile(path.join(root, 'config.json'), JSON.stringify({ consolidateAfterEpisodes: 2 }))
+    await episodes(b, 2)
+    const runner = new BackgroundConsolidation(b)
+    for (let i = 0; i < 5; i++) runner.poke()
+    await runner.idle()
+    runner.poke()
+    await runner.idle()
+    expect((await b.readLedger()).filter((e) => e.event === 'consolidate')).toHaveLength(1)
+  })
+
+  it('a failure is a console warning, never thrown, and is not retried at once', async () => {
+    const { backend: b, root } = await store()
+    await fs.writeFile(path.join(root, 'config.json'), JSON.stringify({ consolidateAfterEpisodes: 1 }))
+    await episodes(b, 1)
+    // A cache folder that is a file: the run cannot take its lease.
+    const cache = path.join(root, '.cache')
+    await fs.rm(cache, { recursive: true, force: true })
+    await fs.writeFile(cache, 'not a folder')
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    try {
+      const runner = new BackgroundConsolidation(b)
+      runner.poke()
+      await runner.idle()
+      runner.poke()
+      await runner.idle()
+      expect(warn).toHaveBeenCalledTimes(1)
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/^dsh-memory-agent: background consolidation of /)
+      expect((await b.readLedger()).filter((e) => e.event === 'consolidate')).toEqual([])
+    } finally {
+      warn.mockRestore()
+      await fs.rm(cache, { force: true })
+    }
   })
 })
