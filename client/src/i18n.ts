@@ -193,6 +193,15 @@ const zh = {
   backfillDone: '已补录：处理 {turns} 轮，写入 {written} 条，重复 {duplicates} 条，失败 {failed} 条，留待下次 {remaining} 轮。',
   backfillInterrupted: '（已中断）',
 
+  consolidateTitle: '整理记忆',
+  consolidateHint: '把多个会话里重复出现的事实提升为主题记忆，给结束的会话各写一条摘要，合并几乎相同的主题，把已被主题覆盖且闲置的经历归档（可恢复，从不删除）。先预览，确认后才执行；新写入的经历够多时也会在后台自动整理（见设置）。',
+  consolidate: '整理',
+  consolidateConfirm: '按下面的预览整理记忆？',
+  consolidateYes: '确认整理',
+  consolidatePreviewed: '预览（没有改动）：',
+  consolidateDone: '已整理：',
+  consolidateCounts: '{promoted} 条提升为主题，{reinforced} 条主题补充来源，{reflected} 个会话写了摘要，{merged} 次合并，{archived} 条归档，{decayed} 条衰减，{stale} 条来源已失效。',
+
   queryLogTitle: '检索日志',
   queryLogHint: '最近的检索（模型和面板的都在），新的在前。零命中说明库里缺这块内容。',
   queryLogEmpty: '还没有检索记录。',
@@ -396,6 +405,15 @@ const en: Record<MessageKey, string> = {
   backfillYes: 'Yes, backfill',
   backfillDone: 'Backfilled: {turns} turns settled, {written} written, {duplicates} duplicates, {failed} failed, {remaining} left for later.',
   backfillInterrupted: '(interrupted)',
+
+  consolidateTitle: 'Consolidate',
+  consolidateHint: 'Facts repeated across sessions become topics, each finished session gets a short summary, near-identical topics are folded, and episodes a topic covers are archived once idle (reversible, never deleted). Preview first; it runs only when you confirm. It also runs in the background once enough new episodes were written (see Settings).',
+  consolidate: 'Consolidate',
+  consolidateConfirm: 'Consolidate the store as previewed below?',
+  consolidateYes: 'Yes, consolidate',
+  consolidatePreviewed: 'Preview (nothing changed): ',
+  consolidateDone: 'Consolidated: ',
+  consolidateCounts: '{promoted} promoted to topics, {reinforced} topics with new sources, {reflected} sessions summarised, {merged} merges, {archived} archived, {decayed} decayed, {stale} stale.',
 
   queryLogTitle: 'Query log',
   queryLogHint: 'Recent searches (the model’s and the panel’s), newest first. Zero hits show what the store lacks.',

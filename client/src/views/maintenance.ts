@@ -1,10 +1,12 @@
 /**
- * The maintenance tab: rebuild the index; purge soft-deleted files (topics only through their own
- * button, shown only when soft-deleted topics exist); forget what a session wrote; sync through
- * git; backfill memories from the host's past sessions (estimate, then run); download the export bundle. Everything that deletes files asks twice.
+ * The maintenance tab: rebuild the index; consolidate (a dry run shown first, run on
+ * confirmation, with the report's guidance); purge soft-deleted files (topics only through their
+ * own button, shown only when soft-deleted topics exist); forget what a session wrote; sync
+ * through git; backfill memories from the host's past sessions (estimate, then run); download the
+ * export bundle. Everything that deletes files asks twice.
  */
 
-import type { Bundle } from '../api-types.js'
+import type { Bundle, Ops } from '../api-types.js'
 import { ResultLine, type PanelContext, type Status } from '../context.js'
 import { button, formatTime, h, replaceChildren } from '../dom.js'
 import type { View } from './view.js'
@@ -31,6 +33,49 @@ export function maintenanceView(ctx: PanelContext): View {
       }, '', { 'data-action': 'rebuild' }),
     ),
     rebuildLine.el,
+  )
+
+  // ---- consolidate ---------------------------------------------------------------------------
+  const consolidateLine = new ResultLine()
+  /** The report in the panel's language, then its guidance as the server wrote it. */
+  const report = (r: Ops['consolidate']['result'], lead: string): Array<string | Node> => [
+    h('strong', null, lead),
+    t('consolidateCounts', {
+      promoted: r.promoted.length,
+      reinforced: r.reinforced.length,
+      reflected: r.reflected.length,
+      merged: r.merged.length,
+      archived: r.archived.length,
+      decayed: r.decayed.length,
+      stale: r.stale.length,
+    }),
+    h('span', { class: 'dma-hint', attrs: { 'data-role': 'consolidate-guidance' } }, ` ${r.guidance}`),
+  ]
+  const consolidate = twoStep(t, {
+    name: 'consolidate',
+    label: t('consolidate'),
+    question: t('consolidateConfirm'),
+    yes: t('consolidateYes'),
+    preview: async () => {
+      consolidateLine.clear()
+      const r = await ctx.run('consolidate', { dryRun: true }, consolidateLine)
+      return r === undefined ? undefined : report(r, t('consolidatePreviewed'))
+    },
+    action: async () => {
+      const r = await ctx.run('consolidate', { dryRun: false }, consolidateLine)
+      if (r === undefined) return
+      consolidateLine.ok(...report(r, t('consolidateDone')))
+      await ctx.refreshStatus()
+    },
+  })
+  const consolidateCard = h(
+    'section',
+    { class: 'dma-card', attrs: { 'data-card': 'consolidate' } },
+    h('h3', null, t('consolidateTitle')),
+    h('p', { class: 'dma-hint' }, t('consolidateHint')),
+    h('div', { class: 'dma-actions' }, consolidate.nodes[0]),
+    consolidate.nodes[1],
+    consolidateLine.el,
   )
 
   // ---- purge ---------------------------------------------------------------------------------
@@ -223,7 +268,7 @@ export function maintenanceView(ctx: PanelContext): View {
   if (status !== null) drawPurge(status)
 
   return {
-    el: h('div', { class: 'dma-body', attrs: { 'data-view': 'maintenance' } }, rebuildCard, purgeCard, sessionsCard, syncCard, backfillCard, exportCard),
+    el: h('div', { class: 'dma-body', attrs: { 'data-view': 'maintenance' } }, rebuildCard, consolidateCard, purgeCard, sessionsCard, syncCard, backfillCard, exportCard),
     show() {
       void loadSessions()
     },
