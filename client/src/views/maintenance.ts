@@ -8,7 +8,7 @@
 
 import type { Bundle, Ops } from '../api-types.js'
 import { ResultLine, type PanelContext, type Status } from '../context.js'
-import { button, formatTime, h, replaceChildren } from '../dom.js'
+import { button, formatTime, h, replaceChildren, type Child } from '../dom.js'
 import type { View } from './view.js'
 import { twoStep } from './confirm.js'
 
@@ -17,11 +17,10 @@ export function maintenanceView(ctx: PanelContext): View {
 
   // ---- rebuild -------------------------------------------------------------------------------
   const rebuildLine = new ResultLine()
-  const rebuildCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'rebuild' } },
-    h('h3', null, t('rebuildTitle')),
-    h('p', { class: 'dma-hint' }, t('rebuildHint')),
+  const rebuildCard = card(
+    'rebuild',
+    t('rebuildTitle'),
+    t('rebuildHint'),
     h(
       'div',
       { class: 'dma-actions' },
@@ -68,11 +67,10 @@ export function maintenanceView(ctx: PanelContext): View {
       await ctx.refreshStatus()
     },
   })
-  const consolidateCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'consolidate' } },
-    h('h3', null, t('consolidateTitle')),
-    h('p', { class: 'dma-hint' }, t('consolidateHint')),
+  const consolidateCard = card(
+    'consolidate',
+    t('consolidateTitle'),
+    t('consolidateHint'),
     h('div', { class: 'dma-actions' }, consolidate.nodes[0]),
     consolidate.nodes[1],
     consolidateLine.el,
@@ -107,10 +105,9 @@ export function maintenanceView(ctx: PanelContext): View {
     },
   })
   const topicsBox = h('div', { class: 'dma-body', attrs: { 'data-role': 'purge-topics' } }, topicsHint, h('div', { class: 'dma-actions' }, topics.nodes[0]), topics.nodes[1])
-  const purgeCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'purge' } },
-    h('h3', null, t('purgeTitle')),
+  const purgeCard = card(
+    'purge',
+    t('purgeTitle'),
     purgeHint,
     h('div', { class: 'dma-actions' }, purge.nodes[0]),
     purge.nodes[1],
@@ -170,22 +167,20 @@ export function maintenanceView(ctx: PanelContext): View {
     )
   }
 
-  const sessionsCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'sessions' } },
-    h('h3', null, t('sessionsTitle')),
-    h('p', { class: 'dma-hint' }, t('sessionsHint')),
+  const sessionsCard = card(
+    'sessions',
+    t('sessionsTitle'),
+    t('sessionsHint'),
     sessionsList,
     sessionsLine.el,
   )
 
   // ---- sync ----------------------------------------------------------------------------------
   const syncLine = new ResultLine()
-  const syncCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'sync' } },
-    h('h3', null, t('syncTitle')),
-    h('p', { class: 'dma-hint' }, t('syncHint')),
+  const syncCard = card(
+    'sync',
+    t('syncTitle'),
+    t('syncHint'),
     h(
       'div',
       { class: 'dma-actions' },
@@ -222,11 +217,10 @@ export function maintenanceView(ctx: PanelContext): View {
       await ctx.refreshStatus()
     },
   })
-  const backfillCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'backfill' } },
-    h('h3', null, t('backfillTitle')),
-    h('p', { class: 'dma-hint' }, t('backfillHint')),
+  const backfillCard = card(
+    'backfill',
+    t('backfillTitle'),
+    t('backfillHint'),
     h(
       'div',
       { class: 'dma-actions' },
@@ -243,11 +237,10 @@ export function maintenanceView(ctx: PanelContext): View {
 
   // ---- export --------------------------------------------------------------------------------
   const exportLine = new ResultLine()
-  const exportCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'export' } },
-    h('h3', null, t('exportTitle')),
-    h('p', { class: 'dma-hint' }, t('exportHint')),
+  const exportCard = card(
+    'export',
+    t('exportTitle'),
+    t('exportHint'),
     h(
       'div',
       { class: 'dma-actions' },
@@ -276,6 +269,11 @@ export function maintenanceView(ctx: PanelContext): View {
       offStatus()
     },
   }
+}
+
+/** One card of the tab: its title, a hint (text, or an element the tab rewrites), then its controls. */
+function card(name: string, title: string, hint: string | HTMLElement, ...controls: Child[]): HTMLElement {
+  return h('section', { class: 'dma-card', attrs: { 'data-card': name } }, h('h3', null, title), typeof hint === 'string' ? h('p', { class: 'dma-hint' }, hint) : hint, ...controls)
 }
 
 /** Hands the bundle to the browser as a file download. */
