@@ -238,6 +238,7 @@ describe('panel API gates', () => {
     // Arguments are checked too; the message names the field.
     expect(await bad(JSON.stringify({ op: 'softDelete' }))).toContain('id')
     expect(await bad(JSON.stringify({ op: 'purgeDeleted', includeTopics: 'yes' }))).toContain('includeTopics')
+    expect(await bad(JSON.stringify({ op: 'consolidate', dryRun: 'no' }))).toContain('dryRun')
   })
 
   it('serves exactly the whitelisted ops', () => {
@@ -245,7 +246,7 @@ describe('panel API gates', () => {
       [
         'status', 'config.set', 'rebuild', 'confirm', 'resolve', 'softDelete', 'restore', 'purgeDeleted', 'search', 'detail', 'list', 'create',
         'forgetSession', 'listSessions', 'export', 'injectPreview', 'queryLog', 'sync', 'rooms',
-        'restoreArchived', 'backfill',
+        'restoreArchived', 'backfill', 'consolidate',
       ].sort(),
     )
   })

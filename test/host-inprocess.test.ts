@@ -25,6 +25,7 @@ import { PANEL_KEY_FILE } from '../src/host/panel-key.js'
 import { INJECTION_HEADING } from '../src/memory/reading/inject.js'
 import { PERSONAL_LABEL } from '../src/stores/inject.js'
 import { createFileBackend } from '../src/store/file-backend.js'
+import { flushCaches } from '../src/retrieve/retriever.js'
 import { TOOLS, findTool } from '../src/tools/index.js'
 import { outputViolation } from '../src/tools/declare/schema.js'
 import type { HostMessage } from '../src/lifecycle/auto-settle.js'
@@ -177,6 +178,8 @@ describe('the DSH plugin in process', () => {
       injectEnabled: true,
       injectBudgetChars: 1500,
       autoSettleEnabled: false,
+      consolidateAfterEpisodes: 20,
+      consolidateMinIntervalMinutes: 60,
       lifecycle: { enabled: false, audit: true, autoSettle: { enabled: false, minIntervalMs: 90000, minMessages: 4, maxCandidates: 3 } },
     })
     const names = root.tools.schemas().map((s: { name: string }) => s.name)
@@ -270,6 +273,7 @@ describe('the DSH plugin in process', () => {
     expect((await ok('memory_timeline', { order: 'tour' })).total as number).toBeGreaterThan(0)
     expect((await ok('memory_neighbors', { id: one.id })).id).toBe(one.id)
     expect((await ok('memory_decay', {})).dry_run).toBe(true)
+    expect((await ok('memory_consolidate', {})).dry_run).toBe(true)
     expect((await ok('memory_restore', { ids: [one.id] })).unchanged).toEqual([one.id])
     expect((await ok('memory_audit_forgotten', {})).total).toBe(0)
 
@@ -646,6 +650,59 @@ describe('optional host services', () => {
       expect(derived).toBe(before)
     } finally {
       await fiber.dispose()
+      await fs.rm(dir, { recursive: true, force: true })
+    }
+    expect(warn).not.toHaveBeenCalled()
+  })
+
+  it('the prompt heartbeat consolidates in the background after consolidateAfterEpisodes new episodes: never below, never at 0, once at a time', async () => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    const dir = await tempDir('mem-host-consolidate-')
+    const backend = createFileBackend(dir)
+    const consolidations = async () => (await backend.readLedger()).filter((e) => e.event === 'consolidate')
+    // One fact said in three sessions: a run promotes it to a topic.
+    const said = [
+      ['s1', '2026-02-02T08:30:00Z', 'User mentioned they are based in Lisbon, so a 9:00 UTC call works for them.'],
+      ['s2', '2026-02-05T14:00:00Z', 'Scheduled the vendor sync for 10:00 Lisbon time, since that is where the user lives.'],
+      ['s3', '2026-02-09T16:20:00Z', '用户说他住在 Lisbon，想找周末徒步的路线。'],
+    ] as const
+    /** Loads the plugin on the store, writes episodes through the host's tool runtime, then assembles prompts. */
+    async function session(consolidateAfterEpisodes: number, episodes: ReadonlyArray<readonly [string, string, string]>, turns: number) {
+      const root = await host()
+      const fiber = await root.plugin(plugin as never, { root: dir, userRoot: null, consolidateAfterEpisodes })
+      for (const [session_id, time, summary] of episodes) {
+        const r = await execute(root, 'write_memory', { summary, type: 'episode', session_id, time })
+        expect(r.isError).toBe(false)
+      }
+      // The write path never consolidates.
+      expect(await consolidations()).toEqual([])
+      for (let i = 0; i < turns; i++) await root.systemPrompt.assemble({})
+      return { root, fiber }
+    }
+    try {
+      // Below the threshold: turns go by, nothing runs (disposing waits for anything in flight).
+      await (await session(3, said.slice(0, 2), 3)).fiber.dispose()
+      expect(await consolidations()).toEqual([])
+      // Switched off (0): a third episode and more turns, still nothing.
+      await (await session(0, said.slice(2), 3)).fiber.dispose()
+      expect(await consolidations()).toEqual([])
+      // At the threshold: the first turn starts one run in the background; the turns after it start no second one.
+      const { root, fiber } = await session(3, [], 1)
+      let ran = await consolidations()
+      for (let i = 0; i < 200 && ran.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        ran = await consolidations()
+      }
+      expect(ran).toEqual([expect.objectContaining({ event: 'consolidate', promoted: 1 })])
+      const topics = (await backend.readIndex()).filter((e) => e.type === 'topic' && e.derived_from !== undefined)
+      expect(topics).toHaveLength(1)
+      expect(topics[0]?.summary).toMatch(/Lisbon/)
+      expect((await backend.readLedger()).filter((e) => e.event === 'promote').map((e) => e.id)).toEqual([topics[0]?.id])
+      for (let i = 0; i < 5; i++) await root.systemPrompt.assemble({})
+      await fiber.dispose()
+      expect(await consolidations()).toHaveLength(1)
+    } finally {
+      await flushCaches(backend)
       await fs.rm(dir, { recursive: true, force: true })
     }
     expect(warn).not.toHaveBeenCalled()

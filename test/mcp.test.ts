@@ -4,9 +4,11 @@
  * running this file alone). Every tool is listed with its hints and called with valid input; its
  * `structuredContent` satisfies the declared output schema (checked here with `outputViolation`,
  * and by the client itself against the listed JSON Schema); bad input is an `isError` result
- * naming the field; two servers on one root write concurrently without loss.
+ * naming the field; two servers on one root write concurrently without loss; an idle server
+ * consolidates in the background once enough new episodes are due.
  */
 
+import { spawnSync } from 'node:child_process'
 import { promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -27,10 +29,10 @@ async function tempRoot(): Promise<string> {
   return path.join(dir, 'store')
 }
 
-async function connect(root: string): Promise<Client> {
+async function connect(root: string, flags: string[] = []): Promise<Client> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' })
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root, '--tools', 'all'], env, stderr: 'pipe' }))
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root, '--tools', 'all', ...flags], env, stderr: 'pipe' }))
   clients.push(client)
   return client
 }
@@ -168,6 +170,7 @@ describe('MCP server over stdio (built CLI)', () => {
     expect((await ok('memory_timeline', { order: 'tour' })).total as number).toBeGreaterThan(0)
     expect((await ok('memory_neighbors', { id: one.id })).id).toBe(one.id)
     expect((await ok('memory_decay', {})).dry_run).toBe(true)
+    expect((await ok('memory_consolidate', {})).dry_run).toBe(true)
     expect((await ok('memory_restore', { ids: [one.id] })).unchanged).toEqual([one.id])
     expect((await ok('memory_audit_forgotten', {})).total).toBe(0)
 
@@ -235,5 +238,51 @@ describe('MCP server over stdio (built CLI)', () => {
     expect(new Set(index.map((e) => e.id))).toEqual(ids)
     const ledger = await lines<LedgerEvent>(path.join(root, 'ledger.jsonl'))
     expect(ledger.filter((e) => e.event === 'write')).toHaveLength(2 * PER_CLIENT)
+  })
+
+  it('consolidates in the background once idle for --consolidate-idle-ms, when consolidateAfterEpisodes new episodes are due', async () => {
+    const root = await tempRoot()
+    await fs.mkdir(root, { recursive: true })
+    await fs.writeFile(path.join(root, 'config.json'), JSON.stringify({ consolidateAfterEpisodes: 3 }))
+    const idleMs = 300
+    const c = await connect(root, ['--consolidate-idle-ms', String(idleMs)])
+    const ledger = () => lines<LedgerEvent>(path.join(root, 'ledger.jsonl'))
+    const consolidations = async () => (await ledger()).filter((e) => e.event === 'consolidate')
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    const ids: unknown[] = []
+    const write = async (session_id: string, time: string, summary: string) => {
+      const r = (await c.callTool({ name: 'write_memory', arguments: { summary, type: 'episode', session_id, time } })) as ToolResult
+      expect(r.isError, r.content[0]?.text).toBeFalsy()
+      ids.push(r.structuredContent?.id)
+    }
+    // One fact said in three sessions. Two episodes are below the threshold: idle, nothing runs.
+    await write('s1', '2026-02-02T08:30:00Z', 'User mentioned they are based in Lisbon, so a 9:00 UTC call works for them.')
+    await write('s2', '2026-02-05T14:00:00Z', 'Scheduled the vendor sync for 10:00 Lisbon time, since that is where the user lives.')
+    await sleep(3 * idleMs)
+    expect(await consolidations()).toEqual([])
+    await write('s3', '2026-02-09T16:20:00Z', '用户说他住在 Lisbon，想找周末徒步的路线。')
+    let ran = await consolidations()
+    for (let i = 0; i < 200 && ran.length === 0; i++) {
+      await sleep(50)
+      ran = await consolidations()
+    }
+    expect(ran).toEqual([expect.objectContaining({ promoted: 1 })])
+    // It started only after the idle wait that followed the last call.
+    const lastWrite = (await ledger()).find((e) => e.event === 'write' && e.id === ids[2]) as LedgerEvent
+    expect(Date.parse(ran[0]?.at as string) - Date.parse(lastWrite.at)).toBeGreaterThanOrEqual(idleMs)
+    const topics = (await lines<IndexEntry>(path.join(root, 'index.jsonl'))).filter((e) => e.type === 'topic')
+    expect(topics.map((t) => [...(t.derived_from ?? [])].sort())).toEqual([[...ids].sort()])
+    // Idle again with nothing new: no second run.
+    await sleep(3 * idleMs)
+    expect(await consolidations()).toHaveLength(1)
+  })
+
+  it('refuses a --consolidate-idle-ms that is not a number of milliseconds, before serving', async () => {
+    const root = await tempRoot()
+    for (const bad of ['soon', '0', '-5', '1.5']) {
+      const r = spawnSync(process.execPath, [CLI, 'mcp', '--root', root, '--consolidate-idle-ms', bad], { encoding: 'utf8', input: '' })
+      expect(r.status, bad).toBe(2)
+      expect(r.stderr).toContain(`mcp: --consolidate-idle-ms: expected milliseconds 1-86400000, got ${JSON.stringify(bad)}`)
+    }
   })
 })

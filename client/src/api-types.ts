@@ -6,6 +6,7 @@
 
 import type { BackfillReport } from '../../lib/lifecycle/backfill.js'
 import type { ConfirmResult } from '../../lib/memory/writing/confirm.js'
+import type { ConsolidationReport } from '../../lib/memory/consolidation/consolidate.js'
 import type { RuntimeConfig } from '../../lib/memory/settings/config.js'
 import type { RestoreResult } from '../../lib/memory/forgetting/decay.js'
 import type { Bundle } from '../../lib/memory/transfer/export.js'
@@ -60,6 +61,7 @@ export interface Ops {
   queryLog: { args: Record<string, never>; result: { queries: QueryLogLine[] } }
   sync: { args: Record<string, never>; result: SyncResult }
   backfill: { args: { dryRun?: boolean; maxTurns?: number }; result: BackfillReport }
+  consolidate: { args: { dryRun?: boolean }; result: ConsolidationReport }
 }
 
 export type OpName = keyof Ops

@@ -44,7 +44,9 @@ ${toolUsage()}
   memory-agent import PATH [flags]       memories from a bundle, markdown notes, MCP memory JSONL
                                          or Claude's /memories folder (--format, --dry-run)
   memory-agent mcp [--tools LIST]        serve tools to an MCP client over stdio: the core group by default;
-                                         --tools all, or groups and tool names (core,time,review,curate,browse)
+                                         --tools all, or groups and tool names (core,time,review,curate,browse);
+                                         after --consolidate-idle-ms MS without a call (30000) it consolidates
+                                         the store when a run is due (config consolidateAfterEpisodes)
   memory-agent serve [--port N]          the settings panel in a browser (prints its link with the key)
   memory-agent panel-key                 print the store's panel key, to paste into a panel
   memory-agent demo [--root DIR]         write a few memories (Chinese and English) into a store and list them
@@ -218,7 +220,7 @@ async function stats(args: string[]): Promise<number> {
 const OWN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   stats: { switches: ['--json'] },
   rebuild: { switches: ['--json'] },
-  mcp: { valued: ['--tools'] },
+  mcp: { valued: ['--tools', '--consolidate-idle-ms'] },
   serve: { valued: ['--port', '--host'] },
   'panel-key': {},
 }
@@ -265,8 +267,13 @@ async function main(argv: string[]): Promise<number> {
     case 'mcp': {
       // Checked before anything starts: a mistyped group is a usage error, not a silent default.
       const tools = selectTools(option(args, '--tools'))
+      const idleText = flags?.values.get('--consolidate-idle-ms')
+      const consolidateIdleMs = idleText === undefined ? undefined : Number(idleText)
+      if (consolidateIdleMs !== undefined && (!/^\d+$/.test(idleText ?? '') || consolidateIdleMs < 1 || consolidateIdleMs > 86_400_000)) {
+        throw usageError(`mcp: --consolidate-idle-ms: expected milliseconds 1-86400000, got ${JSON.stringify(idleText)}`)
+      }
       // stdout is the protocol from here on; everything else goes to stderr.
-      await serveStdio(storeRoot(args), packageVersion(), personalStore(args, storeRoot(args)), tools)
+      await serveStdio(storeRoot(args), packageVersion(), personalStore(args, storeRoot(args)), tools, consolidateIdleMs === undefined ? {} : { consolidateIdleMs })
       return 0
     }
     case 'stats':

@@ -54,6 +54,7 @@ import { rebuildIndex } from '../store/rebuild.js'
 import { syncStore } from '../sync/sync.js'
 import { forgetMemoriesBySessionTool } from '../tools/forget-memories-by-session.js'
 import { memoryConfirmTool } from '../tools/memory-confirm.js'
+import { memoryConsolidateTool } from '../tools/memory-consolidate.js'
 import { memoryNavTool } from '../tools/memory-nav.js'
 import { memoryResolveTool } from '../tools/memory-resolve.js'
 import { memoryRestoreTool } from '../tools/memory-restore.js'
@@ -270,6 +271,9 @@ const OPS: Readonly<Record<string, OpHandler>> = {
   // The panel's sync button: the remote is set once (memory-agent sync --remote URL, or git), and
   // git must never wait for a password nobody can type here.
   sync: withArgs(NO_ARGS, (_args, deps) => syncStore(deps.backend, { interactive: false })),
+  // Consolidation as memory_consolidate does it (a preview unless dryRun is false); the report
+  // quotes memory text, sanitised as every listing is.
+  consolidate: async (args, deps) => guarded(await memoryConsolidateTool.handler(deps.backend, args)),
   // History backfill from the host's sessions: an estimate unless dryRun is false.
   backfill: withArgs(
     {

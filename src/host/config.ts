@@ -20,6 +20,8 @@ export interface PluginConfig {
   injectEnabled: boolean
   injectBudgetChars: number
   autoSettleEnabled: boolean
+  consolidateAfterEpisodes: number
+  consolidateMinIntervalMinutes: number
   lifecycle: {
     enabled: boolean
     audit: boolean
@@ -47,6 +49,14 @@ export const PluginConfig: Schema<PluginConfig> = Schema.object({
     .default(DEFAULT_CONFIG.injectBudgetChars)
     .description(`Character budget of resident injection (${INJECT_MIN_BUDGET}-${INJECT_MAX_BUDGET}).`),
   autoSettleEnabled: Schema.boolean().default(DEFAULT_CONFIG.autoSettleEnabled).description('Auto-settle: turn facts the user states into suggested memories.'),
+  consolidateAfterEpisodes: Schema.natural()
+    .max(100_000)
+    .default(DEFAULT_CONFIG.consolidateAfterEpisodes)
+    .description('Consolidate in the background (from the prompt heartbeat) after this many new episodes; 0: only when asked (memory_consolidate, the panel).'),
+  consolidateMinIntervalMinutes: Schema.natural()
+    .max(10_080)
+    .default(DEFAULT_CONFIG.consolidateMinIntervalMinutes)
+    .description('The least time between two background consolidations (minutes).'),
   lifecycle: Schema.object({
     enabled: Schema.boolean().default(false).description('Session hooks (audit only; they never delete).'),
     audit: Schema.boolean().default(true).description('Session hooks write lifecycle/attach and lifecycle/detach ledger events.'),
@@ -68,5 +78,7 @@ export function runtimeBase(config: PluginConfig): Partial<RuntimeConfig> {
     injectEnabled: config.injectEnabled,
     injectBudgetChars: config.injectBudgetChars,
     autoSettleEnabled: config.autoSettleEnabled || config.lifecycle.autoSettle.enabled,
+    consolidateAfterEpisodes: config.consolidateAfterEpisodes,
+    consolidateMinIntervalMinutes: config.consolidateMinIntervalMinutes,
   }
 }

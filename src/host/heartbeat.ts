@@ -1,14 +1,16 @@
 /**
- * The auto-settle heartbeat: the resident-injection provider calls `tick` on every prompt
- * assembly. A tick is synchronous and cheap (is the switch on, which sessions were not looked
- * at for minIntervalMs, and of those, which have enough user-typed messages) and starts the real work, the
- * writer's `settleCandidates`, in the background without waiting for it. It subscribes to no
- * session event, never throws to the host (failures are console warnings) and never mutates a
- * host message. The switch is read from the runtime config on every tick, so the panel's
- * `autoSettleEnabled` applies from the next turn on.
+ * The heartbeat: the resident-injection provider calls `tick` on every prompt assembly. A tick is
+ * synchronous and cheap and starts the real work in the background without waiting for it:
+ * - auto-settle (is the switch on, which sessions were not looked at for minIntervalMs, and of
+ *   those, which have enough user-typed messages), the writer's `settleCandidates`;
+ * - automatic consolidation (lifecycle/background-consolidation.ts), when consolidationDue says so.
+ * It subscribes to no session event, never throws to the host (failures are console warnings) and
+ * never mutates a host message. Switches and thresholds are read from the runtime config on every
+ * tick, so the panel's `autoSettleEnabled` and `consolidateAfterEpisodes` apply from the next turn on.
  */
 
 import { isUserTyped } from '../lifecycle/auto-settle.js'
+import { BackgroundConsolidation } from '../lifecycle/background-consolidation.js'
 import { SettledMessages, settleCandidates, shouldRun, type AutoSettleOptions } from '../lifecycle/auto-settle-writer.js'
 import type { HostMessage } from '../lifecycle/auto-settle.js'
 import { loadConfigSync } from '../memory/settings/config.js'
@@ -24,19 +26,27 @@ function warn(err: unknown): void {
   console.warn(`dsh-memory-agent: auto-settle heartbeat: ${err instanceof Error ? err.message : String(err)}`)
 }
 
-export class AutoSettleHeartbeat {
+export class Heartbeat {
   /** When the last attempt on each session started (ms since the epoch). */
   private readonly lastRunAt = new Map<string, number>()
   private readonly settled = new SettledMessages()
   private inFlight: Promise<void> | null = null
+  private readonly consolidation: BackgroundConsolidation
 
   constructor(
     private readonly backend: MemoryBackend,
     private readonly options: AutoSettleOptions,
-  ) {}
+  ) {
+    this.consolidation = new BackgroundConsolidation(backend)
+  }
 
-  /** Starts an attempt on the sessions that are due; without a session store it does nothing. */
+  /** Starts a consolidation when one is due, and an auto-settle attempt on the sessions that are due (none without a session store). */
   tick(sessions: SessionStore | undefined, now: number = Date.now()): void {
+    this.consolidation.poke()
+    this.settleTick(sessions, now)
+  }
+
+  private settleTick(sessions: SessionStore | undefined, now: number): void {
     if (sessions === undefined || this.inFlight !== null) return
     try {
       if (!loadConfigSync(this.backend).autoSettleEnabled) return
@@ -62,9 +72,9 @@ export class AutoSettleHeartbeat {
     }
   }
 
-  /** Resolves when the attempt in flight, if any, has finished (the plugin waits for it on dispose). */
-  idle(): Promise<void> {
-    return this.inFlight ?? Promise.resolve()
+  /** Resolves when the work in flight, if any, has finished (the plugin waits for it on dispose). */
+  async idle(): Promise<void> {
+    await Promise.all([this.inFlight, this.consolidation.idle()])
   }
 
   private async settle(due: readonly DueSession[]): Promise<void> {

@@ -4,12 +4,12 @@
  * is the one place that reads the environment and the working directory, for the store root and
  * the anchor probes), registers every tool of TOOLS with the host's tool registry, registers the
  * synchronous resident-injection context `memory-agent:recall` (project and personal store; it also
- * beats the auto-settle heartbeat), while the host offers `sessions` the session hooks, and while
- * it offers `webServer` the settings panel's API route `POST /memory-agent/api` (whose `backfill`
- * reads those sessions). Everything is undone with
- * the fiber: registrations are effects of it, and one more effect lets background work finish and
- * flushes the caches. All state is on disk: the host runs `apply` again whenever an injected
- * service restarts, and nothing but caches is lost.
+ * beats the heartbeat: auto-settle, and consolidation of the project store when it is due), while
+ * the host offers `sessions` the session hooks, and while it offers `webServer` the settings
+ * panel's API route `POST /memory-agent/api` (whose `backfill` reads those sessions). Everything
+ * is undone with the fiber: registrations are effects of it, and one more effect lets background
+ * work finish and flushes the caches. All state is on disk: the host runs `apply` again whenever
+ * an injected service restarts, and nothing but caches is lost.
  *
  * Only this module tree imports `@deepseek-ai/*` packages; the library API (`dsh-memory-agent/api`)
  * never loads them.
@@ -17,7 +17,7 @@
 
 import os from 'node:os'
 import path from 'node:path'
-import { AutoSettleHeartbeat } from './heartbeat.js'
+import { Heartbeat } from './heartbeat.js'
 import type { HostContext, HostSession, SessionStore, WebServer } from './host-types.js'
 import { API_PATH } from './api.js'
 import { apiRouteHandler, storeApiDeps } from './http.js'
@@ -122,7 +122,7 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
   // Each registration is an effect of this fiber: disposing the plugin removes it.
   for (const tool of personal !== undefined ? routeTools(TOOLS, personal) : TOOLS) ctx.tools.register(dshTool(tool, backend, dsh))
 
-  const heartbeat = new AutoSettleHeartbeat(backend, config.lifecycle.autoSettle)
+  const heartbeat = new Heartbeat(backend, config.lifecycle.autoSettle)
   const pending = new Set<Promise<void>>()
   const track = (work: Promise<void>) => {
     const done = work.catch((err: unknown) => warnOnce(backend, 'session attach/detach not logged', err, 'the ledger goes without these events'))

@@ -2,21 +2,40 @@
  * The MCP adapter: the tools of `tools/index.ts` a profile selects (profile.ts) registered on an `McpServer` over one backend,
  * with zod schemas derived from the declarations (`zod.ts`), the read-only / destructive /
  * idempotent hints, and results as concise text plus `structuredContent`. A MemoryError becomes
- * an `isError` result led by its code; nothing is thrown out of a handler. Reads no
- * configuration and starts no transport: `cli/` does that.
+ * an `isError` result led by its code; nothing is thrown out of a handler. Once connected, a
+ * server left without tool calls for `consolidateIdleMs` consolidates the project store in the
+ * background when a run is due (idle.ts). Reads no configuration and starts no transport: `cli/`
+ * does that.
  */
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { asMemoryError, isMemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { routeTools, type PersonalStore } from '../stores/route.js'
 import { renderValue } from '../tools/render/text.js'
 import type { ToolDeclaration } from '../tools/declare/tool.js'
+import { IdleConsolidation } from './idle.js'
 import { selectTools, serverInstructions } from './profile.js'
 import { permissiveInput, toZod } from './zod.js'
 
 export const SERVER_NAME = 'dsh-memory-agent'
+/** How long a server waits without a tool call before it consolidates (when a run is due). */
+export const CONSOLIDATE_IDLE_MS = 30_000
+
+export interface McpServerOptions {
+  /** Milliseconds without a tool call before a due consolidation starts (default CONSOLIDATE_IDLE_MS); null: never. */
+  consolidateIdleMs?: number | null
+}
+
+/** The MCP server and its idle work: `connect` serves over a transport, `close` ends both. */
+export interface MemoryMcpServer {
+  readonly mcp: McpServer
+  connect(transport: Transport): Promise<void>
+  /** Closes the server and waits for a consolidation in flight. */
+  close(): Promise<void>
+}
 
 /** The one mapping of failures to MCP: an error result whose text starts with our code. */
 function errorResult(thrown: unknown): CallToolResult {
@@ -25,14 +44,17 @@ function errorResult(thrown: unknown): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] }
 }
 
-async function call(tool: ToolDeclaration, backend: MemoryBackend, args: unknown): Promise<CallToolResult> {
+async function call(tool: ToolDeclaration, backend: MemoryBackend, args: unknown, idle: IdleConsolidation | null): Promise<CallToolResult> {
   // The handler validates what the client sent (INVALID_INPUT naming the field), so it takes it as is.
   const untyped = tool as unknown as { handler(backend: MemoryBackend, input: unknown): Promise<Record<string, unknown>> }
+  idle?.begin()
   try {
     const value = await untyped.handler(backend, args)
     return { content: [{ type: 'text', text: renderValue(tool.name, value) }], structuredContent: value }
   } catch (err) {
     return errorResult(err)
+  } finally {
+    idle?.end()
   }
 }
 
@@ -46,7 +68,10 @@ export function createMcpServer(
   version = '0.0.0',
   personal?: PersonalStore,
   tools: readonly ToolDeclaration[] = selectTools(),
-): McpServer {
+  options: McpServerOptions = {},
+): MemoryMcpServer {
+  const idleMs = options.consolidateIdleMs === undefined ? CONSOLIDATE_IDLE_MS : options.consolidateIdleMs
+  const idle = idleMs === null ? null : new IdleConsolidation(backend, idleMs)
   const server = new McpServer({ name: SERVER_NAME, version }, { instructions: serverInstructions(tools) })
   for (const tool of personal !== undefined ? routeTools(tools, personal) : tools) {
     server.registerTool(
@@ -65,8 +90,18 @@ export function createMcpServer(
           openWorldHint: false,
         },
       },
-      (args: unknown) => call(tool, backend, args),
+      (args: unknown) => call(tool, backend, args, idle),
     )
   }
-  return server
+  return {
+    mcp: server,
+    async connect(transport) {
+      await server.connect(transport)
+      idle?.arm()
+    },
+    async close() {
+      await server.close()
+      await idle?.close()
+    },
+  }
 }

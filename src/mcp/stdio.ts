@@ -1,7 +1,8 @@
 /**
  * Serving the MCP server over stdio until the client goes away: stdout carries the protocol and
  * nothing else (diagnostics go to stderr), and the end of stdin, SIGTERM or SIGINT close the
- * server and flush the search caches before the process ends. Called by the CLI, which chose the root.
+ * server (waiting for a background consolidation in flight) and flush the search caches before
+ * the process ends. Called by the CLI, which chose the root.
  */
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
@@ -9,7 +10,7 @@ import { flushCaches } from '../retrieve/retriever.js'
 import { createFileBackend } from '../store/file-backend.js'
 import type { PersonalStore } from '../stores/route.js'
 import type { ToolDeclaration } from '../tools/declare/tool.js'
-import { createMcpServer } from './server.js'
+import { createMcpServer, type McpServerOptions } from './server.js'
 
 /** How long the process may take to end by itself once closed, before it is ended. */
 const EXIT_GRACE_MS = 2000
@@ -20,10 +21,11 @@ export async function serveStdio(
   version: string,
   personal: { root: string; projectId: string } | undefined,
   tools: readonly ToolDeclaration[],
+  options: McpServerOptions = {},
 ): Promise<void> {
   const backend = createFileBackend(root)
   const user: PersonalStore | undefined = personal !== undefined ? { user: createFileBackend(personal.root), projectId: personal.projectId } : undefined
-  const server = createMcpServer(backend, version, user, tools)
+  const server = createMcpServer(backend, version, user, tools, options)
   let closing: Promise<void> | undefined
   const close = (why: string): Promise<void> => {
     closing ??= (async () => {

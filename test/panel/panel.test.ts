@@ -4,6 +4,7 @@
  * each checked against the store's files: write, search (alias mark, zero hits with tag chips),
  * details, confirm, resolve, soft delete and restore, settings into config.json, the injection
  * preview, rebuild, purge (topics only on their own, two steps), forget a session (two steps),
+ * consolidate (a dry run previewed, then run on confirmation, with the report's guidance),
  * sync (no remote: a local commit), export (a real download), the query log, archived memories restored, the
  * rooms with their slots and a location in details, Chinese and English. Screenshots of the main views
  * go to test/artifacts/. The steps share one browser and one store, in order.
@@ -307,10 +308,15 @@ describe('the panel, clicked through (Chinese)', () => {
     await page.check('[data-setting=requireConfirmation]')
     await page.fill('[data-setting=maxTopK]', '500')
     await page.fill('[data-setting=injectBudgetChars]', '300')
+    expect(await page.inputValue('[data-setting=consolidateAfterEpisodes]')).toBe('20')
+    await page.fill('[data-setting=consolidateAfterEpisodes]', '0')
+    await page.fill('[data-setting=consolidateMinIntervalMinutes]', '99999')
     await page.click('[data-action=save-settings]')
     await page.locator('[data-card=settings] [data-kind=ok]').waitFor()
     const config = JSON.parse(readFileSync(path.join(root, 'config.json'), 'utf8')) as Record<string, unknown>
     expect(config).toMatchObject({ requireConfirmation: true, maxTopK: 200, injectBudgetChars: 300, redactSecrets: true, injectEnabled: true, autoSettleEnabled: false, defaultBudget: 1200 })
+    expect(config).toMatchObject({ consolidateAfterEpisodes: 0, consolidateMinIntervalMinutes: 10_080 })
+    expect(await page.inputValue('[data-setting=consolidateMinIntervalMinutes]')).toBe('10080')
     expect(await page.inputValue('[data-setting=maxTopK]')).toBe('200')
 
     await page.click('[data-action=inject-preview]')
@@ -384,6 +390,32 @@ describe('the panel, clicked through (Chinese)', () => {
     expect(await error.textContent()).toMatch(/no host sessions here/)
   })
 
+  it('consolidates: the button previews a dry run (nothing written), the confirmation runs it, both with the guidance', async () => {
+    // One fact said in two sessions (active: the settings above turned the confirmation gate on).
+    const said = [
+      await writeHandler(store, { summary: 'The user mentioned they are based in Lisbon, so a 9:00 UTC call works.', type: 'episode', session_id: 's-lisbon-1', requireConfirmation: false }),
+      await writeHandler(store, { summary: 'Scheduled the vendor sync for 10:00 Lisbon time, since that is where the user lives.', type: 'episode', session_id: 's-lisbon-2', requireConfirmation: false }),
+    ].map((w) => w.id)
+    const consolidations = async () => (await store.readLedger()).filter((e) => e.event === 'consolidate')
+    const topics = async () => [...(await store.indexView()).values()].filter((e) => e.type === 'topic' && e.derived_from !== undefined)
+    await page.click('[data-action=consolidate]')
+    const preview = page.locator('[data-confirm=consolidate] [data-role=consolidate-preview]')
+    await preview.waitFor()
+    expect(await preview.textContent()).toMatch(/^预览（没有改动）：1 条提升为主题，/)
+    expect(await preview.locator('[data-role=consolidate-guidance]').textContent()).toMatch(/^ Dry run, nothing changed: would be 1 promoted/)
+    expect(await consolidations()).toEqual([])
+    expect(await topics()).toEqual([])
+    await shot('zh-consolidate')
+    await page.click('[data-action=consolidate-yes]')
+    const done = page.locator('[data-card=consolidate] [data-kind=ok]')
+    await done.waitFor()
+    expect(await done.textContent()).toMatch(/^已巩固：1 条提升为主题，/)
+    expect(await done.locator('[data-role=consolidate-guidance]').textContent()).toMatch(/^ Consolidated: 1 promoted/)
+    expect(await page.isHidden('[data-confirm=consolidate]')).toBe(true)
+    expect(await consolidations()).toHaveLength(1)
+    expect((await topics()).map((e) => [...(e.derived_from ?? [])].sort())).toEqual([[...said].sort()])
+  })
+
   it('exports the bundle as a download', async () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action=export]')])
     expect(download.suggestedFilename()).toMatch(/^panel-e2e-\w+-.*\.json$/)
@@ -428,6 +460,10 @@ describe('the panel in English, and locked again', () => {
     await shot('en-settings')
     await tab('maintenance')
     await page.locator('[data-session=s-alpha]').waitFor()
+    expect(await page.locator('[data-card=consolidate] h3').textContent()).toBe('Consolidate')
+    await page.click('[data-action=consolidate]')
+    await page.locator('[data-role=consolidate-preview]', { hasText: 'Preview (nothing changed): 0 promoted to topics' }).waitFor()
+    await page.click('[data-action=consolidate-cancel]')
     await shot('en-maintenance')
     await tab('queryLog')
     await page.locator('[data-role=query-log] > li').first().waitFor()

@@ -1,12 +1,14 @@
 /**
- * The maintenance tab: rebuild the index; purge soft-deleted files (topics only through their own
- * button, shown only when soft-deleted topics exist); forget what a session wrote; sync through
- * git; backfill memories from the host's past sessions (estimate, then run); download the export bundle. Everything that deletes files asks twice.
+ * The maintenance tab: rebuild the index; consolidate (a dry run shown first, run on
+ * confirmation, with the report's guidance); purge soft-deleted files (topics only through their
+ * own button, shown only when soft-deleted topics exist); forget what a session wrote; sync
+ * through git; backfill memories from the host's past sessions (estimate, then run); download the
+ * export bundle. Everything that deletes files asks twice.
  */
 
-import type { Bundle } from '../api-types.js'
+import type { Bundle, Ops } from '../api-types.js'
 import { ResultLine, type PanelContext, type Status } from '../context.js'
-import { button, formatTime, h, replaceChildren } from '../dom.js'
+import { button, formatTime, h, replaceChildren, type Child } from '../dom.js'
 import type { View } from './view.js'
 import { twoStep } from './confirm.js'
 
@@ -15,11 +17,10 @@ export function maintenanceView(ctx: PanelContext): View {
 
   // ---- rebuild -------------------------------------------------------------------------------
   const rebuildLine = new ResultLine()
-  const rebuildCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'rebuild' } },
-    h('h3', null, t('rebuildTitle')),
-    h('p', { class: 'dma-hint' }, t('rebuildHint')),
+  const rebuildCard = card(
+    'rebuild',
+    t('rebuildTitle'),
+    t('rebuildHint'),
     h(
       'div',
       { class: 'dma-actions' },
@@ -31,6 +32,48 @@ export function maintenanceView(ctx: PanelContext): View {
       }, '', { 'data-action': 'rebuild' }),
     ),
     rebuildLine.el,
+  )
+
+  // ---- consolidate ---------------------------------------------------------------------------
+  const consolidateLine = new ResultLine()
+  /** The report in the panel's language, then its guidance as the server wrote it. */
+  const report = (r: Ops['consolidate']['result'], lead: string): Array<string | Node> => [
+    h('strong', null, lead),
+    t('consolidateCounts', {
+      promoted: r.promoted.length,
+      reinforced: r.reinforced.length,
+      reflected: r.reflected.length,
+      merged: r.merged.length,
+      archived: r.archived.length,
+      decayed: r.decayed.length,
+      stale: r.stale.length,
+    }),
+    h('span', { class: 'dma-hint', attrs: { 'data-role': 'consolidate-guidance' } }, ` ${r.guidance}`),
+  ]
+  const consolidate = twoStep(t, {
+    name: 'consolidate',
+    label: t('consolidate'),
+    question: t('consolidateConfirm'),
+    yes: t('consolidateYes'),
+    preview: async () => {
+      consolidateLine.clear()
+      const r = await ctx.run('consolidate', { dryRun: true }, consolidateLine)
+      return r === undefined ? undefined : report(r, t('consolidatePreviewed'))
+    },
+    action: async () => {
+      const r = await ctx.run('consolidate', { dryRun: false }, consolidateLine)
+      if (r === undefined) return
+      consolidateLine.ok(...report(r, t('consolidateDone')))
+      await ctx.refreshStatus()
+    },
+  })
+  const consolidateCard = card(
+    'consolidate',
+    t('consolidateTitle'),
+    t('consolidateHint'),
+    h('div', { class: 'dma-actions' }, consolidate.nodes[0]),
+    consolidate.nodes[1],
+    consolidateLine.el,
   )
 
   // ---- purge ---------------------------------------------------------------------------------
@@ -62,10 +105,9 @@ export function maintenanceView(ctx: PanelContext): View {
     },
   })
   const topicsBox = h('div', { class: 'dma-body', attrs: { 'data-role': 'purge-topics' } }, topicsHint, h('div', { class: 'dma-actions' }, topics.nodes[0]), topics.nodes[1])
-  const purgeCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'purge' } },
-    h('h3', null, t('purgeTitle')),
+  const purgeCard = card(
+    'purge',
+    t('purgeTitle'),
     purgeHint,
     h('div', { class: 'dma-actions' }, purge.nodes[0]),
     purge.nodes[1],
@@ -125,22 +167,20 @@ export function maintenanceView(ctx: PanelContext): View {
     )
   }
 
-  const sessionsCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'sessions' } },
-    h('h3', null, t('sessionsTitle')),
-    h('p', { class: 'dma-hint' }, t('sessionsHint')),
+  const sessionsCard = card(
+    'sessions',
+    t('sessionsTitle'),
+    t('sessionsHint'),
     sessionsList,
     sessionsLine.el,
   )
 
   // ---- sync ----------------------------------------------------------------------------------
   const syncLine = new ResultLine()
-  const syncCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'sync' } },
-    h('h3', null, t('syncTitle')),
-    h('p', { class: 'dma-hint' }, t('syncHint')),
+  const syncCard = card(
+    'sync',
+    t('syncTitle'),
+    t('syncHint'),
     h(
       'div',
       { class: 'dma-actions' },
@@ -177,11 +217,10 @@ export function maintenanceView(ctx: PanelContext): View {
       await ctx.refreshStatus()
     },
   })
-  const backfillCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'backfill' } },
-    h('h3', null, t('backfillTitle')),
-    h('p', { class: 'dma-hint' }, t('backfillHint')),
+  const backfillCard = card(
+    'backfill',
+    t('backfillTitle'),
+    t('backfillHint'),
     h(
       'div',
       { class: 'dma-actions' },
@@ -198,11 +237,10 @@ export function maintenanceView(ctx: PanelContext): View {
 
   // ---- export --------------------------------------------------------------------------------
   const exportLine = new ResultLine()
-  const exportCard = h(
-    'section',
-    { class: 'dma-card', attrs: { 'data-card': 'export' } },
-    h('h3', null, t('exportTitle')),
-    h('p', { class: 'dma-hint' }, t('exportHint')),
+  const exportCard = card(
+    'export',
+    t('exportTitle'),
+    t('exportHint'),
     h(
       'div',
       { class: 'dma-actions' },
@@ -223,7 +261,7 @@ export function maintenanceView(ctx: PanelContext): View {
   if (status !== null) drawPurge(status)
 
   return {
-    el: h('div', { class: 'dma-body', attrs: { 'data-view': 'maintenance' } }, rebuildCard, purgeCard, sessionsCard, syncCard, backfillCard, exportCard),
+    el: h('div', { class: 'dma-body', attrs: { 'data-view': 'maintenance' } }, rebuildCard, consolidateCard, purgeCard, sessionsCard, syncCard, backfillCard, exportCard),
     show() {
       void loadSessions()
     },
@@ -231,6 +269,11 @@ export function maintenanceView(ctx: PanelContext): View {
       offStatus()
     },
   }
+}
+
+/** One card of the tab: its title, a hint (text, or an element the tab rewrites), then its controls. */
+function card(name: string, title: string, hint: string | HTMLElement, ...controls: Child[]): HTMLElement {
+  return h('section', { class: 'dma-card', attrs: { 'data-card': name } }, h('h3', null, title), typeof hint === 'string' ? h('p', { class: 'dma-hint' }, hint) : hint, ...controls)
 }
 
 /** Hands the bundle to the browser as a file download. */

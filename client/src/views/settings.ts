@@ -1,8 +1,9 @@
 /**
- * The settings tab: the six behaviour settings (injection with its character budget) saved
- * together with "save settings" through `config.set`, which writes `<root>/config.json`; and the
- * resident-injection preview, drawn with the switch and budget as they stand in the form.
- * The server clamps every number; the form shows what it kept.
+ * The settings tab: the behaviour settings (injection with its character budget, automatic
+ * consolidation with its threshold and interval) saved together with "save settings" through
+ * `config.set`, which writes `<root>/config.json`; and the resident-injection preview, drawn
+ * with the switch and budget as they stand in the form. The server clamps every number; the
+ * form shows what it kept.
  */
 
 import type { RuntimeConfig } from '../api-types.js'
@@ -26,6 +27,8 @@ const FIELDS: readonly FieldSpec[] = [
   { key: 'injectEnabled', label: 'injectEnabled', hint: 'injectEnabledHint' },
   { key: 'injectBudgetChars', label: 'injectBudgetChars', hint: 'injectBudgetCharsHint', range: [200, 8000] },
   { key: 'autoSettleEnabled', label: 'autoSettleEnabled', hint: 'autoSettleEnabledHint' },
+  { key: 'consolidateAfterEpisodes', label: 'consolidateAfterEpisodes', hint: 'consolidateAfterEpisodesHint', range: [0, 100_000] },
+  { key: 'consolidateMinIntervalMinutes', label: 'consolidateMinIntervalMinutes', hint: 'consolidateMinIntervalMinutesHint', range: [0, 10_080] },
 ]
 
 export function settingsView(ctx: PanelContext): View {

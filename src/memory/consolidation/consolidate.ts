@@ -22,7 +22,7 @@ import { MemoryError } from '../../errors.js'
 import { isSearchable } from '../../retrieve/search-index.js'
 import type { MemoryBackend } from '../../store/backend.js'
 import { ensureFresh } from '../../store/freshness.js'
-import type { IndexEntry, MemoryStatus } from '../../types.js'
+import type { IndexEntry, LedgerEvent, MemoryStatus } from '../../types.js'
 import { decay } from '../forgetting/decay.js'
 import { restatementGroups } from '../organisation/duplicates.js'
 import { mergeMemories } from '../organisation/merge.js'
@@ -104,22 +104,24 @@ class Budget {
   }
 }
 
+/** Who holds the lease in this text, when the holder is alive and the lease not stale; null otherwise. Reads no file. */
+export function leaseHolder(text: string | null, now: number): { pid: number; at: string } | null {
+  if (text === null) return null
+  let held: { pid?: unknown; at?: unknown } = {}
+  try {
+    held = JSON.parse(text) as typeof held
+  } catch {
+    // A torn lease holds nothing.
+  }
+  if (typeof held.pid !== 'number' || typeof held.at !== 'string') return null
+  return alive(held.pid) && now - Date.parse(held.at) < LEASE_STALE_MS ? { pid: held.pid, at: held.at } : null
+}
+
 async function takeLease(backend: MemoryBackend): Promise<void> {
   const now = Date.parse(backend.now())
   await backend.withLock(async () => {
-    const text = await backend.readFile(LEASE_FILE).catch(() => null)
-    if (text !== null) {
-      let held: { pid?: unknown; at?: unknown } = {}
-      try {
-        held = JSON.parse(text) as typeof held
-      } catch {
-        // A torn lease holds nothing.
-      }
-      const at = typeof held.at === 'string' ? Date.parse(held.at) : NaN
-      if (typeof held.pid === 'number' && alive(held.pid) && now - at < LEASE_STALE_MS) {
-        throw new MemoryError('INVALID_STATE', `a consolidation of this store is running (process ${held.pid}, since ${held.at as string}); try again when it ends`)
-      }
-    }
+    const held = leaseHolder(await backend.readFile(LEASE_FILE).catch(() => null), now)
+    if (held !== null) throw new MemoryError('INVALID_STATE', `a consolidation of this store is running (process ${held.pid}, since ${held.at}); try again when it ends`)
     await backend.writeFileAtomic(LEASE_FILE, JSON.stringify({ pid: process.pid, at: new Date(now).toISOString() }), { fsync: false })
   })
 }
@@ -151,6 +153,11 @@ function consumedBy(entries: readonly IndexEntry[]): Map<string, IndexEntry> {
   return out
 }
 
+/** Memories consolidation runs changed on day (`YYYY-MM-DD`), by their `consolidate` events: what the daily cap counts. Pure. */
+export function changesOnDay(ledger: readonly LedgerEvent[], day: string): number {
+  return ledger.filter((ev) => ev.event === 'consolidate' && typeof ev.at === 'string' && ev.at.startsWith(day)).reduce((n, ev) => n + (typeof ev.changed === 'number' ? ev.changed : 0), 0)
+}
+
 const isSessionSummary = (e: IndexEntry) => e.tags.includes(SESSION_SUMMARY_TAG)
 
 /** Runs consolidation on a store. A dry run changes nothing and says what a run would do now. */
@@ -174,10 +181,7 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
   if (!dryRun) await takeLease(backend)
   try {
     await ensureFresh(backend)
-    const today = backend.now().slice(0, 10)
-    const doneToday = (await backend.readLedger())
-      .filter((ev) => ev.event === 'consolidate' && typeof ev.at === 'string' && ev.at.startsWith(today))
-      .reduce((n, ev) => n + (typeof ev.changed === 'number' ? ev.changed : 0), 0)
+    const doneToday = changesOnDay(await backend.readLedger(), backend.now().slice(0, 10))
     if (!dryRun && doneToday >= config.consolidateDailyItems) {
       budget.skipped.push({ step: 'all', reason: `daily cap ${config.consolidateDailyItems} reached (${doneToday} changes today)` })
     } else {

@@ -37,6 +37,10 @@ export interface RuntimeConfig {
   consolidateMaxItems: number
   consolidateMaxSeconds: number
   consolidateDailyItems: number
+  /** Automatic consolidation (heartbeat, idle MCP server): due after this many new episodes since the last run; 0 turns it off. */
+  consolidateAfterEpisodes: number
+  /** Automatic consolidation waits at least this many minutes after a run. */
+  consolidateMinIntervalMinutes: number
 }
 
 export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
@@ -55,6 +59,8 @@ export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
   consolidateMaxItems: 500,
   consolidateMaxSeconds: 120,
   consolidateDailyItems: 5000,
+  consolidateAfterEpisodes: 20,
+  consolidateMinIntervalMinutes: 60,
 })
 
 const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
@@ -67,6 +73,8 @@ const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
   consolidateMaxItems: [1, 100_000],
   consolidateMaxSeconds: [1, 3600],
   consolidateDailyItems: [1, 1_000_000],
+  consolidateAfterEpisodes: [0, 100_000],
+  consolidateMinIntervalMinutes: [0, 10_080],
 }
 
 /**
