@@ -8,7 +8,7 @@
  * - `free text, consolidated`: the same writes, consolidation (`consolidate`, not a dry run) late
  *   on each day, after that day's session and questions.
  *
- *   tsx bench/scenario.ts [--arms keyed,free text naive,...] [--answers]
+ *   tsx bench/scenario.ts [--arm "free text, consolidated" ...] [--answers]
  *
  * Prints, per arm, the questions answered right (of 12, and by category) and the searchable
  * (active) memories when the last questions are asked; figures go to bench/results/scenario.json.
@@ -23,17 +23,17 @@ import * as api from '../lib/api.js'
 import { flags, resultsFile } from './args.js'
 import { ARMS, QUESTIONS, answerReport, day, playScenario, type Arm, type ScenarioRun } from './scenario-data.js'
 
-let arms: readonly Arm[] = ARMS
+const chosen: Arm[] = []
 let showAnswers = false
 for (const f of flags(process.argv.slice(2))) {
-  if (f.name === '--arms') {
-    const asked = f.value().split(',').map((s) => s.trim())
-    const unknown = asked.filter((a) => !(ARMS as readonly string[]).includes(a))
-    if (unknown.length > 0) throw new Error(`--arms: unknown arm ${unknown.join(', ')} (arms: ${ARMS.join(', ')})`)
-    arms = asked as Arm[]
+  if (f.name === '--arm') {
+    const arm = f.value()
+    if (!(ARMS as readonly string[]).includes(arm)) throw new Error(`--arm: unknown arm "${arm}" (arms: ${ARMS.map((a) => `"${a}"`).join(', ')})`)
+    chosen.push(arm as Arm)
   } else if (f.name === '--answers') showAnswers = true
-  else throw new Error(`unknown flag ${f.name} (--arms ${ARMS.join(',')}, --answers)`)
+  else throw new Error(`unknown flag ${f.name} (--arm NAME, repeatable; --answers)`)
 }
+const arms: readonly Arm[] = chosen.length > 0 ? chosen : ARMS
 
 async function runArm(arm: Arm): Promise<ScenarioRun> {
   const root = await mkdtemp(join(tmpdir(), 'scenario-'))
