@@ -139,6 +139,20 @@ describe('reflect, archive, stale', () => {
     expect((await consolidate(b, { dryRun: false })).reflected).toEqual([])
   })
 
+  it('a fact of a summarised session said again later is promoted to a topic; the session summary holds no fact and gains no source', async () => {
+    const { backend: b } = await store()
+    const lisbon1 = await episode(b, 's1', '2026-02-02T08:30:00Z', 'User mentioned they are based in Lisbon, so a 9:00 UTC call works for them.')
+    const hook = await episode(b, 's1', '2026-02-02T08:40:00Z', 'Set up the pre-commit hook for ruff in the scraper repo.')
+    const first = await consolidate(b, { dryRun: false })
+    expect([first.promoted.length, first.reflected.length]).toEqual([0, 1])
+    const lisbon2 = await episode(b, 's2', '2026-02-05T14:00:00Z', 'Scheduled the vendor sync for 10:00 Lisbon time, since that is where the user lives.')
+    const second = await consolidate(b, { dryRun: false })
+    expect(second.reinforced).toEqual([])
+    expect(second.promoted.map((p) => p.derived_from.sort())).toEqual([[lisbon1, lisbon2].sort()])
+    const summary = (await b.indexView()).get(first.reflected[0]?.id as string)
+    expect(summary?.derived_from).toEqual([lisbon1, hook])
+  })
+
   it('episodes a topic covers, idle past the window, leave search; memory_restore brings one back', async () => {
     const { backend: b } = await store()
     const ids = await history(b)

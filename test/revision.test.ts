@@ -113,6 +113,17 @@ describe('automatic revision of keyless writes', () => {
     expect((await verify(b, '用户吃鸡胸肉')).verdict).toBe('supported')
   })
 
+  it('a change of one attribute of the user leaves the others: 饮食 is no near subject of 名字, 住址, 哥哥 or 职业', async () => {
+    const { backend: b } = await store()
+    const others = []
+    for (const summary of ['我叫李明。', '我住在杭州。', '我哥哥叫李强。', '我在一家做支付的公司当后端工程师。']) others.push(await write(b, { summary, type: 'episode', session_id: 'day-01' }))
+    const veg = await write(b, { summary: '我的饮食是素食。', type: 'episode', session_id: 'day-02' })
+    const meat = await write(b, { summary: '我最近开始吃鸡胸肉了，不再只吃素。', type: 'episode', session_id: 'day-15' })
+    expect(meat.superseded).toEqual([veg.id])
+    expect(meat.slot).toBe('用户 饮食')
+    for (const o of others) expect(await statusOf(b, o.id), o.title).toBe('active')
+  })
+
   it('the override example of seed 000: a correction of billing service database -> postgres', async () => {
     const { backend: b } = await store()
     const pg = await write(b, { summary: 'billing service database -> postgres' })

@@ -68,12 +68,16 @@ export function termsInOrder(text: string): string[] {
   return [...new Set(found.sort((a, b) => a.at - b.at).map((f) => f.term))]
 }
 
-/** Terms of the relation words subjects are given (claim-extract.ts RELATION_LABEL), as subjectTerms spells them. */
-const LABEL_TERMS = new Set(
-  ['uses', 'runs on', 'listens on', 'home', 'language', 'storage', 'points to', 'prefers', 'diet', 'employer', 'job', 'expiry', 'schedule', 'has', 'owner', 'enabled', 'school', 'office']
+/**
+ * Terms of the relation verbs subjects are given (claim-extract.ts RELATION_LABEL), as subjectTerms
+ * spells them. The attribute nouns it gives (home, diet, job, 住址, 饮食, 职业...) are not here:
+ * they name what a subject is about, and "用户 饮食" is no near subject of "用户 名字".
+ */
+const RELATION_TERMS = new Set(
+  ['uses', 'runs on', 'listens on', 'points to', 'prefers', 'has', 'enabled']
     .flatMap((w) => w.split(' '))
     .map((w) => fold(w))
-    .concat(['使用', '部署', '监听', '住址', '语言', '存储', '指向', '偏好', '饮食', '单位', '职业', '有效期', '时间', '数量', '负责', '启用', '学校', '办公地点']),
+    .concat(['使用', '部署', '监听', '指向', '偏好', '负责', '启用']),
 )
 
 /** One subject in two phrasings: the same terms. */
@@ -87,7 +91,7 @@ export function sameSubjectTerms(a: readonly string[], b: readonly string[]): bo
  */
 export function nearSubjectTerms(a: readonly string[], b: readonly string[], extra = 1): boolean {
   // The relation words a subject was given ("uses", "使用") tell no subject apart from a near one.
-  const core = (t: readonly string[]) => t.filter((x) => !LABEL_TERMS.has(x))
+  const core = (t: readonly string[]) => t.filter((x) => !RELATION_TERMS.has(x))
   const [small, large] = core(a).length <= core(b).length ? [core(a), core(b)] : [core(b), core(a)]
   if (small.length === 0 || large.length - small.length > extra) return false
   const set = new Set(large)

@@ -146,10 +146,18 @@ async function confirmedIds(backend: MemoryBackend, episodes: readonly IndexEntr
   return out
 }
 
-/** Episode ids some holding derived memory was made from, by that memory. */
+const isSessionSummary = (e: IndexEntry) => e.tags.includes(SESSION_SUMMARY_TAG)
+
+/**
+ * Episode ids some holding topic was made from, by that topic. A session summary is made from
+ * episodes too, but holds no fact: a fact of a summarised session said again is still promoted.
+ */
 function consumedBy(entries: readonly IndexEntry[]): Map<string, IndexEntry> {
   const out = new Map<string, IndexEntry>()
-  for (const e of entries) if (HOLDING.has(e.status) && e.derived_from !== undefined) for (const id of e.derived_from) if (!out.has(id)) out.set(id, e)
+  for (const e of entries) {
+    if (!HOLDING.has(e.status) || e.derived_from === undefined || isSessionSummary(e)) continue
+    for (const id of e.derived_from) if (!out.has(id)) out.set(id, e)
+  }
   return out
 }
 
@@ -157,8 +165,6 @@ function consumedBy(entries: readonly IndexEntry[]): Map<string, IndexEntry> {
 export function changesOnDay(ledger: readonly LedgerEvent[], day: string): number {
   return ledger.filter((ev) => ev.event === 'consolidate' && typeof ev.at === 'string' && ev.at.startsWith(day)).reduce((n, ev) => n + (typeof ev.changed === 'number' ? ev.changed : 0), 0)
 }
-
-const isSessionSummary = (e: IndexEntry) => e.tags.includes(SESSION_SUMMARY_TAG)
 
 /** Runs consolidation on a store. A dry run changes nothing and says what a run would do now. */
 export async function consolidate(backend: MemoryBackend, options: ConsolidateOptions = {}): Promise<ConsolidationReport> {
