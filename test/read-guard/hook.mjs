@@ -3,7 +3,8 @@
 // nothing beside it. Loaded by test/read-guard/setup.ts into each test worker, and by
 // `NODE_OPTIONS=--import` into every Node child a test or bench starts.
 //
-// Allowed: the repository (with its node_modules, even when that is a symlink), the temp folder
+// Allowed: the repository (with its node_modules, even when that is a symlink, and a worktree's
+// git folder inside the main repository's .git), the temp folder
 // (every store a test makes lives there), and the kernel's pseudo-files (/proc, /dev, /sys).
 // A read that a library makes on its own account (vitest, tsx, git's config) is not counted:
 // only calls whose nearest caller outside Node is a file of this repository.
@@ -32,7 +33,18 @@ function real(p) {
 
 const within = (p, dir) => p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)
 
-const allowed = [...new Set([repo, real(repo), real(path.join(repo, 'node_modules')), os.tmpdir(), real(os.tmpdir()), '/proc', '/dev', '/sys'])]
+/** A git worktree's `.git` is a file naming its folder inside the main repository's `.git`: that is the repository too. */
+function gitCommonDir() {
+  try {
+    const m = /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(path.join(repo, '.git'), 'utf8'))
+    return m === null ? null : path.resolve(repo, m[1].trim(), '..', '..')
+  } catch {
+    return null // a folder (an ordinary clone, inside the repository) or none
+  }
+}
+
+const common = gitCommonDir()
+const allowed = [...new Set([repo, real(repo), real(path.join(repo, 'node_modules')), os.tmpdir(), real(os.tmpdir()), '/proc', '/dev', '/sys', ...(common !== null ? [common] : [])])]
 const ownRoots = [repo, real(repo)]
 const modules = [path.join(repo, 'node_modules'), real(path.join(repo, 'node_modules'))]
 
