@@ -124,6 +124,8 @@ describe('the real DSH host (rc.8, Node 22)', () => {
         { name: 'memory_review_queue', arguments: {} },
         { name: 'memory_review', arguments: { id: '$1.id' } },
         { name: 'memory_report', arguments: { id: '$1.id', grade: 4 } },
+        // Consolidation (issue 17): a preview.
+        { name: 'memory_consolidate', arguments: {} },
       ]
       const patch = writePatch(sandbox, 'driver.patch.yml', [
         {
