@@ -18,7 +18,7 @@ import {
   writeHandler,
   type MemoryBackend,
 } from '../src/api.js'
-import { allocate, checkPlacard, claimWing, parseLocation, reconcile, roomCollisions, tourKey, WING_FILE } from '../src/memory/organisation/rooms.js'
+import { allocate, checkPlacard, claimWing, Palace, parseLocation, reconcile, roomCollisions, tourKey, WING_FILE } from '../src/memory/organisation/rooms.js'
 import { mergeMemoryText } from '../src/sync/merge.js'
 import { IndexView } from '../src/store/index-view.js'
 import type { IndexEntry } from '../src/types.js'
@@ -43,18 +43,22 @@ async function writeTopics(backend: MemoryBackend, n: number, from = 0): Promise
 
 describe('allocation (pure)', () => {
   it('fills a room to 9, then opens the next; kinds have rooms of their own', () => {
-    let state = { rooms: [] as Array<{ room: string; kind: string; used: number }> }
+    const palace = new Palace()
     const got: string[] = []
     for (let i = 0; i < 10; i++) {
-      const r = allocate(state, 'topics')
-      state = r.state
+      const r = allocate(palace.last('topics'), 'topics')
+      palace.raise(r.change)
       got.push(r.location)
     }
     expect(got.slice(0, 9)).toEqual(Array.from({ length: 9 }, (_, i) => `topics#${i + 1}`))
     expect(got[9]).toBe('topics-2#1')
-    const ep = allocate(state, 'episodes')
+    const ep = allocate(palace.last('episodes'), 'episodes')
     expect(ep.location).toBe('episodes#1')
-    expect(ep.state.rooms.map((r) => r.room)).toEqual(['topics', 'topics-2', 'episodes'])
+    palace.raise(ep.change)
+    expect(palace.rooms.map((r) => r.room)).toEqual(['topics', 'topics-2', 'episodes'])
+    // A mark never falls: an old log line replayed over a newer snapshot changes nothing.
+    palace.raise({ room: 'topics', kind: 'topics', used: 4 })
+    expect(palace.get('topics')?.used).toBe(9)
   })
 
   it('reconcile raises marks and appends unknown rooms; parseLocation reads overflow rooms', () => {
