@@ -32,6 +32,7 @@ import {
 } from '../src/api.js'
 import stringWidth from 'string-width'
 import { progressBar, renderBar } from '../src/cli/progress.js'
+import { loadRooms } from '../src/memory/organisation/rooms.js'
 import { readQueryLog, readUsage } from '../src/memory/organisation/signals.js'
 
 const FIXTURES = path.resolve(import.meta.dirname, 'fixtures', 'import')
@@ -145,7 +146,12 @@ describe('bundle round trip', () => {
     expect(restored.slice(0, -1)).toEqual(queries)
     expect(restored.at(-1)?.query).not.toContain('sk-abcdefghijklmnopqrstuvwxyz123456')
     expect(result.redactions.length).toBeGreaterThan(0)
-    expect(fileOf(b.root, 'rooms.json')).toBe(fileOf(a.root, 'rooms.json'))
+    // The bundle carries the rooms as one snapshot (rooms.json with rooms-log.jsonl folded in).
+    const rooms = derived.find((f) => f.path === 'rooms.json')!.text
+    expect(fileOf(b.root, 'rooms.json')).toBe(rooms)
+    expect(existsSync(path.join(b.root, 'rooms-log.jsonl'))).toBe(false)
+    expect(JSON.parse(rooms).rooms).toEqual((await loadRooms(a.backend, [])).rooms)
+    expect((await loadRooms(b.backend, [])).rooms).toEqual((await loadRooms(a.backend, [])).rooms)
     console.log(`round trip: ${usage.size} memories with ${hits} hits, ${queries.length} queries and rooms.json restored the same; 1 of 1 secret in the query log redacted`)
 
     // Into a store with memories: hits of the memories added come along; its own query log and rooms stay.

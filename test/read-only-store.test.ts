@@ -58,7 +58,7 @@ async function makeStore(variant: Variant): Promise<{ root: string; id: string }
   const { id } = await writeHandler(backend, { summary: 'The API server listens on port 8080 behind nginx.', title: 'API port', session_id: 's1' })
   await writeHandler(backend, { summary: 'Deploys go out on Tuesdays and Thursdays.', title: 'Deploy days', session_id: 's1' })
   await flushCaches(backend)
-  const derived = { 'as a writer leaves it': [], 'without .cache/': ['.cache'], 'as a git clone carries it': ['.cache', 'index.jsonl', 'rooms.json'] }[variant]
+  const derived = { 'as a writer leaves it': [], 'without .cache/': ['.cache'], 'as a git clone carries it': ['.cache', 'index.jsonl', 'rooms.json', 'rooms-log.jsonl'] }[variant]
   for (const name of derived) await fs.rm(path.join(root, name), { recursive: true, force: true })
   return { root, id }
 }

@@ -4,11 +4,13 @@
  * lost, the tour order, and the placard check with its score and hint.
  */
 
-import { promises as fs } from 'node:fs'
+import { existsSync, promises as fs } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   TOOLS,
+  createFileBackend,
+  flushCaches,
   outputViolation,
   forgetValueHandler,
   navHandler,
@@ -18,7 +20,21 @@ import {
   writeHandler,
   type MemoryBackend,
 } from '../src/api.js'
-import { allocate, checkPlacard, claimWing, parseLocation, reconcile, roomCollisions, tourKey, WING_FILE } from '../src/memory/organisation/rooms.js'
+import {
+  allocate,
+  checkPlacard,
+  claimWing,
+  COMPACT_MIN,
+  Palace,
+  parseLocation,
+  reconcile,
+  ROOM_CAPACITY,
+  ROOMS_FILE,
+  ROOMS_LOG_FILE,
+  roomCollisions,
+  tourKey,
+  WING_FILE,
+} from '../src/memory/organisation/rooms.js'
 import { mergeMemoryText } from '../src/sync/merge.js'
 import { IndexView } from '../src/store/index-view.js'
 import type { IndexEntry } from '../src/types.js'
@@ -43,18 +59,22 @@ async function writeTopics(backend: MemoryBackend, n: number, from = 0): Promise
 
 describe('allocation (pure)', () => {
   it('fills a room to 9, then opens the next; kinds have rooms of their own', () => {
-    let state = { rooms: [] as Array<{ room: string; kind: string; used: number }> }
+    const palace = new Palace()
     const got: string[] = []
     for (let i = 0; i < 10; i++) {
-      const r = allocate(state, 'topics')
-      state = r.state
+      const r = allocate(palace.last('topics'), 'topics')
+      palace.raise(r.change)
       got.push(r.location)
     }
     expect(got.slice(0, 9)).toEqual(Array.from({ length: 9 }, (_, i) => `topics#${i + 1}`))
     expect(got[9]).toBe('topics-2#1')
-    const ep = allocate(state, 'episodes')
+    const ep = allocate(palace.last('episodes'), 'episodes')
     expect(ep.location).toBe('episodes#1')
-    expect(ep.state.rooms.map((r) => r.room)).toEqual(['topics', 'topics-2', 'episodes'])
+    palace.raise(ep.change)
+    expect(palace.rooms.map((r) => r.room)).toEqual(['topics', 'topics-2', 'episodes'])
+    // A mark never falls: an old log line replayed over a newer snapshot changes nothing.
+    palace.raise({ room: 'topics', kind: 'topics', used: 4 })
+    expect(palace.get('topics')?.used).toBe(9)
   })
 
   it('reconcile raises marks and appends unknown rooms; parseLocation reads overflow rooms', () => {
@@ -243,5 +263,109 @@ describe('clones: wings and collisions', () => {
       expect(entry.location).toBe('topics-bcdfg#1')
       expect(entry.moved_from).toEqual(['topics#1'])
     }
+  })
+})
+
+describe('the room state: a snapshot and a log', () => {
+  const ROOM_STATE = new Set([ROOMS_FILE, ROOMS_LOG_FILE])
+
+  /** The backend with every byte of room state it writes or reads counted. */
+  function counting(backend: MemoryBackend): { backend: MemoryBackend; io: { written: number; read: number } } {
+    const io = { written: 0, read: 0 }
+    const wrapped = new Proxy(backend, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown
+        if (typeof value !== 'function') return value
+        if (prop === 'writeFileAtomic' || prop === 'appendText') {
+          return (relPath: string, text: string, options?: unknown) => {
+            if (ROOM_STATE.has(relPath)) io.written += Buffer.byteLength(text)
+            return (value as (...a: unknown[]) => unknown).call(target, relPath, text, options)
+          }
+        }
+        if (prop === 'readFile') {
+          return async (relPath: string) => {
+            const text = (await (value as (p: string) => Promise<string | null>).call(target, relPath)) as string | null
+            if (ROOM_STATE.has(relPath) && text !== null) io.read += Buffer.byteLength(text)
+            return text
+          }
+        }
+        return (value as (...a: unknown[]) => unknown).bind(target)
+      },
+    })
+    return { backend: wrapped, io }
+  }
+
+  /** A palace of `rooms` full rooms, in rooms.json alone: as older versions left a store of rooms * 9 memories. */
+  async function palaceOf(root: string, rooms: number, used = ROOM_CAPACITY): Promise<void> {
+    const list = Array.from({ length: rooms }, (_, i) => ({ room: i === 0 ? 'topics' : `topics-${i + 1}`, kind: 'topics', used }))
+    await fs.writeFile(path.join(root, ROOMS_FILE), `${JSON.stringify({ capacity: ROOM_CAPACITY, rooms: list }, null, 2)}\n`)
+  }
+
+  async function perWrite(rooms: number): Promise<{ written: number; read: number }> {
+    const { backend, root } = await store()
+    await palaceOf(root, rooms)
+    const c = counting(backend)
+    // The first write reads the snapshot once, as a process does once.
+    await writeTopics(c.backend, 1)
+    c.io.written = 0
+    c.io.read = 0
+    const n = 20
+    await writeTopics(c.backend, n, 1)
+    return { written: c.io.written / n, read: c.io.read / n }
+  }
+
+  it('a write writes and reads as many bytes of room state at 5,000 rooms as at 50', async () => {
+    const small = await perWrite(50)
+    const large = await perWrite(5000)
+    console.log(`room state per write: ${small.written} B written, ${small.read} B read at 50 rooms; ${large.written} B written, ${large.read} B read at 5,000`)
+    expect(small.written).toBeGreaterThan(0)
+    expect(small.written).toBeLessThan(100)
+    expect(large.written).toBeLessThanOrEqual(small.written)
+    expect(large.read).toBe(0)
+  })
+
+  it('reads rooms.json as older versions left it; the log is folded into it once it is long', async () => {
+    const { root } = await store()
+    await palaceOf(root, 1, 5)
+    await fs.mkdir(path.join(root, '.cache'), { recursive: true })
+    await fs.writeFile(path.join(root, WING_FILE), '{"wing":null}\n')
+    const backend = createFileBackend(root)
+    expect((await writeHandler(backend, { summary: 'After the old rooms.json.' })).location).toBe('topics#6')
+    expect(await fs.readFile(path.join(root, ROOMS_LOG_FILE), 'utf8')).toBe('{"room":"topics","used":6}\n')
+    // A log one line short of COMPACT_MIN: the next write folds it into the snapshot.
+    await fs.appendFile(path.join(root, ROOMS_LOG_FILE), '{"room":"topics","used":6}\n'.repeat(COMPACT_MIN - 2))
+    const next = createFileBackend(root)
+    expect((await writeHandler(next, { summary: 'The write that folds the log.' })).location).toBe('topics#7')
+    expect(existsSync(path.join(root, ROOMS_LOG_FILE))).toBe(false)
+    expect(JSON.parse(await fs.readFile(path.join(root, ROOMS_FILE), 'utf8')).rooms).toEqual([{ room: 'topics', kind: 'topics', used: 7 }])
+    await flushCaches(next)
+    await flushCaches(backend)
+  })
+
+  it('after a crash (a torn log line, a lost one, a log left beside its snapshot) no slot is given twice', async () => {
+    const { backend, root } = await store()
+    const w = await writeTopics(backend, 4)
+    expect(w.map((x) => x.location)).toEqual(['topics#1', 'topics#2', 'topics#3', 'topics#4'])
+    const log = path.join(root, ROOMS_LOG_FILE)
+    const lines = (await fs.readFile(log, 'utf8')).split('\n').filter((l) => l !== '')
+    expect(lines).toHaveLength(3)
+    // The last line torn, the one before lost: only the files know topics#3 and #4 were given.
+    await fs.writeFile(log, `${lines[0]}\n${lines[2]!.slice(0, 9)}`)
+    const after = createFileBackend(root)
+    expect((await writeHandler(after, { summary: 'After the torn log.' })).location).toBe('topics#5')
+    // The purged memory of the last slot leaves no trace in the files: the record of its slot does.
+    await forgetValueHandler(after, { id: (await writeHandler(after, { summary: 'Soon purged.' })).id })
+    const purged = [...(await after.indexView()).values()].find((e) => e.location === 'topics#6')!
+    await purgeHandler(after, { id: purged.id })
+    // A crash after the snapshot was written and before the log was removed: replayed, it changes nothing.
+    const snapshot = JSON.parse(await fs.readFile(path.join(root, ROOMS_FILE), 'utf8')) as { rooms: Array<{ room: string; used: number }> }
+    const logText = await fs.readFile(log, 'utf8')
+    await fs.writeFile(path.join(root, ROOMS_FILE), JSON.stringify({ capacity: ROOM_CAPACITY, rooms: [{ room: 'topics', kind: 'topics', used: 6 }] }))
+    expect(snapshot.rooms).toEqual([{ room: 'topics', kind: 'topics', used: 1 }])
+    expect(logText.split('\n').filter((l) => l !== '').length).toBeGreaterThan(0)
+    const again = createFileBackend(root)
+    expect((await writeHandler(again, { summary: 'After the fold.' })).location).toBe('topics#7')
+    expect((await roomsHandler(again, {})).rooms.map((r) => [r.room, r.used])).toEqual([['topics', 7]])
+    for (const b of [after, again]) await flushCaches(b)
   })
 })

@@ -28,7 +28,7 @@ and pushes. Run it as often as you like: with nothing new it changes nothing.
 The first sync makes the store a git repository (or uses the project repository it is in).
 Committed: memory files, ledger.jsonl, README and folder notes, config.json, aliases.json,
 .gitignore, .gitattributes. Not committed: index.jsonl, .cache/, usage.jsonl, query-log.jsonl,
-digests/ and locks (derived or per machine; rebuilt after a pull).
+rooms.json, rooms-log.jsonl, digests/ and locks (derived or per machine; rebuilt after a pull).
 When both sides changed one memory, both versions are kept as memories in conflict: settle them
 with \`memory-agent resolve ID --action keep|drop\`. A file that holds something shaped like a
 secret stops the sync before anything is committed or pushed, and the error names the file.

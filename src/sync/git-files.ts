@@ -15,6 +15,7 @@ export const IGNORED_PATHS = [
   '/query-log.jsonl',
   // the palace's high-water marks: rebuilt from the ledger (merged by union) and the files' locations
   '/rooms.json',
+  '/rooms-log.jsonl',
   '/.cache/',
   '/.lock',
   '/.sync.lock',
@@ -23,7 +24,7 @@ export const IGNORED_PATHS = [
 ] as const
 
 /** The same list as paths relative to the root, for untracking what was committed before. */
-export const DERIVED_TRACKABLE = ['index.jsonl', 'usage.jsonl', 'query-log.jsonl', 'rooms.json', '.cache', '.lock', '.sync.lock', 'digests'] as const
+export const DERIVED_TRACKABLE = ['index.jsonl', 'usage.jsonl', 'query-log.jsonl', 'rooms.json', 'rooms-log.jsonl', '.cache', '.lock', '.sync.lock', 'digests'] as const
 /** Tracked files under the derived paths that stay tracked. */
 export const KEPT_UNDER_DERIVED: ReadonlySet<string> = new Set(['digests/_index.md'])
 

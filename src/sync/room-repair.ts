@@ -10,7 +10,7 @@
 import type { MemoryBackend } from '../store/backend.js'
 import { entryFromFile } from '../store/frontmatter.js'
 import type { IndexEntry, LedgerEventDraft } from '../types.js'
-import { nextFreeSlot, roomCollisions, saveRooms } from '../memory/organisation/rooms.js'
+import { nextFreeSlot, recordRooms, roomCollisions } from '../memory/organisation/rooms.js'
 import { patchMemoryText } from './conflicts.js'
 
 export interface RoomMove {
@@ -49,8 +49,8 @@ export async function repairRoomCollisions(backend: MemoryBackend, now: number):
   for (const { location, keeper, moving } of collisions) {
     const first = moving[0] as IndexEntry
     const place = await nextFreeSlot(backend, view, first.type)
-    if (place.location === null || place.state === null) continue
-    await saveRooms(backend, place.state)
+    if (place.location === null) continue
+    await recordRooms(backend, place.changes)
     const to = place.location
     for (const e of moving) {
       const patch = { location: to, moved_from: [...(e.moved_from ?? []), location] }

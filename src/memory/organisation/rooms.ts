@@ -19,11 +19,18 @@
  * first gave a slot, until its first sync. Collisions made before (by older versions, or by two
  * stores started apart and joined later) are found by `roomCollisions` and moved by sync.
  *
- * `rooms.json` keeps the rooms in tour order with their high-water marks. It is state, not truth:
- * when it is missing or broken it is rebuilt from the ledger's `write` events (which carry
- * `location`, in order) and from the locations the files state. Allocation and the placard check
- * are pure functions of (state, entries); only `placeNew` and `saveRooms` touch the store, and
- * only inside a write transaction.
+ * The rooms in tour order with their high-water marks are state, not truth, kept so that a write
+ * costs the same in a store of any size: `rooms.json` is a snapshot (the format older versions
+ * wrote, read as is), and `rooms-log.jsonl` the marks raised since, one line per change, appended
+ * by each write that gives a slot. Every so often (the log as long as the snapshot, at least
+ * COMPACT_MIN lines) the two are folded into a new snapshot, written aside, flushed and renamed,
+ * and only then is the log removed: a log replayed over a snapshot that holds it changes nothing
+ * (marks only rise). When the snapshot is missing or broken the rooms are rebuilt from the
+ * ledger's `write` events (which carry `location`, in order), the log replayed over them, and the
+ * next write saves the snapshot; a torn or lost log line is made good by the locations the files
+ * state (raiseKind), so a slot is never given twice. Allocation and the placard check are pure
+ * functions of (state, entries); only `placeNew`/`nextFreeSlot` and `recordRooms` touch the
+ * store, and only inside a write transaction.
  */
 
 import { randomInt } from 'node:crypto'
@@ -33,7 +40,12 @@ import type { IndexEntry, LedgerEvent, MemoryType } from '../../types.js'
 import { slotOf, type IndexLookup } from '../../store/index-view.js'
 
 export const ROOM_CAPACITY = 9
+/** The snapshot of the rooms. */
 export const ROOMS_FILE = 'rooms.json'
+/** The marks raised since the snapshot, one `{"room","used"}` line each. */
+export const ROOMS_LOG_FILE = 'rooms-log.jsonl'
+/** The log is folded into the snapshot once it has this many lines, or as many as the snapshot has rooms if more. */
+export const COMPACT_MIN = 1000
 
 export interface Room {
   room: string
@@ -46,6 +58,46 @@ export interface Room {
 /** Rooms in tour order: the order they were opened. */
 export interface RoomsState {
   rooms: Room[]
+}
+
+/**
+ * Rooms in tour order with lookups by name and by kind beside them, so that raising a mark or
+ * finding a kind's last room costs the same with 10 rooms or 10,000.
+ */
+export class Palace implements RoomsState {
+  readonly rooms: Room[] = []
+  private readonly byName = new Map<string, Room>()
+  private readonly lastOf = new Map<string, { room: Room; number: number }>()
+
+  static of(state: RoomsState): Palace {
+    const palace = new Palace()
+    for (const r of state.rooms) palace.raise(r)
+    return palace
+  }
+
+  get(room: string): Room | undefined {
+    return this.byName.get(room)
+  }
+
+  /** The kind's highest-numbered room. */
+  last(kind: string): { room: Room; number: number } | undefined {
+    return this.lastOf.get(kind)
+  }
+
+  /** Raises a room's mark to `used` (never lowers it), or opens the room at the end of the tour. */
+  raise(change: Room): void {
+    const known = this.byName.get(change.room)
+    if (known !== undefined) {
+      known.used = Math.max(known.used, change.used)
+      return
+    }
+    const room = { ...change }
+    this.rooms.push(room)
+    this.byName.set(room.room, room)
+    const number = numberIn(room, room.kind)
+    const last = this.lastOf.get(room.kind)
+    if (last === undefined || number > last.number) this.lastOf.set(room.kind, { room, number })
+  }
 }
 
 export interface Location {
@@ -102,52 +154,65 @@ function numberIn(room: Room, kind: string): number {
   return room.room === kind ? 1 : Number(room.room.slice(kind.length + 1)) || 1
 }
 
-/** The kind's highest-numbered room and where it stands in the tour, or null. */
-function lastRoom(state: RoomsState, kind: string): { room: Room; at: number; number: number } | null {
-  let last: { room: Room; at: number; number: number } | null = null
-  state.rooms.forEach((room, at) => {
-    if (room.kind !== kind) return
-    const number = numberIn(room, kind)
-    if (last === null || number > last.number) last = { room, at, number }
-  })
-  return last
-}
-
-/** The next location of a kind and the state after giving it. Pure. */
-export function allocate(state: RoomsState, kind: string): { state: RoomsState; location: string } {
-  const last = lastRoom(state, kind)
-  if (last !== null && last.room.used < ROOM_CAPACITY) {
-    const rooms = state.rooms.slice()
-    rooms[last.at] = { ...last.room, used: last.room.used + 1 }
-    return { state: { rooms }, location: `${last.room.room}#${last.room.used + 1}` }
+/**
+ * The next location of a kind, after the kind's last room (none yet: the kind's first room), and
+ * the change it makes: that room's mark raised by one, or the next room opened when it is full. Pure.
+ */
+export function allocate(last: { room: Room; number: number } | undefined, kind: string): { location: string; change: Room } {
+  if (last !== undefined && last.room.used < ROOM_CAPACITY) {
+    const change = { ...last.room, used: last.room.used + 1 }
+    return { location: `${change.room}#${change.used}`, change }
   }
-  const room = roomName(kind, last === null ? 1 : last.number + 1)
-  return { state: { rooms: [...state.rooms, { room, kind, used: 1 }] }, location: `${room}#1` }
+  const room = roomName(kind, last === undefined ? 1 : last.number + 1)
+  return { location: `${room}#1`, change: { room, kind, used: 1 } }
 }
 
 function parseState(text: string | null): RoomsState | null {
   if (text === null) return null
   try {
     const raw = JSON.parse(text) as { rooms?: unknown }
-    return Array.isArray(raw?.rooms) ? stateInFileOrder(raw.rooms as Array<{ room?: unknown; used?: unknown }>) : null
+    return Array.isArray(raw?.rooms) ? stateInFileOrder(raw.rooms as unknown[]) : null
   } catch {
     return null
   }
 }
 
+/** A room as a snapshot row or a log line gives it; null when it is malformed. */
+function roomOf(r: unknown): Room | null {
+  if (typeof r !== 'object' || r === null) return null
+  const { room, used } = r as { room?: unknown; used?: unknown }
+  const p = typeof room === 'string' ? parseLocation(`${room}#1`) : null
+  if (p === null) return null
+  return { room: p.room, kind: p.kind, used: typeof used === 'number' && Number.isInteger(used) && used >= 0 ? used : 0 }
+}
+
 /** The rooms as the file lists them (its order is the tour); malformed rows are skipped. */
-function stateInFileOrder(rows: Array<{ room?: unknown; used?: unknown }>): RoomsState {
+function stateInFileOrder(rows: unknown[]): RoomsState {
   const rooms: Room[] = []
   const seen = new Set<string>()
-  for (const r of rows) {
-    if (typeof r !== 'object' || r === null || typeof r.room !== 'string') continue
-    const p = parseLocation(`${r.room}#1`)
-    if (p === null || seen.has(p.room)) continue
-    seen.add(p.room)
-    const used = typeof r.used === 'number' && Number.isInteger(r.used) && r.used >= 0 ? r.used : 0
-    rooms.push({ room: p.room, kind: p.kind, used })
+  for (const row of rows) {
+    const r = roomOf(row)
+    if (r === null || seen.has(r.room)) continue
+    seen.add(r.room)
+    rooms.push(r)
   }
   return { rooms }
+}
+
+/** Raises the palace by every line of the log (a torn or malformed line is skipped); returns the number of lines. */
+function replayLog(palace: Palace, text: string | null): number {
+  let lines = 0
+  for (const line of (text ?? '').split('\n')) {
+    if (line.trim() === '') continue
+    lines++
+    try {
+      const r = roomOf(JSON.parse(line))
+      if (r !== null) palace.raise(r)
+    } catch {
+      // A line a crash tore: the files' locations make good what it held (raiseKind).
+    }
+  }
+  return lines
 }
 
 /** Locations in the ledger's write events, oldest first: the order rooms were opened. */
@@ -158,24 +223,58 @@ function ledgerLocations(events: readonly LedgerEvent[]): string[] {
 }
 
 /**
- * The rooms as they stand: rooms.json, or (missing or broken) the ledger's record, raised to
- * every location the entries state. Reads only.
+ * The rooms as they stand: the snapshot and the log, or (snapshot missing or broken) the ledger's
+ * record and the log, raised to every location the entries state. Reads only.
  */
 export async function loadRooms(backend: MemoryBackend, entries: Iterable<IndexEntry>): Promise<RoomsState> {
-  return reconcile(await storedRooms(backend), (function* () {
+  return reconcile((await storedRooms(backend)).palace, (function* () {
     for (const e of entries) yield e.location
   })())
 }
 
 /**
- * Saves the rooms. Without fsync: rooms.json is derived state, and after a crash that leaves it
- * empty or old, the ledger's write events and the files' locations bring it back (storedRooms,
- * raiseKind), while the flush would cost every write as much as the memory file's own.
+ * Records the marks a placement raised: one appended line each, so a write costs the same in a
+ * store of any size. Without fsync: the log is derived state, and a line a crash loses or tears
+ * is made good by the files' locations (raiseKind), while the flush would cost every write as
+ * much as the memory file's own. The snapshot is written instead when it is missing or broken,
+ * or when the log has grown as long as it. Under the store lock.
  */
-export async function saveRooms(backend: MemoryBackend, state: RoomsState): Promise<void> {
-  await backend.writeFileAtomic(ROOMS_FILE, `${JSON.stringify({ capacity: ROOM_CAPACITY, rooms: state.rooms }, null, 2)}\n`, { fsync: false })
-  const signature = signatureOf(await backend.stat(ROOMS_FILE).catch(() => null))
-  if (signature !== null) roomsCache.set(backend, { signature, state })
+export async function recordRooms(backend: MemoryBackend, changes: readonly Room[]): Promise<void> {
+  if (changes.length === 0) return
+  const stored = await storedRooms(backend)
+  for (const c of changes) stored.palace.raise(c)
+  if (stored.rebuilt || stored.lines + changes.length >= Math.max(COMPACT_MIN, stored.palace.rooms.length)) {
+    await compactRooms(backend, stored.palace)
+    return
+  }
+  await backend.appendText(ROOMS_LOG_FILE, changes.map((c) => `${JSON.stringify({ room: c.room, used: c.used })}\n`).join(''))
+  stored.lines += changes.length
+  stored.log = signatureOf(await backend.stat(ROOMS_LOG_FILE).catch(() => null))
+}
+
+/**
+ * Folds the log into a new snapshot: written aside, flushed and renamed, then the log removed. A
+ * crash between the two leaves a log the snapshot already holds; replaying it changes nothing.
+ * Its cost grows with the rooms, but it comes once per as many writes as there are rooms.
+ */
+async function compactRooms(backend: MemoryBackend, palace: Palace): Promise<void> {
+  await backend.writeFileAtomic(ROOMS_FILE, snapshotText(palace), { fsync: true })
+  await backend.removeFile(ROOMS_LOG_FILE)
+  const snapshot = signatureOf(await backend.stat(ROOMS_FILE).catch(() => null))
+  if (snapshot !== null) roomsCache.set(backend, { snapshot, log: null, lines: 0, palace, rebuilt: false })
+}
+
+function snapshotText(state: RoomsState): string {
+  return `${JSON.stringify({ capacity: ROOM_CAPACITY, rooms: state.rooms }, null, 2)}\n`
+}
+
+/**
+ * The rooms as one snapshot text (rooms.json's format), for an export bundle; null when the store
+ * has neither snapshot nor log. Reads only.
+ */
+export async function roomsSnapshot(backend: MemoryBackend): Promise<string | null> {
+  if ((await backend.stat(ROOMS_FILE)) === null && (await backend.stat(ROOMS_LOG_FILE)) === null) return null
+  return snapshotText((await storedRooms(backend)).palace)
 }
 
 /** Tour position of a location: room order, then slot; null for an unplaced memory. Pure. */
@@ -246,8 +345,8 @@ export function checkPlacard(
 
 export interface Placement {
   location: string | null
-  /** The state after a new slot was given (to save with `saveRooms`); null when nothing changed. */
-  state: RoomsState | null
+  /** The marks a new slot raised (to record with `recordRooms`); empty when nothing changed. */
+  changes: Room[]
 }
 
 /**
@@ -256,22 +355,30 @@ export interface Placement {
  * the store lock.
  */
 export async function placeNew(backend: MemoryBackend, index: IndexLookup, type: MemoryType, slotMatesOf: () => IndexEntry[]): Promise<Placement> {
-  if (roomKindOf(type) === null) return { location: null, state: null }
+  if (roomKindOf(type) === null) return { location: null, changes: [] }
   const inherited = slotMatesOf()
     .filter((e) => e.location !== undefined)
     .sort((a, b) => b.time.localeCompare(a.time) || b.id.localeCompare(a.id))[0]
-  if (inherited?.location !== undefined) return { location: inherited.location, state: null }
+  if (inherited?.location !== undefined) return { location: inherited.location, changes: [] }
   return nextFreeSlot(backend, index, type)
 }
 
-/** The next free slot of a type's kind in this clone's rooms, and the state after giving it (to save with `saveRooms`). Under the store lock. */
+/** The next free slot of a type's kind in this clone's rooms, and the marks giving it raised (to record with `recordRooms`). Under the store lock. */
 export async function nextFreeSlot(backend: MemoryBackend, index: IndexLookup, type: MemoryType): Promise<Placement> {
   const base = roomKindOf(type)
-  if (base === null) return { location: null, state: null }
+  if (base === null) return { location: null, changes: [] }
   const wing = await wingOf(backend, index)
   const kind = wing === null ? base : `${base}-${wing}`
-  const { state, location } = allocate(raiseKind(await storedRooms(backend), kind, index), kind)
-  return { location, state }
+  const { palace } = await storedRooms(backend)
+  const raised = raiseKind(palace, kind, index)
+  // Raised rooms come in number order, from the kind's last known room on: the last is the kind's last now.
+  const { location, change } = allocate(raised.length > 0 ? lastOf(raised) : palace.last(kind), kind)
+  return { location, changes: [...raised, change] }
+}
+
+function lastOf(raised: Room[]): { room: Room; number: number } {
+  const room = raised[raised.length - 1] as Room
+  return { room, number: numberIn(room, room.kind) }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -372,46 +479,59 @@ export function roomCollisions(entries: Iterable<IndexEntry>, placedAt: (e: Inde
   return out
 }
 
-/** The last rooms.json read or written per backend, by its size and mtime. */
-const roomsCache = new WeakMap<MemoryBackend, { signature: string; state: RoomsState }>()
+/** What this process last read or wrote of the rooms, per backend, by the size and mtime of both files. */
+interface Stored {
+  snapshot: string | null
+  log: string | null
+  /** Lines in the log. */
+  lines: number
+  palace: Palace
+  /** No snapshot could be read: the rooms came from the ledger, and the next record saves a snapshot. */
+  rebuilt: boolean
+}
+
+const roomsCache = new WeakMap<MemoryBackend, Stored>()
 
 const signatureOf = (st: { size: number; mtimeMs: number } | null) => (st === null ? null : `${st.size}:${st.mtimeMs}`)
 
 /**
- * rooms.json (parsed again only when its size or mtime changed: another process wrote it), or
- * (missing or broken) the rooms the ledger's write events opened. Reads only.
+ * The rooms: the snapshot with the log replayed over it, read again only when either file's size
+ * or mtime changed (another process wrote). Without a readable snapshot, the rooms the ledger's
+ * write events opened, with the log replayed too. Callers read the palace; only recordRooms
+ * changes it. Reads only.
  */
-async function storedRooms(backend: MemoryBackend): Promise<RoomsState> {
-  const signature = signatureOf(await backend.stat(ROOMS_FILE).catch(() => null))
+async function storedRooms(backend: MemoryBackend): Promise<Stored> {
+  // The log before the snapshot: a compaction in between leaves an old log over a new snapshot
+  // (replayed harmlessly), never a new log over an old snapshot that lacks what it folded.
+  const log = signatureOf(await backend.stat(ROOMS_LOG_FILE).catch(() => null))
+  const snapshot = signatureOf(await backend.stat(ROOMS_FILE).catch(() => null))
   const known = roomsCache.get(backend)
-  if (signature !== null && known?.signature === signature) return known.state
-  const stored = parseState(await backend.readFile(ROOMS_FILE).catch(() => null))
-  if (stored !== null && signature !== null) roomsCache.set(backend, { signature, state: stored })
-  return stored ?? reconcile({ rooms: [] }, ledgerLocations(await backend.readLedger()))
+  if (snapshot !== null && known?.snapshot === snapshot && known.log === log) return known
+  const logText = log === null ? null : await backend.readFile(ROOMS_LOG_FILE).catch(() => null)
+  const parsed = parseState(snapshot === null ? null : await backend.readFile(ROOMS_FILE).catch(() => null))
+  const palace = Palace.of(parsed ?? reconcile({ rooms: [] }, ledgerLocations(await backend.readLedger())))
+  const stored: Stored = { snapshot, log, lines: replayLog(palace, logText), palace, rebuilt: parsed === null }
+  if (!stored.rebuilt) roomsCache.set(backend, stored)
+  return stored
 }
 
 /**
- * The state raised to what the files of one kind's last rooms state (a pulled or hand-edited
- * location rooms.json has not seen): from the kind's last known room on, while a room has
- * members. A handful of indexed lookups, so a write costs the same in a store of any size.
+ * The rooms of one kind whose marks the files raise (a pulled or hand-edited location the state
+ * has not seen), in number order: from the kind's last known room on, while a room has members.
+ * A handful of indexed lookups, so a write costs the same in a store of any size. Pure.
  */
-function raiseKind(state: RoomsState, kind: string, index: Pick<IndexLookup, 'inRoom'>): RoomsState {
-  const number = lastRoom(state, kind)?.number ?? 1
-  const current = roomName(kind, number)
-  const used = state.rooms.find((r) => r.room === current)?.used ?? 0
-  const locations: string[] = []
-  let behind = false
+function raiseKind(palace: Palace, kind: string, index: Pick<IndexLookup, 'inRoom'>): Room[] {
+  const number = palace.last(kind)?.number ?? 1
+  const raised: Room[] = []
   for (let n = number; ; n++) {
-    const members = index.inRoom(roomName(kind, n))
+    const room = roomName(kind, n)
+    const members = index.inRoom(room)
     if (members.length === 0 && n > number) break
-    for (const e of members) {
-      const slot = parseLocation(e.location)?.slot
-      if (slot === undefined) continue
-      locations.push(e.location as string)
-      // A member beyond the known high-water mark, or in a room the state does not list yet.
-      if (n > number || slot > used) behind = true
-    }
+    // A member beyond the known high-water mark, or in a room the state does not list yet.
+    const known = palace.get(room)?.used ?? 0
+    let used = known
+    for (const e of members) used = Math.max(used, parseLocation(e.location)?.slot ?? 0)
+    if (used > known) raised.push({ room, kind, used })
   }
-  // Nearly always rooms.json already accounts for every member: no copy then.
-  return behind ? reconcile(state, locations) : state
+  return raised
 }

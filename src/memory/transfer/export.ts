@@ -17,7 +17,7 @@
  *
  * `derived` carries what a rebuild cannot bring back and a person would miss: hit counts
  * (usage.jsonl, which decay and "never searched" read), the query log (redacted when recorded)
- * and rooms.json (the palace tour). Whole, like the index, and outside the stillness check:
+ * and rooms.json (the palace tour, with rooms-log.jsonl folded in). Whole, like the index, and outside the stillness check:
  * searches append to them without the lock, and a hit more or less is no inconsistency. Version 1
  * readers ignore the field, so the version stays 1.
  */
@@ -30,7 +30,7 @@ import { requireStore } from '../../store/existing.js'
 import { ensureFresh } from '../../store/freshness.js'
 import { isMemoryPath } from '../../store/frontmatter.js'
 import type { IndexEntry, LedgerEvent } from '../../types.js'
-import { ROOMS_FILE } from '../organisation/rooms.js'
+import { ROOMS_FILE, roomsSnapshot } from '../organisation/rooms.js'
 import { QUERY_LOG_FILE, USAGE_FILE } from '../organisation/signals.js'
 
 export const BUNDLE_FORMAT = 'dsh-memory-agent/bundle'
@@ -112,7 +112,8 @@ export async function exportBundle(backend: MemoryBackend, options: ExportOption
 async function derivedFiles(backend: MemoryBackend): Promise<BundleFile[]> {
   const out: BundleFile[] = []
   for (const path of DERIVED_FILES) {
-    const text = await backend.readFile(path)
+    // The rooms travel as one snapshot: rooms.json with the log since it folded in.
+    const text = path === ROOMS_FILE ? await roomsSnapshot(backend) : await backend.readFile(path)
     if (text !== null) out.push({ path, text })
   }
   return out

@@ -22,7 +22,7 @@ import { redactRecord, type RedactionKind } from '../../redact.js'
 import { slotOf, type IndexLookup } from '../../store/index-view.js'
 import { LIVE, rawSibling, slotMates, supersedeSlot } from './slots.js'
 import { transact, type Txn } from './txn.js'
-import { checkPlacard, placeNew, saveRooms, type PlacardCheck } from '../organisation/rooms.js'
+import { checkPlacard, placeNew, recordRooms, type PlacardCheck } from '../organisation/rooms.js'
 import { firstDue } from '../organisation/sm2.js'
 import { changeCues, deriveClaim, isStatement, type DerivedClaim } from '../truth/claim-extract.js'
 import { subjectTerms } from '../../language/subject-terms.js'
@@ -426,7 +426,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
     }
     if (target !== null) await markRetracted(txn, target, id)
     const placard = place.location === null ? null : checkPlacard(entry, txn.index, (e) => versioned && e.type === type && slotOf(e) === slot)
-    if (place.state !== null) await saveRooms(txn.backend, place.state)
+    await recordRooms(txn.backend, place.changes)
     txn.log({
       event: 'write',
       id,

@@ -29,6 +29,7 @@ import { slotOf, type IndexLookup } from '../../../store/index-view.js'
 import { parseLedgerLine } from '../../../store/ledger.js'
 import type { IndexEntry, LedgerEvent } from '../../../types.js'
 import { BUNDLE_FORMAT, BUNDLE_VERSION, DERIVED_FILES, type BundleFile } from '../export.js'
+import { ROOMS_FILE, ROOMS_LOG_FILE } from '../../organisation/rooms.js'
 import { USAGE_FILE } from '../../organisation/signals.js'
 import { LIVE, supersedeSlot } from '../../writing/slots.js'
 import { Overlay, transact } from '../../writing/txn.js'
@@ -291,6 +292,10 @@ export async function importCheckedBundle(backend: MemoryBackend, bundle: Checke
     if (!previous.has(relPath)) previous.set(relPath, await backend.readFile(relPath))
     await backend.writeFileAtomic(relPath, text)
   }
+  const remove = async (relPath: string) => {
+    if (!previous.has(relPath)) previous.set(relPath, await backend.readFile(relPath))
+    await backend.removeFile(relPath)
+  }
   try {
     return await transact(backend, async (txn) => {
       const mode = (await isEmpty(backend, txn.index)) ? 'restore' : 'merge'
@@ -304,6 +309,8 @@ export async function importCheckedBundle(backend: MemoryBackend, bundle: Checke
       const added = await walk(place, bundle, mode, Date.parse(txn.now), result, options.onProgress)
       if (mode === 'restore') {
         for (const file of [...bundle.storeFiles, ...bundle.derived]) await replace(file.path, file.text)
+        // The bundle's rooms.json is the whole palace: a log left beside it would be replayed over it.
+        if (bundle.derived.some((f) => f.path === ROOMS_FILE)) await remove(ROOMS_LOG_FILE)
         // The history comes first; this import's own event is appended after it.
         if (bundle.ledger.length > 0) await replace(LEDGER_FILE, bundle.ledger.map((e) => `${JSON.stringify(e)}\n`).join(''))
         result.ledger_events = bundle.ledger.length
