@@ -79,8 +79,20 @@ describe('promote', () => {
     const more = await episode(b, 's4', '2026-02-12T10:00:00Z', 'The user said Lisbon weather is great this week, so the offsite can be outdoors.')
     const fourth = await consolidate(b, { dryRun: false })
     expect(fourth.promoted).toEqual([])
-    expect(fourth.reinforced).toEqual([{ id: p?.id, added: [more] }])
+    expect(fourth.reinforced).toEqual([{ id: p?.id, added: [more], status: 'active' }])
     expect((await b.indexView()).get(p?.id as string)?.derived_from).toContain(more)
+  })
+
+  it('thin evidence waits at the confirmation gate; a third session lets the topic through', async () => {
+    const { backend: b } = await store()
+    await episode(b, 'g1', '2026-02-02T08:30:00Z', 'User mentioned they are based in Lisbon.')
+    await episode(b, 'g2', '2026-02-09T16:20:00Z', '用户说他住在 Lisbon，想找周末徒步的路线。')
+    const first = await consolidate(b, { dryRun: false })
+    expect(first.promoted.map((p) => p.status)).toEqual(['suggested'])
+    const third = await episode(b, 'g3', '2026-02-12T10:00:00Z', 'Booked the Lisbon co-working desk the user asked for, near where they live.')
+    const second = await consolidate(b, { dryRun: false })
+    expect(second.reinforced).toEqual([{ id: first.promoted[0]?.id, added: [third], status: 'active' }])
+    expect((await b.indexView()).get(first.promoted[0]?.id as string)?.status).toBe('active')
   })
 
   it('a statement confirmed by the user is promoted from one session', async () => {

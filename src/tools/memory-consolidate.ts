@@ -48,7 +48,12 @@ export const memoryConsolidateTool = defineTool(
         },
         reinforced: {
           type: 'array',
-          items: { type: 'object', properties: { id: { type: 'string' }, added: ids }, required: ['id', 'added'], additionalProperties: false },
+          items: {
+            type: 'object',
+            properties: { id: { type: 'string' }, added: ids, status: { type: 'string', enum: MEMORY_STATUSES } },
+            required: ['id', 'added', 'status'],
+            additionalProperties: false,
+          },
         },
         reflected: {
           type: 'array',

@@ -30,6 +30,7 @@ import { readUsage } from '../organisation/signals.js'
 import { loadConfig } from '../settings/config.js'
 import { changeCues, deriveClaim } from '../truth/claim-extract.js'
 import { sameSubject } from '../truth/verify.js'
+import { confirmMemory } from '../writing/confirm.js'
 import { setStatus } from '../writing/slots.js'
 import { transact } from '../writing/txn.js'
 import { NEAR_DUPLICATE_THRESHOLD, writeMemory } from '../writing/write.js'
@@ -68,8 +69,8 @@ export interface Promotion {
 export interface ConsolidationReport {
   dry_run: boolean
   promoted: Promotion[]
-  /** Existing topics that gained sources (a fact promoted before, said again). */
-  reinforced: Array<{ id: string; added: string[] }>
+  /** Existing topics that gained sources (a fact promoted before, said again), with their status after. */
+  reinforced: Array<{ id: string; added: string[]; status: MemoryStatus }>
   reflected: Array<{ id: string | null; session: string; summary: string; derived_from: string[] }>
   merged: Array<{ survivor: string; folded: string[] }>
   /** Restatement groups below the merge threshold, left for a person (memory_duplicates lists them). */
@@ -244,9 +245,14 @@ async function promote(backend: MemoryBackend, report: ConsolidationReport, budg
     const holder = g.members.map((m) => consumed.get(m.id)).find((h): h is IndexEntry => h !== undefined)
     if (!budget.allows('promote')) return
     if (holder !== undefined) {
-      // Said again: the topic made of it before gains the new episodes as sources.
-      if (!dryRun) await addSources(backend, holder, fresh.map((m) => m.id))
-      report.reinforced.push({ id: holder.id, added: fresh.map((m) => m.id) })
+      // Said again: the topic made of it before gains the new episodes as sources, and a topic
+      // that waited at the confirmation gate for thin evidence passes it once the evidence is strong.
+      let status = holder.status
+      if (!dryRun) {
+        await addSources(backend, holder, fresh.map((m) => m.id))
+        if (holder.status === 'suggested' && strongEvidence(g)) status = (await confirmMemory(backend, holder.id)).status
+      }
+      report.reinforced.push({ id: holder.id, added: fresh.map((m) => m.id), status })
       budget.spend(dryRun ? 0 : 1)
       continue
     }
@@ -293,7 +299,7 @@ async function promoteGroup(backend: MemoryBackend, report: ConsolidationReport,
   if (out.dedupe !== undefined) {
     const existing = (await backend.indexView()).get(out.id)
     if (existing !== undefined) await addSources(backend, existing, derived)
-    report.reinforced.push({ id: out.id, added: derived })
+    report.reinforced.push({ id: out.id, added: derived, status: existing?.status ?? out.status })
     return
   }
   await transact(backend, async (txn) => txn.log({ event: 'promote', id: out.id, ids: derived, reason, sessions: g.sessions }))
