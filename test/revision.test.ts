@@ -10,6 +10,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   confirmHandler,
+  changeCues,
   deriveClaim,
   digestHandler,
   historyHandler,
@@ -83,6 +84,10 @@ describe('claims from free text', () => {
     const tls = deriveClaim('The API server does not use TLS.')
     expect(tls?.negated).toBe(true)
     expect(deriveClaim('The deploy target changed from staging to production')?.retired).toContain('staging')
+    // A saying repeated is not a fact changed; a fact back again is.
+    expect(changeCues('The user said again that the queue lives in Redis.')).toEqual([])
+    expect(changeCues('User asked again for 2-space indentation.')).toEqual([])
+    expect(changeCues('The API is on port 9090 again.')).toContain('again')
   })
 })
 

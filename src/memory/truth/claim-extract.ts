@@ -196,12 +196,15 @@ function unique<T>(items: T[]): T[] {
 
 /** Cues of change in a text, lower-case, in order of appearance. */
 export function changeCues(text: string): string[] {
-  const t = simplifyHan(text.normalize('NFKC'))
+  // "said again", "asked again": the saying is repeated, not the fact changed.
+  const t = simplifyHan(text.normalize('NFKC')).replace(REPEATED_SAYING, ' ')
   const found: string[] = []
   for (const m of t.matchAll(EN_CUE)) found.push(m[0].toLowerCase().replace(/\s+/g, ' '))
   for (const m of t.matchAll(ZH_CUE)) found.push(m[0])
   return unique(found)
 }
+
+const REPEATED_SAYING = /\b(?:said|says|mentioned|mentions|asked|asks|noted|notes|repeated|confirmed|stated|told\s+\w+|reminded\s+\w+)\s+again\b/giu
 
 /** When-words at a value's end: they say when it changed, not what it is. */
 const VALUE_TAIL =
