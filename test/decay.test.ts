@@ -48,6 +48,30 @@ describe('memory_decay', () => {
     expect((await decayHandler(backend, {})).archived).toEqual([])
   })
 
+  it('a memory that keeps failing review decays; one whose practice lowered its importance too; a passing one is kept', async () => {
+    const { backend, at, strong } = await seeded()
+    const failing = await writeHandler(backend, { summary: 'The plant supplier is Greenleaf in Delft.' })
+    const fading = await writeHandler(backend, { summary: 'The plant pot is terracotta.' })
+    // Three lapses without a recall: it keeps failing review.
+    for (const day of ['2026-01-02', '2026-01-03', '2026-01-04']) {
+      at(`${day}T00:00:00.000Z`)
+      await memoryReportTool.handler(backend, { id: failing.id, outcome: 'failure' })
+    }
+    // One lapse, then a recall: still in practice, kept by its schedule.
+    await memoryReportTool.handler(backend, { id: strong.id, outcome: 'failure' })
+    at('2026-01-05T00:00:00.000Z')
+    await memoryReportTool.handler(backend, { id: strong.id, outcome: 'success' })
+    // Never graded, with its importance lowered by hand (a person, or an older store): low importance.
+    const file = path.join((backend as { root: string }).root, fading.path)
+    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace(/^---\n/, '---\nimportance: 0.2\n'))
+    at('2026-04-15T00:00:00.000Z')
+    const preview = checked('memory_decay', await decayHandler(backend, {}))
+    const reasons = new Map(preview.archived.map((a) => [a.id, a.reason]))
+    expect(reasons.get(failing.id)).toMatch(/^failed review 3 times without a recall and /)
+    expect(reasons.get(fading.id)).toMatch(/^importance 0.2 < 0.3 and /)
+    expect(reasons.has(strong.id)).toBe(false)
+  })
+
   it('previews by default, archives with dryRun false, only low-importance idle memories', async () => {
     const { backend, root, at, weak } = await seeded()
     at('2026-02-01T00:00:00.000Z')

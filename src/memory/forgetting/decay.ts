@@ -1,14 +1,18 @@
 /**
  * Decay: low-importance memories that nobody has found for a while are set aside. A memory is a
- * candidate when it is an active topic or episode, its confidence is below 0.5 (the writer was
- * unsure: an ordinary write has 0.6), it is not a guard, and it has had no search hit (or, never
- * hit, was written) `decayAfterDays` days ago or earlier. Archiving sets status `archived` with
+ * candidate when it is an active topic or episode, not a guard, of low importance, and it has had
+ * no search hit (or, never hit, was written) `decayAfterDays` days ago or earlier. Low importance:
+ * its confidence is below 0.5 (the writer was unsure: an ordinary write has 0.6), or retrieval
+ * practice has brought its importance below 0.3. A memory in practice is otherwise kept by its
+ * schedule, unless it keeps failing review (three lapses without a recall since); a memory
+ * enrolled but never graded follows its schedule like any other. Archiving sets status `archived` with
  * `archived_at` and `archived_reason` in the file and a ledger `archive` event; nothing is ever
  * deleted, and `restore` brings a memory back. Decay runs only when called (memory_decay), never
  * on a read path.
  */
 
 import type { MemoryBackend } from '../../store/backend.js'
+import { ensureFresh } from '../../store/freshness.js'
 import { isUnderReview } from '../../store/review-fields.js'
 import type { IndexEntry } from '../../types.js'
 import { loadConfig } from '../settings/config.js'
@@ -18,6 +22,10 @@ import { transact } from '../writing/txn.js'
 
 /** Below this confidence a memory counts as low importance. */
 export const DECAY_CONFIDENCE_BELOW = 0.5
+/** Below this importance (retrieval practice moves it: recalls raise it, failures lower it) too. */
+export const DECAY_IMPORTANCE_BELOW = 0.3
+/** A memory in practice with this many lapses and no recall since keeps failing review: it may decay. */
+export const DECAY_FAILED_LAPSES = 3
 const DAY_MS = 86_400_000
 
 export interface DecayCandidate {
@@ -40,19 +48,19 @@ export interface DecayResult {
   guidance: string
 }
 
-/** Whether an entry may decay at all, whatever its idle time. Pure. */
-export function mayDecay(e: IndexEntry): boolean {
-  return (
-    (e.type === 'topic' || e.type === 'episode') &&
-    e.status === 'active' &&
-    e.confidence < DECAY_CONFIDENCE_BELOW &&
-    e.guard === undefined &&
-    // A file whose front-matter does not parse is not rewritten until a person fixes it.
-    e.front_matter_error === undefined &&
-    // A memory in retrieval practice is kept by its schedule, not by search hits.
-    !isUnderReview(e)
-  )
+/** Why an entry may decay, whatever its idle time, or null when it may not. Pure. */
+export function decayGround(e: IndexEntry): string | null {
+  if (!((e.type === 'topic' || e.type === 'episode') && e.status === 'active' && e.guard === undefined)) return null
+  // A file whose front-matter does not parse is not rewritten until a person fixes it.
+  if (e.front_matter_error !== undefined) return null
+  const review = typeof e.review === 'object' ? e.review : null
+  // A memory in retrieval practice is kept by its schedule, not by search hits, unless it keeps failing.
+  if (isUnderReview(e)) return review !== null && review.lapses >= DECAY_FAILED_LAPSES && review.reps === 0 ? `failed review ${review.lapses} times without a recall` : null
+  if (e.confidence < DECAY_CONFIDENCE_BELOW) return `confidence ${e.confidence} < ${DECAY_CONFIDENCE_BELOW}`
+  if (review !== null && review.importance < DECAY_IMPORTANCE_BELOW) return `importance ${review.importance} < ${DECAY_IMPORTANCE_BELOW}`
+  return null
 }
+
 
 /** The candidates among entries, most idle first, given hit records and the time. Pure. */
 export function decayCandidates(
@@ -63,14 +71,15 @@ export function decayCandidates(
 ): DecayCandidate[] {
   const out: DecayCandidate[] = []
   for (const e of entries) {
-    if (!mayDecay(e)) continue
+    const ground = decayGround(e)
+    if (ground === null) continue
     const used = usage.get(e.id)
     const since = Date.parse(used?.lastHitAt ?? e.time)
     if (Number.isNaN(since)) continue
     const idleDays = Math.floor((now - since) / DAY_MS)
     if (idleDays < days) continue
     const last = used?.lastHitAt ?? null
-    const reason = `confidence ${e.confidence} < ${DECAY_CONFIDENCE_BELOW} and ${last === null ? 'never found by a search' : 'no search hit'} for ${idleDays} days (window ${days})`
+    const reason = `${ground} and ${last === null ? 'never found by a search' : 'no search hit'} for ${idleDays} days (window ${days})`
     out.push({ id: e.id, path: e.path, title: e.title, idleDays, confidence: e.confidence, last_used_at: last, reason })
   }
   return out.sort((a, b) => b.idleDays - a.idleDays || a.id.localeCompare(b.id))
@@ -94,6 +103,8 @@ export async function decay(backend: MemoryBackend, opts: { days?: number; dryRu
           : `${archived.length} memory(ies) archived (files kept, out of search and injection). memory_audit_forgotten lists them; memory_restore brings any back.`,
   })
   if (opts.dryRun) {
+    // A preview sees hand edits as a run would (a transaction brings the index up to date first).
+    await ensureFresh(backend)
     const all = decayCandidates((await backend.indexView()).values(), usage, Date.parse(backend.now()), days)
     return finish(all.slice(0, opts.limit), all.length)
   }
