@@ -18,7 +18,7 @@
 import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
 import type { IndexEntry } from '../../types.js'
 import { deriveClaim, type DerivedClaim } from '../truth/claim-extract.js'
-import { compareValues, valueAtoms } from '../truth/claim-value.js'
+import { compareValues, valueAtoms, type ValueAtoms } from '../truth/claim-value.js'
 import { sameSubject } from '../truth/verify.js'
 
 /** Weight of the shared words that name something, over the geometric mean of both episodes' weights, for one fact. */
@@ -40,9 +40,8 @@ const REPORTING = /^(?:said|say|says|mention|mentioned|again|told|tell|note|note
 const DONE_REPORT =
   /^(?:(?:we|i|the\s+team|the\s+assistant)\s+)?(?:fixed|implemented|added|removed|reviewed|merged|refactored|deployed|wrote|ran|tested|debugged|investigated|looked\s+into|discussed|set\s+up|updated|created|shipped|helped|answered|explained)\b|^(?:我们|我|助手)?(?:修复|实现|添加|删除|评审|审查|合并|重构|部署|排查|调试|讨论|帮|回答|解释)了?/iu
 /** Both give numbers (versions, ports, amounts), and they disagree: two facts, however alike the words. */
-function numbersDiffer(a: string, b: string): boolean {
-  const numbers = (text: string) => ({ numbers: valueAtoms(text).numbers, words: [] })
-  return compareValues(numbers(a), numbers(b)) === 'different'
+function numbersDiffer(a: Prepared, b: Prepared): boolean {
+  return compareValues({ numbers: a.numbers, words: [] }, { numbers: b.numbers, words: [] }) === 'different'
 }
 
 const CALENDAR = /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)|^(?:周[一二三四五六日天末]|星期|[上下]午|今天|明天|昨天|每天|月底|月初)$/u
@@ -97,6 +96,8 @@ interface Prepared {
   c: Candidate
   terms: Set<string>
   claim: DerivedClaim | null
+  /** The numbers of its text (versions, ports, amounts), read once. */
+  numbers: ValueAtoms['numbers']
 }
 
 /** Greetings and thanks, or fewer than two words of content: not a fact. */
@@ -127,36 +128,47 @@ function bestText(members: readonly Prepared[]): IndexEntry {
  * sessions or confirmed. Oldest group first (by its newest member), members oldest first.
  */
 export function promotionGroups(candidates: readonly Candidate[]): PromotionGroup[] {
-  const prepared: Prepared[] = candidates
-    .map((c) => ({ c, terms: new Set(tokenize(c.entry.summary).filter((t) => isStrongTerm(t) && !REPORTING.test(t))), claim: deriveClaim(reported(c.entry.summary)) }))
-    .filter((p) => !isChatter(p.c.entry.summary, p.terms) && (p.claim !== null || !DONE_REPORT.test(reported(p.c.entry.summary))))
+  const prepared: Prepared[] = []
+  for (const c of candidates) {
+    const terms = new Set(tokenize(c.entry.summary).filter((t) => isStrongTerm(t) && !REPORTING.test(t)))
+    const statement = reported(c.entry.summary)
+    const claim = deriveClaim(statement)
+    if (isChatter(c.entry.summary, terms) || (claim === null && DONE_REPORT.test(statement))) continue
+    prepared.push({ c, terms, claim, numbers: valueAtoms(c.entry.summary).numbers })
+  }
   const sessions = new Set(prepared.flatMap((p) => p.c.sessions))
   // Document frequency by session: a word every session uses links nothing.
   const df = new Map<string, Set<string>>()
   for (const p of prepared) for (const t of p.terms) for (const session of p.c.sessions) (df.get(t) ?? df.set(t, new Set()).get(t) as Set<string>).add(session)
   const idf = (t: string) => Math.log(1 + sessions.size / (df.get(t)?.size ?? 1))
   const weight = (terms: Iterable<string>) => [...terms].reduce((sum, t) => sum + idf(t), 0)
+  // Each episode's own weight, once: every pair it is in divides by it.
+  const mass = prepared.map((p) => weight(p.terms))
   // A name most sessions use ("Redis" in a store about one stack) says what the store is about, not which fact.
   const common = (t: string) => (df.get(t)?.size ?? 0) > Math.max(COMMON_FLOOR, COMMON_SHARE * sessions.size)
 
-  const similarity = (a: Prepared, b: Prepared): number => {
+  const similarity = (i: number, j: number): number => {
+    const a = prepared[i] as Prepared
+    const b = prepared[j] as Prepared
     // Both name one subject: the same fact when the values agree, two facts when they differ.
     if (a.claim !== null && b.claim !== null && sameSubject(a.claim.subject, b.claim.subject)) {
       return a.claim.negated === b.claim.negated && compareValues(valueAtoms(a.claim.value), valueAtoms(b.claim.value)) === 'same' ? 1 : 0
     }
     // What they share that names something (a name, a number, a Chinese word), weighed against both.
-    const anchors = [...a.terms].filter((t) => b.terms.has(t) && !common(t) && (namesSomething(t, a.c.entry.summary) || namesSomething(t, b.c.entry.summary)))
+    const shared = [...a.terms].filter((t) => b.terms.has(t))
+    const anchors = shared.filter((t) => !common(t) && (namesSomething(t, a.c.entry.summary) || namesSomething(t, b.c.entry.summary)))
     if (anchors.length === 0) return 0
     // Numbers that disagree make two facts, unless they share a name too ("9:00 UTC" and "10:00
     // Lisbon time"), and never when the number is the name's own ("iOS 16" and "iOS 17").
-    if (numbersDiffer(a.c.entry.summary, b.c.entry.summary) && (!anchors.some((t) => !/\d/.test(t)) || anchors.some((t) => numberedDifferently(t, a.c.entry.summary, b.c.entry.summary)))) return 0
-    const share = weight(anchors) / Math.sqrt(weight(a.terms) * weight(b.terms))
+    if (numbersDiffer(a, b) && (!anchors.some((t) => !/\d/.test(t)) || anchors.some((t) => numberedDifferently(t, a.c.entry.summary, b.c.entry.summary)))) return 0
+    const both = Math.sqrt((mass[i] as number) * (mass[j] as number))
     // A number alone ties no two statements together ("due April 15" twice): the rest of what they
     // say must agree too.
     if (anchors.every((t) => /^\d[\d.,:]*$/.test(t))) {
-      const all = weight([...a.terms].filter((t) => b.terms.has(t))) / Math.sqrt(weight(a.terms) * weight(b.terms))
+      const all = weight(shared) / both
       return all >= NUMBER_ONLY ? all : 0
     }
+    const share = weight(anchors) / both
     return share >= SAME_STATEMENT ? share : 0
   }
 
@@ -175,13 +187,13 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
         seen.add(j)
         const b = prepared[j] as Prepared
         if (a.c.sessions.every((x) => b.c.sessions.includes(x)) && b.c.sessions.every((x) => a.c.sessions.includes(x))) continue
-        const s = similarity(a, b)
+        const s = similarity(i, j)
         if (s === 0) continue
         const [ra, rb] = [find(i), find(j)]
         if (ra === rb) continue
         // No chains: the two groups' first members must state one fact too (a -> b -> c by
         // different words would make one topic of three facts).
-        if ((ra !== i || rb !== j) && similarity(prepared[ra] as Prepared, prepared[rb] as Prepared) === 0) continue
+        if ((ra !== i || rb !== j) && similarity(ra, rb) === 0) continue
         parent[rb] = ra
         weakest[ra] = Math.min(weakest[ra] as number, weakest[rb] as number, s)
       }
