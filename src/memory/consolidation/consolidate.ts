@@ -140,10 +140,10 @@ async function dropLease(backend: MemoryBackend): Promise<void> {
   await backend.withLock(() => backend.removeFile(LEASE_FILE)).catch(() => undefined)
 }
 
-/** Ids of memories the user confirmed: through memory_confirm, or written by the user. */
-async function confirmedIds(backend: MemoryBackend, episodes: readonly IndexEntry[]): Promise<Set<string>> {
+/** Ids of memories the user confirmed: through memory_confirm, or written by the user. Pure. */
+function confirmedIds(ledger: readonly LedgerEvent[], episodes: readonly IndexEntry[]): Set<string> {
   const out = new Set(episodes.filter((e) => e.sources.some((s) => s.kind === 'user')).map((e) => e.id))
-  for (const ev of await backend.readLedger()) if (ev.event === 'confirm' && typeof ev.id === 'string') out.add(ev.id)
+  for (const ev of ledger) if (ev.event === 'confirm' && typeof ev.id === 'string') out.add(ev.id)
   return out
 }
 
@@ -188,11 +188,13 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
   if (!dryRun) await takeLease(backend)
   try {
     await ensureFresh(backend)
-    const doneToday = changesOnDay(await backend.readLedger(), backend.now().slice(0, 10))
+    // Read once: the daily cap and the user's confirmations both come from it.
+    const ledger = await backend.readLedger()
+    const doneToday = changesOnDay(ledger, backend.now().slice(0, 10))
     if (!dryRun && doneToday >= config.consolidateDailyItems) {
       budget.skipped.push({ step: 'all', reason: `daily cap ${config.consolidateDailyItems} reached (${doneToday} changes today)` })
     } else {
-      await promote(backend, report, budget, dryRun)
+      await promote(backend, ledger, report, budget, dryRun)
       await reflect(backend, report, budget, dryRun)
       await merge(backend, report, budget, dryRun)
       await archiveCovered(backend, report, budget, dryRun, config.consolidateIdleDays)
@@ -226,14 +228,14 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
   }
 }
 
-async function promote(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean): Promise<void> {
+async function promote(backend: MemoryBackend, ledger: readonly LedgerEvent[], report: ConsolidationReport, budget: Budget, dryRun: boolean): Promise<void> {
   const entries = [...(await backend.indexView()).values()]
   const consumed = consumedBy(entries)
   // Episodes archived into a topic still count, so that a new mention of the fact finds its group.
   const episodes = entries.filter(
     (e) => e.type === 'episode' && (e.status === 'active' || (e.status === 'archived' && consumed.has(e.id))) && e.session_id !== null && !isSessionSummary(e) && e.derived_from === undefined,
   )
-  const confirmed = await confirmedIds(backend, episodes)
+  const confirmed = confirmedIds(ledger, episodes)
   const sessionsOf = (e: IndexEntry) => [...new Set([e.session_id as string, ...e.sources.map((s) => s.session_id).filter((s): s is string => s !== null)])]
   const candidates: Candidate[] = episodes.map((e) => ({ entry: e, sessions: sessionsOf(e), confirmed: confirmed.has(e.id) }))
   const groups = promotionGroups(candidates)
