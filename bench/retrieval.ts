@@ -15,7 +15,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { consolidate, createFileBackend, searchHandler, signalsSettled, writeHandler, type MemoryBackend } from '../lib/api.js'
+import { consolidate, createFileBackend, memoryStats, searchHandler, signalsSettled, writeHandler } from '../lib/api.js'
 import { charBigrams, PlainBM25, wordTokens } from './plain-bm25.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -211,10 +211,6 @@ interface LocomoOutcome {
   consolidated?: QuestionScore
 }
 
-/** Searchable memories of a store: what a search can return. */
-async function searchableCount(backend: MemoryBackend): Promise<number> {
-  return [...(await backend.indexView()).values()].filter((e) => e.type !== 'raw' && (e.status === 'active' || e.status === 'conflict')).length
-}
 
 async function runLocomo(dataDir: string, limit: number | null, consolidated: boolean) {
   const all = JSON.parse(await readFile(join(dataDir, 'locomo', 'locomo.dev.json'), 'utf8')) as LocomoConversation[]
@@ -306,7 +302,7 @@ async function runLocomo(dataDir: string, limit: number | null, consolidated: bo
       if (consolidated) {
         // Consolidate, then ask again: a derived memory stands for its sources, in their order.
         await signalsSettled(backend)
-        counts.searchableBefore += await searchableCount(backend)
+        counts.searchableBefore += (await memoryStats(backend)).searchable
         const report = await consolidate(backend, { dryRun: false, maxItems: 100_000, maxSeconds: 3600 })
         counts.promoted += report.promoted.length
         counts.reflected += report.reflected.length
@@ -315,7 +311,7 @@ async function runLocomo(dataDir: string, limit: number | null, consolidated: bo
           if (e.derived_from === undefined || sources.has(e.id)) continue
           sources.set(e.id, e.derived_from.flatMap((id) => sources.get(id) ?? []))
         }
-        counts.searchableAfter += await searchableCount(backend)
+        counts.searchableAfter += (await memoryStats(backend)).searchable
         for (const a of asked) {
           const result = await searchHandler(backend, { query: a.question, top_k: LOCOMO_TOP_K })
           a.outcome.consolidated = scoreRanking(expand(result.hits.map((h) => h.id), sources).slice(0, LOCOMO_TOP_K), a.gold, LOCOMO_KS)
