@@ -32,6 +32,7 @@ const SMOKE: Record<string, { args: string[]; results: string | null; targets?: 
   'bench:rebuild': { args: ['--files', '50'], results: null },
   'bench:promotion': { args: ['--split', 'dev'], results: 'promotion.json', targets: true },
   'bench:scenario': { args: [], results: 'scenario.json', targets: true },
+  'bench:colloquial-zh': { args: ['--split', 'dev'], results: 'colloquial-zh.json' },
 }
 
 describe('the repository is self-contained', () => {
