@@ -3,13 +3,15 @@
  * word in common with "sqlite / postgres". A query term in a group brings the group's other
  * terms in at a low weight, and a hit found only through them says so (`reason: "alias"`).
  *
- * 14 built-in groups, plus `<root>/aliases.json` (`{ "group": ["term", ...] }`) merged in; a
- * broken file is ignored with a warning. Terms are matched after tokenisation, so a group entry
- * may be a phrase in either language.
+ * 14 built-in groups of project words, the colloquial Chinese groups of language/zh-synonyms.ts,
+ * plus `<root>/aliases.json` (`{ "group": ["term", ...] }`) merged in; a broken file is ignored
+ * with a warning. Terms are matched after tokenisation, so a group entry may be a phrase in
+ * either language.
  */
 
 import type { MemoryBackend } from '../store/backend.js'
 import { tokenize } from '../language/tokenizer.js'
+import { ZH_SYNONYM_GROUPS } from '../language/zh-synonyms.js'
 
 export const BUILTIN_ALIAS_GROUPS: Readonly<Record<string, readonly string[]>> = {
   database: ['数据库', 'database', 'db', 'sql', 'sqlite', 'postgres', 'postgresql', 'mysql', 'mongodb', '库表'],
@@ -26,6 +28,7 @@ export const BUILTIN_ALIAS_GROUPS: Readonly<Record<string, readonly string[]>> =
   storage: ['存储', '对象存储', '文件存储', 'storage', 's3', 'oss', 'bucket', 'upload', '上传'],
   image: ['图片', '图像', '照片', 'image', 'picture', 'photo', 'screenshot', '截图'],
   preference: ['偏好', '喜欢', '习惯', 'preference', 'prefer', 'like', 'habit', '倾向'],
+  ...ZH_SYNONYM_GROUPS,
 }
 
 export interface AliasTable {

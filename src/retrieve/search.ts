@@ -14,6 +14,7 @@ import type { AliasTable } from './aliases.js'
 import { identifiersOf } from './identifiers.js'
 import { RANKING, isSearchable, type SearchIndex } from './search-index.js'
 import { nearMisses, reasonGuidance, type NearMiss, type SearchReason } from './search-outcome.js'
+import { answerTermsFor, readQuestion } from '../language/question-words.js'
 import { isStrongTerm, tokenize } from '../language/tokenizer.js'
 import { premisesConflict } from '../store/premises.js'
 
@@ -154,9 +155,20 @@ function zeroHitGuidance(source: EntrySource, req: SearchRequest): { guidance: s
   }
 }
 
+/**
+ * Weight of a term a memory stating what the query's question words ask for holds (岁 for 几岁,
+ * 上午 for 啥时候: language/question-words.ts). Such a term only adds to a hit that matched a
+ * word of the query or an alias; it never makes one.
+ */
+const ANSWER_TERM_WEIGHT = 0.3
+
 export function runSearch(source: EntrySource, index: SearchIndex, aliases: AliasTable | null, req: SearchRequest): SearchResult {
   const accept = filterOf(req)
-  const queryTokens = tokenize(req.query)
+  // Question words (啥时候, 几岁, 哪儿) are read as what they ask for, not searched as words; a
+  // query of question words alone is searched as it is.
+  const question = readQuestion(req.query)
+  const contentTokens = tokenize(question.text)
+  const queryTokens = contentTokens.length > 0 ? contentTokens : tokenize(req.query)
   const filtered = (req.tags?.length ?? 0) > 0 || (req.entities?.length ?? 0) > 0 || req.time_range !== undefined || req.scope !== undefined
   // Without filters every searchable memory is eligible, and the index holds exactly those.
   let eligible = filtered ? 0 : index.size
@@ -188,6 +200,8 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   }
   for (const t of aliasTerms) weights.set(t, RANKING.aliasWeight)
   const strongInQuery = [...querySet, ...aliasTerms].some(isStrongTerm)
+  const answerTerms = new Set(contentTokens.length > 0 ? answerTermsFor(question.asks).filter((t) => !weights.has(t) && !querySet.has(t)) : [])
+  for (const t of answerTerms) weights.set(t, ANSWER_TERM_WEIGHT)
   // The index holds only searchable memories: a per-result check is needed only with filters.
   const acceptId = filtered ? (id: string) => {
     const e = source.get(id)
@@ -210,8 +224,10 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
       literalScore.set(r.id, r.score)
       continue
     }
-    // Strong-term rule: with a strong term in the query, single-character matches only add score.
-    if (strongInQuery && !r.matched.some(isStrongTerm)) continue
+    // Strong-term rule: with a strong term in the query, single-character matches only add score;
+    // and terms of an answer to the question words (answerTerms) only ever add score.
+    const found = answerTerms.size > 0 ? r.matched.filter((t) => !answerTerms.has(t)) : r.matched
+    if (found.length === 0 || (strongInQuery && !found.some(isStrongTerm))) continue
     matchedCount++
     if (r.score * RANKING.keywordMatchBoost < threshold) continue
     const entry = source.get(r.id)
