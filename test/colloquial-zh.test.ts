@@ -35,6 +35,8 @@ describe('question words', () => {
     // 几 asks "how many" before a character, not in 几乎 and not at the end.
     expect(readQuestion('上几年级').asks).toEqual(['amount'])
     expect(readQuestion('几乎每天')).toEqual({ text: '几乎每天', asks: [] })
+    expect(readQuestion('茶几上的钥匙').asks).toEqual([])
+    expect(readQuestion('哪吒的电影').asks).toEqual([])
     // English is untouched.
     expect(readQuestion('when is the standup?')).toEqual({ text: 'when is the standup?', asks: [] })
   })

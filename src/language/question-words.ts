@@ -48,11 +48,14 @@ const answerTerms = new Map<Asked, readonly string[]>(
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')
 const askedBy = new Map(QUESTION_WORDS.map(([asked, word]) => [word, asked]))
-/** 几 alone asks "how many" only before another character, and 几乎 ("almost") is no question. */
+/**
+ * 几 alone asks "how many" only before another character, and not in 几乎 ("almost") or 茶几 (a
+ * tea table); 哪 is no question in the name 哪吒.
+ */
 const QUESTION_PATTERN = new RegExp(
   [...askedBy.keys()]
     .sort((a, b) => b.length - a.length)
-    .map((w) => (w === '几' ? '几(?![乎\\P{Script=Han}])' : escape(w)))
+    .map((w) => (w === '几' ? '(?<!茶)几(?![乎\\P{Script=Han}])' : w === '哪' ? '哪(?!吒)' : escape(w)))
     .join('|'),
   'gu',
 )
