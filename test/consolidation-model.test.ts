@@ -19,6 +19,7 @@ import { consolidate, consolidateHandler, writeHandler, type MemoryBackend } fro
 import { chatCompletionsModel } from '../src/lifecycle/chat-model.js'
 import { MODEL_CACHE_DIR, setConsolidationModel } from '../src/memory/consolidation/model.js'
 import { readJudgement, readSummary } from '../src/memory/consolidation/prompts.js'
+import { EN_SUMMARY, FACT, HISTORY, script, ZH_SUMMARY } from './consolidation-model-kit.js'
 import { startMockLlm, type MockLlm } from './host/mock-llm.js'
 import { tempStores } from './store-kit.js'
 
@@ -28,21 +29,6 @@ const mocks: MockLlm[] = []
 afterAll(async () => {
   for (const m of mocks) await m.close()
 })
-
-const FACT = 'The user lives in Lisbon.'
-const EN_SUMMARY = 'Set up the ruff pre-commit hook for the scraper repo; the user is based in Lisbon.'
-const ZH_SUMMARY = '修复了登录页 500 错误（cookie 路径配置问题），并决定下周把 Redis 升级到 7.2。'
-
-/** The scripted answers: the fact for the promotion prompt, per session a summary, garbage or nothing. */
-function script(prompt: string, fact = FACT): string | null {
-  if (prompt.startsWith('These notes were written in different sessions')) return JSON.stringify({ same: true, fact })
-  if (!prompt.startsWith('Summarise this work session')) return null
-  if (prompt.includes('ruff')) return EN_SUMMARY
-  if (prompt.includes('Redis')) return ZH_SUMMARY
-  // Not in its notes: a summary that invents a cluster and a version.
-  if (prompt.includes('release notes')) return 'Deployed Kubernetes 1.29 to the Frankfurt cluster.'
-  return ''
-}
 
 async function mock(complete: (prompt: string) => string | null = script, maxRequests = 50): Promise<MockLlm> {
   const m = await startMockLlm({ script: [], complete, maxRequests })
@@ -56,16 +42,8 @@ async function episode(b: MemoryBackend, session: string, time: string, summary:
   return (await writeHandler(b, { summary, type: 'episode', session_id: session, time })).id
 }
 
-/** One fact in three sessions (English and Chinese), four sessions to summarise (one in Chinese). */
 async function history(b: MemoryBackend): Promise<void> {
-  await episode(b, 's1', '2026-02-02T08:30:00Z', 'User mentioned they are based in Lisbon, so a 9:00 UTC call works for them.')
-  await episode(b, 's1', '2026-02-02T08:40:00Z', 'Set up the pre-commit hook for ruff in the scraper repo.')
-  await episode(b, 's2', '2026-02-05T14:00:00Z', 'Scheduled the vendor sync for 10:00 Lisbon time, since that is where the user lives.')
-  await episode(b, 's2', '2026-02-05T14:10:00Z', 'Drafted the release notes for v2.3.')
-  await episode(b, 's3', '2026-02-09T16:00:00Z', 'Said hello to the assistant.')
-  await episode(b, 's3', '2026-02-09T16:20:00Z', '用户说他住在 Lisbon，想找周末徒步的路线。')
-  await episode(b, 's4', '2026-02-10T09:00:00Z', '修复了登录页面的 500 错误，原因是 cookie 路径配置错误。')
-  await episode(b, 's4', '2026-02-10T09:30:00Z', '决定下周把 Redis 升级到 7.2。')
+  for (const [session, time, summary] of HISTORY) await episode(b, session, time, summary)
 }
 
 const completions = (m: MockLlm) => m.requests.filter((r) => r.answer === 'complete' || r.answer === 'title')
