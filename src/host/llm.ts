@@ -3,7 +3,8 @@
  * model: one auxiliary call per prompt, as the host's own session-title plugin makes them — a
  * user message made with `createUserMessage` (source: this plugin), `ctx.llm.stream` with the
  * provider route and model, the stream's text deltas joined, its `usage` counted, and a terminal
- * `error` or `aborted` finish turned into a rejection (the engine then degrades the run).
+ * `error` or `aborted` finish turned into a rejection (the engine then degrades the run), except
+ * an empty completion, which is an empty answer.
  *
  * Which model: the plugin setting `consolidationModel` — `auto` (the default) takes the host's
  * default selection for new agents (`ctx.agentDefaultModel.currentSelection()`), read at each
@@ -62,6 +63,9 @@ interface Chunk {
   reason?: { kind?: unknown; failure?: { code?: unknown; message?: unknown } }
 }
 
+/** dsh-llm's EMPTY_RESPONSE_CODE: a terminal `stop` that carried no content blocks. */
+const EMPTY_RESPONSE = 'EMPTY_RESPONSE'
+
 const tokens = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : 0)
 
 /** The host's model on route (a function: `auto` reads the host's current default at each call), its messages made by plugin. */
@@ -85,6 +89,9 @@ export function hostModel(llm: LlmService, route: () => Route, plugin: string): 
           input = tokens(chunk.usage.inputTokens) + tokens(chunk.usage.cacheReadTokens) + tokens(chunk.usage.cacheWriteTokens)
           output = tokens(chunk.usage.outputTokens)
         } else if (chunk.type === 'finish' && (chunk.reason?.kind === 'error' || chunk.reason?.kind === 'aborted')) {
+          // A completion with no content is the host's EMPTY_RESPONSE error: an empty answer for
+          // this item (the engine keeps its own result), not a broken model.
+          if (chunk.reason.failure?.code === EMPTY_RESPONSE) return { text: '', inputTokens: input, outputTokens: output }
           throw new Error(`${String(chunk.reason.failure?.code ?? chunk.reason.kind)}: ${String(chunk.reason.failure?.message ?? '')}`)
         }
       }
