@@ -16,6 +16,9 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { consolidate, consolidateHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { startPanelServer } from '../src/cli/serve.js'
+import { API_PATH, PANEL_HEADER, TOKEN_HEADER } from '../src/host/api.js'
+import { panelKey } from '../src/host/panel-key.js'
 import { chatCompletionsModel } from '../src/lifecycle/chat-model.js'
 import { MODEL_CACHE_DIR, setConsolidationModel } from '../src/memory/consolidation/model.js'
 import { readJudgement, readSummary } from '../src/memory/consolidation/prompts.js'
@@ -209,6 +212,26 @@ describe('consolidation with a model over HTTP', () => {
     expect(report.model).toBeUndefined()
     expect(m.requests).toHaveLength(0)
     expect(report.promoted).toHaveLength(1)
+  })
+
+  it("the panel server's consolidate op uses the model it was given", async () => {
+    const m = await mock()
+    const { backend: b, root } = await store()
+    await history(b)
+    const panel = await startPanelServer({ root, host: '127.0.0.1', port: 0, model: modelOf(m) })
+    try {
+      const res = await fetch(`${panel.url.split('#')[0]?.replace(/\/$/, '')}${API_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [PANEL_HEADER]: 'panel', [TOKEN_HEADER]: panelKey(root) },
+        body: JSON.stringify({ op: 'consolidate', dryRun: false }),
+      })
+      const body = (await res.json()) as { ok: boolean; result: Awaited<ReturnType<typeof consolidate>> }
+      expect(res.status, JSON.stringify(body)).toBe(200)
+      expect(body.result.model).toMatchObject({ id: `${m.baseUrl}#mock-chat`, calls: 5 })
+      expect(body.result.promoted.map((p) => p.summary)).toEqual([FACT])
+    } finally {
+      await panel.close()
+    }
   })
 
   it('the CLI takes its endpoint from MEMORY_AGENT_LLM_BASE_URL and MEMORY_AGENT_LLM_MODEL', async () => {

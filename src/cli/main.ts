@@ -63,7 +63,7 @@ store alone); --user works on the personal store alone
 (default ~/.agent/memory). --json prints the structured output instead of text. A tool command's
 whole input may come as --input JSON, --input - (stdin) or --input @FILE; plain text there is the
 command's text argument (write's summary).
-consolidate uses a model when $MEMORY_AGENT_LLM_BASE_URL and $MEMORY_AGENT_LLM_MODEL name an
+consolidate (and serve's panel) uses a model when $MEMORY_AGENT_LLM_BASE_URL and $MEMORY_AGENT_LLM_MODEL name an
 OpenAI-compatible chat-completions endpoint ($MEMORY_AGENT_LLM_API_KEY its key, if it needs one);
 without them it runs without a model.
 Exit codes: 0 ok, 2 usage or INVALID_INPUT, 3 NOT_FOUND, 4 INVALID_STATE, 5 PATH_OUTSIDE_ROOT,
