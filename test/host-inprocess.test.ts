@@ -180,6 +180,9 @@ describe('the DSH plugin in process', () => {
       autoSettleEnabled: false,
       consolidateAfterEpisodes: 20,
       consolidateMinIntervalMinutes: 60,
+      consolidationModel: 'auto',
+      consolidateModelTokensPerRun: 20000,
+      consolidateModelTokensPerDay: 200000,
       lifecycle: { enabled: false, audit: true, autoSettle: { enabled: false, minIntervalMs: 90000, minMessages: 4, maxCandidates: 3 } },
     })
     const names = root.tools.schemas().map((s: { name: string }) => s.name)

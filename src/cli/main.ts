@@ -10,6 +10,8 @@ import { readFile } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { asMemoryError, isMemoryError } from '../errors.js'
+import { modelFromEnv } from '../lifecycle/chat-model.js'
+import { setConsolidationModel } from '../memory/consolidation/model.js'
 import { selectTools } from '../mcp/profile.js'
 import { packageVersion } from '../version.js'
 import { serveStdio } from '../mcp/stdio.js'
@@ -61,6 +63,9 @@ store alone); --user works on the personal store alone
 (default ~/.agent/memory). --json prints the structured output instead of text. A tool command's
 whole input may come as --input JSON, --input - (stdin) or --input @FILE; plain text there is the
 command's text argument (write's summary).
+consolidate (and serve's panel) uses a model when $MEMORY_AGENT_LLM_BASE_URL and $MEMORY_AGENT_LLM_MODEL name an
+OpenAI-compatible chat-completions endpoint ($MEMORY_AGENT_LLM_API_KEY its key, if it needs one);
+without them it runs without a model.
 Exit codes: 0 ok, 2 usage or INVALID_INPUT, 3 NOT_FOUND, 4 INVALID_STATE, 5 PATH_OUTSIDE_ROOT,
 6 LOCK_TIMEOUT, 1 anything else.
 `
@@ -186,6 +191,9 @@ async function runTool(command: string, args: string[]): Promise<number> {
   const backend = createFileBackend(root)
   const personal = personalStore(args, root)
   const user = personal !== undefined ? createFileBackend(personal.root) : undefined
+  // memory_consolidate may use a chat-completions endpoint the environment names (MEMORY_AGENT_LLM_*).
+  const model = modelFromEnv(process.env)
+  for (const b of [backend, user]) if (b !== undefined) setConsolidationModel(b, model)
   try {
     const tool = user !== undefined ? routeTool(parsed.tool, { user, projectId: personal?.projectId ?? '' }) : parsed.tool
     // The handler validates the input (INVALID_INPUT naming the field), so it takes it as parsed.

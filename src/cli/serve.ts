@@ -17,6 +17,8 @@ import { fileURLToPath } from 'node:url'
 import { API_PATH, isLoopback } from '../host/api.js'
 import { apiRouteHandler, storeApiDeps } from '../host/http.js'
 import { panelKey, panelLink } from '../host/panel-key.js'
+import { modelFromEnv } from '../lifecycle/chat-model.js'
+import { setConsolidationModel, type ConsolidationModel } from '../memory/consolidation/model.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { createFileBackend } from '../store/file-backend.js'
 import { parseFlags } from './flags.js'
@@ -71,6 +73,8 @@ export interface ServeOptions {
   root: string
   host: string
   port: number
+  /** The model the panel's consolidation may use (the CLI's MEMORY_AGENT_LLM_* endpoint); none when absent. */
+  model?: ConsolidationModel | null
 }
 
 /** Whether a --host value names this machine: a loopback address or `localhost`. */
@@ -110,6 +114,7 @@ export interface RunningPanel {
 export async function startPanelServer(options: ServeOptions): Promise<RunningPanel> {
   if (!existsSync(PANEL_BUNDLE)) throw new Error(`the panel bundle ${PANEL_BUNDLE} is missing; build it with npm run build`)
   const backend = createFileBackend(options.root)
+  setConsolidationModel(backend, options.model ?? null)
   const key = panelKey(options.root)
   const api = apiRouteHandler(storeApiDeps(backend, key))
 
@@ -156,7 +161,7 @@ export async function startPanelServer(options: ServeOptions): Promise<RunningPa
 /** `memory-agent serve`: start, print the link, run until a signal. */
 export async function serve(root: string, args: string[]): Promise<number> {
   const { host, port } = parseServeFlags(args)
-  const running = await startPanelServer({ root, host, port })
+  const running = await startPanelServer({ root, host, port, model: modelFromEnv(process.env) })
   process.stdout.write(`memory-agent panel: ${running.url}\n`)
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -22,6 +22,9 @@ export interface PluginConfig {
   autoSettleEnabled: boolean
   consolidateAfterEpisodes: number
   consolidateMinIntervalMinutes: number
+  consolidationModel: string
+  consolidateModelTokensPerRun: number
+  consolidateModelTokensPerDay: number
   lifecycle: {
     enabled: boolean
     audit: boolean
@@ -57,6 +60,17 @@ export const PluginConfig: Schema<PluginConfig> = Schema.object({
     .max(10_080)
     .default(DEFAULT_CONFIG.consolidateMinIntervalMinutes)
     .description('The least time between two background consolidations (minutes).'),
+  consolidationModel: Schema.string()
+    .default('auto')
+    .description('The model consolidation may use through the host\'s LLM service: "auto" (the host\'s default model for new agents), "provider/model", or "off" (deterministic only).'),
+  consolidateModelTokensPerRun: Schema.natural()
+    .max(10_000_000)
+    .default(DEFAULT_CONFIG.consolidateModelTokensPerRun)
+    .description('Model tokens one consolidation run may spend; past it the run goes on without the model.'),
+  consolidateModelTokensPerDay: Schema.natural()
+    .max(100_000_000)
+    .default(DEFAULT_CONFIG.consolidateModelTokensPerDay)
+    .description('Model tokens consolidation may spend per day (UTC); past it runs go on without the model.'),
   lifecycle: Schema.object({
     enabled: Schema.boolean().default(false).description('Session hooks (audit only; they never delete).'),
     audit: Schema.boolean().default(true).description('Session hooks write lifecycle/attach and lifecycle/detach ledger events.'),
@@ -80,5 +94,7 @@ export function runtimeBase(config: PluginConfig): Partial<RuntimeConfig> {
     autoSettleEnabled: config.autoSettleEnabled || config.lifecycle.autoSettle.enabled,
     consolidateAfterEpisodes: config.consolidateAfterEpisodes,
     consolidateMinIntervalMinutes: config.consolidateMinIntervalMinutes,
+    consolidateModelTokensPerRun: config.consolidateModelTokensPerRun,
+    consolidateModelTokensPerDay: config.consolidateModelTokensPerDay,
   }
 }

@@ -6,7 +6,8 @@
  * synchronous resident-injection context `memory-agent:recall` (project and personal store; it also
  * beats the heartbeat: auto-settle, and consolidation of the project store when it is due), while
  * the host offers `sessions` the session hooks, and while it offers `webServer` the settings
- * panel's API route `POST /memory-agent/api` (whose `backfill` reads those sessions). Everything
+ * panel's API route `POST /memory-agent/api` (whose `backfill` reads those sessions), and while it
+ * offers `llm` the consolidation model of both stores (llm.ts; `consolidationModel`). Everything
  * is undone with the fiber: registrations are effects of it, and one more effect lets background
  * work finish and flushes the caches. All state is on disk: the host runs `apply` again whenever
  * an injected service restarts, and nothing but caches is lost.
@@ -24,7 +25,9 @@ import { apiRouteHandler, storeApiDeps } from './http.js'
 import { panelKey, panelLink } from './panel-key.js'
 import { PluginConfig, runtimeBase } from './config.js'
 import { dshTool, loadDshTools } from './tools.js'
+import { hostModel, isDefaultModelService, isLlmService, parseModelSetting } from './llm.js'
 import { isUserTyped, messageText, type HostMessage } from '../lifecycle/auto-settle.js'
+import { setConsolidationModel } from '../memory/consolidation/model.js'
 import { setConfigBase } from '../memory/settings/config.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import type { MemoryBackend } from '../store/backend.js'
@@ -169,6 +172,34 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
       console.info(`dsh-memory-agent: memory panel (Settings → Memory) unlocks with ${panelLink(`http://${host}:${server.port}/`, key)}`)
     }
   })
+
+  // Consolidation's model: the host's LLM service on the configured route, for as long as it (and,
+  // for "auto", the host's default-model service) is there; without it, the deterministic path.
+  const modelSetting = parseModelSetting(config.consolidationModel)
+  // A configuration mistake never stops memory from working: it consolidates without a model.
+  if (modelSetting === null) console.warn(`dsh-memory-agent: consolidationModel: expected "auto", "off" or "provider/model", got ${JSON.stringify(config.consolidationModel)}; consolidating without a model`)
+  const stores = [backend, personal?.user].filter((b): b is MemoryBackend => b !== undefined)
+  const lendModel = (deps: Array<'llm' | 'agentDefaultModel'>, route: (mctx: object) => (() => { provider: string; model: string }) | null) =>
+    ctx.inject(deps, (mctx) => {
+      const llm = mctx.llm
+      const pick = route(mctx)
+      if (!isLlmService(llm) || pick === null) return
+      const model = hostModel(llm, pick, name)
+      mctx.effect(() => {
+        for (const b of stores) setConsolidationModel(b, model)
+        return () => {
+          for (const b of stores) setConsolidationModel(b, null)
+        }
+      }, 'memory-agent: consolidation model')
+    })
+  if (modelSetting === 'auto') {
+    lendModel(['llm', 'agentDefaultModel'], (mctx) => {
+      const defaults = (mctx as { agentDefaultModel?: unknown }).agentDefaultModel
+      return isDefaultModelService(defaults) ? () => defaults.currentSelection() : null
+    })
+  } else if (modelSetting !== 'off' && modelSetting !== null) {
+    lendModel(['llm'], () => () => modelSetting)
+  }
 
   ctx.systemPrompt.context({
     name: RECALL_CONTEXT,

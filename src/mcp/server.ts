@@ -4,7 +4,8 @@
  * idempotent hints, and results as concise text plus `structuredContent`. A MemoryError becomes
  * an `isError` result led by its code; nothing is thrown out of a handler. Once connected, a
  * server left without tool calls for `consolidateIdleMs` consolidates the project store in the
- * background when a run is due (idle.ts). Reads no configuration and starts no transport: `cli/`
+ * background when a run is due (idle.ts). A client that declares `sampling` lends its model to
+ * consolidation (sampling.ts) once initialised. Reads no configuration and starts no transport: `cli/`
  * does that.
  */
 
@@ -16,7 +17,9 @@ import type { MemoryBackend } from '../store/backend.js'
 import { routeTools, type PersonalStore } from '../stores/route.js'
 import { renderValue } from '../tools/render/text.js'
 import type { ToolDeclaration } from '../tools/declare/tool.js'
+import { setConsolidationModel } from '../memory/consolidation/model.js'
 import { IdleConsolidation } from './idle.js'
+import { samplingModel } from './sampling.js'
 import { selectTools, serverInstructions } from './profile.js'
 import { permissiveInput, toZod } from './zod.js'
 
@@ -92,6 +95,11 @@ export function createMcpServer(
       },
       (args: unknown) => call(tool, backend, args, idle),
     )
+  }
+  // Capabilities are known once the client has initialised: its sampling, if offered, is the consolidation model.
+  server.server.oninitialized = () => {
+    const model = samplingModel(server.server)
+    for (const b of [backend, personal?.user]) if (b !== undefined) setConsolidationModel(b, model)
   }
   return {
     mcp: server,

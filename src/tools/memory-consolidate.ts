@@ -15,13 +15,16 @@ export const memoryConsolidateTool = defineTool(
     description:
       'Consolidate the store without a model: a statement repeated in two or more sessions (or confirmed by the user) becomes a topic naming the episodes it came from; ' +
       'each finished session gets a short summary; near-identical topics are folded (memory_undemote undoes it); episodes a topic covers and memories of low importance, idle for the store\'s consolidateIdleDays (30), are archived (memory_restore brings them back). ' +
-      'Topics whose sources were replaced or forgotten are reported as stale. A preview unless dryRun is false; one run at a time per store, within its caps.',
+      'Topics whose sources were replaced or forgotten are reported as stale. A preview unless dryRun is false; one run at a time per store, within its caps. ' +
+      'Where the host offers a model (DSH\'s LLM, MCP sampling, a configured endpoint), it judges promotion candidates and writes session summaries, each answer held to its source episodes (the deterministic result where it is not); ' +
+      'over the model token caps (consolidateModelTokensPerRun, consolidateModelTokensPerDay) or on a model failure the run goes on without it and says why in degraded. A dry run uses cached model answers only.',
     input: {
       type: 'object',
       properties: {
         dryRun: { type: 'boolean', default: true, description: 'true (default): report only; false: consolidate.' },
         maxItems: { type: 'integer', minimum: 1, maximum: 100000, description: 'At most this many memories changed in this run (default: the store setting consolidateMaxItems, 500).' },
         maxSeconds: { type: 'integer', minimum: 1, maximum: 3600, description: 'Stop after this many seconds (default: consolidateMaxSeconds, 120).' },
+        useModel: { type: 'boolean', default: true, description: 'false: consolidate without a model even where one is available.' },
       },
       additionalProperties: false,
     },
@@ -95,6 +98,35 @@ export const memoryConsolidateTool = defineTool(
           type: 'array',
           items: { type: 'object', properties: { step: { type: 'string' }, reason: { type: 'string' } }, required: ['step', 'reason'], additionalProperties: false },
         },
+        model: {
+          type: 'object',
+          description: 'Present when a model was available: its id, requests sent, answers from the cache, tokens spent, items whose answer was not taken (fallbacks) and candidate groups it judged not one fact (declined).',
+          properties: {
+            id: { type: 'string' },
+            calls: { type: 'integer' },
+            cached: { type: 'integer' },
+            tokens: { type: 'integer' },
+            fallbacks: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { step: { type: 'string', enum: ['promote', 'reflect'] }, item: { type: 'string' }, reason: { type: 'string' } },
+                required: ['step', 'item', 'reason'],
+                additionalProperties: false,
+              },
+            },
+            declined: { type: 'array', items: ids },
+          },
+          required: ['id', 'calls', 'cached', 'tokens', 'fallbacks', 'declined'],
+          additionalProperties: false,
+        },
+        degraded: {
+          type: 'object',
+          description: 'Present when the run went on without the model: why (a token cap, a model failure) and since when.',
+          properties: { reason: { type: 'string' }, at: { type: 'string' } },
+          required: ['reason', 'at'],
+          additionalProperties: false,
+        },
         guidance: { type: 'string' },
       },
       required: ['dry_run', 'promoted', 'reinforced', 'reflected', 'merged', 'merge_candidates', 'archived', 'decayed', 'stale', 'skipped', 'guidance'],
@@ -102,7 +134,7 @@ export const memoryConsolidateTool = defineTool(
     },
     annotations: { readOnly: false, destructive: false, idempotent: false },
   },
-  (backend, input) => consolidate(backend, input),
+  async (backend, input) => consolidate(backend, { dryRun: input.dryRun, maxItems: input.maxItems, maxSeconds: input.maxSeconds, ...(input.useModel === false ? { model: null } : {}) }),
 )
 
 export const consolidateHandler = memoryConsolidateTool.handler

@@ -5,11 +5,14 @@
  * (dsh-llm-deepseek POSTs to `${DEEPSEEK_BASE_URL}/chat/completions`, streaming SSE).
  *
  * Per POST .../chat/completions:
- *   - no `tools` in the request (the host's session-title request)      -> the text `title`
+ *   - no `tools` in the request (the host's session-title request, a
+ *     consolidation prompt)                                             -> `complete(last user text)`
+ *                                                                          when given and not null, else the text `title`
  *   - the script has a step k (k = assistant messages with tool_calls already in the
  *     conversation) and every tool it names is offered                   -> those tool calls
  *   - otherwise                                                          -> the final text
  *     `MOCK FINAL: <content of the last tool message>`
+ * A request with `"stream": false` gets one JSON completion instead of an SSE stream (text answers only).
  * The mock is stateless across requests: it follows the conversation the host sends back.
  *
  * Bounded: after `maxRequests` requests every further one gets 503, and `close()` (or the
@@ -30,7 +33,7 @@ export interface MockRequest {
   method: string
   url: string
   body: any
-  /** What the mock answered: 'title', 'tools', 'final', or an HTTP status for anything else. */
+  /** What the mock answered: 'title', 'complete', 'tools', 'final', or an HTTP status for anything else. */
   answer: string
 }
 
@@ -43,6 +46,8 @@ export interface MockLlm {
 export interface MockOptions {
   script: (MockCall | MockCall[])[]
   title?: string
+  /** The answer to a request without tools, from the text of its last user message; null: `title`. */
+  complete?: (prompt: string) => string | null
   maxRequests?: number
   timeoutMs?: number
 }
@@ -82,23 +87,33 @@ export async function startMockLlm(options: MockOptions): Promise<MockLlm> {
       return
     }
 
+    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }
+    const messages: any[] = Array.isArray(body.messages) ? body.messages : []
+    const offered = new Set<string>((Array.isArray(body.tools) ? body.tools : []).map((t: any) => t?.function?.name))
+    const lastUser = [...messages].reverse().find((m) => m?.role === 'user')
+    const completion = offered.size === 0 ? (options.complete?.(lastUser ? contentText(lastUser.content) : '') ?? null) : null
+    const plain = offered.size === 0 ? (completion ?? title) : null
+    if (body.stream === false && plain !== null) {
+      record.answer = completion === null ? 'title' : 'complete'
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ id: `mock-${id}`, object: 'chat.completion', created: 0, model: body.model ?? 'mock', choices: [{ index: 0, message: { role: 'assistant', content: plain }, finish_reason: 'stop' }], usage }))
+      return
+    }
+
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'close' })
     const base = { id: `mock-${id}`, object: 'chat.completion.chunk', created: 0, model: body.model ?? 'mock' }
-    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }
     const send = (chunk: object) => res.write(`data: ${JSON.stringify({ ...base, ...chunk })}\n\n`)
     const text = (content: string) => {
       send({ choices: [{ index: 0, delta: { role: 'assistant', content } }] })
       send({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage })
     }
 
-    const messages: any[] = Array.isArray(body.messages) ? body.messages : []
-    const offered = new Set<string>((Array.isArray(body.tools) ? body.tools : []).map((t: any) => t?.function?.name))
     const k = messages.filter((m) => m?.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0).length
     const calls = steps[k]
 
-    if (offered.size === 0) {
-      record.answer = 'title'
-      text(title)
+    if (plain !== null) {
+      record.answer = completion === null ? 'title' : 'complete'
+      text(plain)
     } else if (calls && calls.every((c) => offered.has(c.name))) {
       record.answer = 'tools'
       send({ choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] })

@@ -12,6 +12,9 @@
  *       server answers the panel with the key from the link the plugin prints, and refuses what
  *       it must (403 without or with a wrong key, with forged Origin and panel header; 413 over
  *       64 KB; 405 for GET);
+ *   (e) consolidation in the real host reaches the mock LLM through the host's LLM service
+ *       (ctx.llm, dsh-llm-deepseek on DEEPSEEK_BASE_URL, the host's default model) and takes the
+ *       model's grounded fact;
  *   (d) the settings panel inside the real DSH web UI, in headless Chromium: the host serves our
  *       client artifact from its boot graph, the link's key unlocks it, Settings → Memory shows
  *       the store, and a memory written there is found by the panel's search (in Chinese, the
@@ -39,6 +42,7 @@ import {
   type Sandbox,
 } from './host-harness.js'
 import { contentText, startMockLlm } from './mock-llm.js'
+import { FACT, HISTORY, script, ZH_SUMMARY } from '../consolidation-model-kit.js'
 import { artifacts, ensureChromium, launchBrowser } from '../panel/harness.js'
 import type { Page } from 'playwright-core'
 
@@ -233,6 +237,45 @@ describe('the real DSH host (rc.8, Node 22)', () => {
       // The headless runner prints the final answer (the mock echoes the last tool result).
       expect(r.stdout).toContain('MOCK FINAL:')
       expect(r.stdout).toContain(summary)
+    } catch (err) {
+      failed = true
+      throw err
+    } finally {
+      await mock.close()
+    }
+  })
+
+  it('(e) consolidation asks the host LLM (the default model, dsh-llm-deepseek) and takes its grounded fact', async () => {
+    const mock = await startMockLlm({ script: [], complete: script, maxRequests: 20, timeoutMs: 90_000 })
+    try {
+      await addPlugin('memmodel')
+      const calls = [
+        ...HISTORY.map(([session_id, time, summary]) => ({ name: 'write_memory', arguments: { summary, type: 'episode', session_id, time } })),
+        { name: 'memory_consolidate', arguments: { dryRun: false } },
+      ]
+      const patch = writePatch(sandbox, 'model.patch.yml', [{ insert: [{ id: 'test-driver', name: DRIVER, config: { waitFor: ['memory_consolidate'], calls } }] }])
+      const r = await sandbox.dsh(['--profile', 'memmodel', '--patch', patch], {
+        cwd: sandbox.workspace('model'),
+        env: { DEEPSEEK_API_KEY: 'sk-mock', DEEPSEEK_BASE_URL: mock.baseUrl },
+        timeoutMs: 90_000,
+      })
+      const log = mock.requests.map((q) => `#${q.id} ${q.url} -> ${q.answer}`).join('\n')
+      const why = `${describeRun('dsh --profile memmodel --patch driver', r)}\n--- mock llm\n${log}`
+      expect(r.code, why).toBe(0)
+      const consolidated = reports(r.stdout).filter((l) => l.kind === 'call').at(-1)
+      expect(consolidated?.result.isError, why).toBe(false)
+      const report = consolidated.result.value
+      // The host's default selection for new agents (dsh-base: deepseek-official / deepseek-v4-flash).
+      expect(report.model, why).toMatchObject({ id: 'dsh:deepseek-official/deepseek-v4-flash', calls: 5 })
+      expect(report.degraded, why).toBeUndefined()
+      expect(report.promoted.map((p: { summary: string }) => p.summary)).toEqual([FACT])
+      const summaries = new Map(report.reflected.map((x: { session: string; summary: string }) => [x.session, x.summary]))
+      expect(summaries.get('s4')).toBe(`会话 s4（2026-02-10，2 条）: ${ZH_SUMMARY}`)
+      // The invented summary and the empty answer (the host's EMPTY_RESPONSE) fall back item by item.
+      expect(report.model.fallbacks.map((f: { item: string }) => f.item)).toEqual(['s2', 's3'])
+      const asked = mock.requests.filter((q) => q.answer === 'complete')
+      expect(asked, why).toHaveLength(5)
+      expect(asked[0]!.body.model).toBe('deepseek-v4-flash')
     } catch (err) {
       failed = true
       throw err

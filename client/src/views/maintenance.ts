@@ -48,6 +48,8 @@ export function maintenanceView(ctx: PanelContext): View {
       decayed: r.decayed.length,
       stale: r.stale.length,
     }),
+    ...(r.model !== undefined ? [' ', t('consolidateModel', { id: r.model.id, calls: r.model.calls, cached: r.model.cached, tokens: r.model.tokens, fallbacks: r.model.fallbacks.length })] : []),
+    ...(r.degraded !== undefined ? [' ', h('span', { attrs: { 'data-role': 'consolidate-degraded' } }, t('consolidateDegraded', { reason: r.degraded.reason }))] : []),
     h('span', { class: 'dma-hint', attrs: { 'data-role': 'consolidate-guidance' } }, ` ${r.guidance}`),
   ]
   const consolidate = twoStep(t, {

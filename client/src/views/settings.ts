@@ -29,6 +29,8 @@ const FIELDS: readonly FieldSpec[] = [
   { key: 'autoSettleEnabled', label: 'autoSettleEnabled', hint: 'autoSettleEnabledHint' },
   { key: 'consolidateAfterEpisodes', label: 'consolidateAfterEpisodes', hint: 'consolidateAfterEpisodesHint', range: [0, 100_000] },
   { key: 'consolidateMinIntervalMinutes', label: 'consolidateMinIntervalMinutes', hint: 'consolidateMinIntervalMinutesHint', range: [0, 10_080] },
+  { key: 'consolidateModelTokensPerRun', label: 'consolidateModelTokensPerRun', hint: 'consolidateModelTokensPerRunHint', range: [0, 10_000_000] },
+  { key: 'consolidateModelTokensPerDay', label: 'consolidateModelTokensPerDay', hint: 'consolidateModelTokensPerDayHint', range: [0, 100_000_000] },
 ]
 
 export function settingsView(ctx: PanelContext): View {

@@ -12,6 +12,12 @@
  * is the write path's: a promoted topic revises the topics of its subject as any write does, and
  * a correction stated once ("the port is now 9090") is promoted when it revises a topic.
  *
+ * With a model (model.ts, set by the adapter that opened the store), PROMOTE asks it whether a
+ * group states one fact and for the fact's sentence, and REFLECT for an abstractive summary; an
+ * answer is taken only when it is grounded in the episodes (prompts.ts), otherwise that item keeps
+ * its deterministic result. Over a model token cap (per run, per day), or when the model fails,
+ * the run goes on deterministically and says why (`degraded`, and a `consolidate-degraded` event).
+ *
  * One run at a time per store (a lease in `.cache/consolidation.json`, taken over when its process
  * is gone or it is older than LEASE_STALE_MS). Each run stops at its caps (items changed, time)
  * and at the daily cap, and says what it skipped. Every change is a ledger event, and the run one
@@ -34,8 +40,10 @@ import { confirmMemory } from '../writing/confirm.js'
 import { setStatus } from '../writing/slots.js'
 import { transact } from '../writing/txn.js'
 import { NEAR_DUPLICATE_THRESHOLD, writeMemory } from '../writing/write.js'
+import { consolidationModel, ModelRun, modelTokensOnDay, type ConsolidationModel, type Degraded, type ModelUse } from './model.js'
+import { PROMOTE_PROMPT, promotePrompt, readJudgement, readSummary, REFLECT_PROMPT, reflectPrompt } from './prompts.js'
 import { promotionGroups, strongEvidence, type Candidate, type PromotionGroup } from './promote.js'
-import { SESSION_SUMMARY_TAG, sessionSummaries } from './reflect.js'
+import { SESSION_SUMMARY_TAG, sessionSummaries, type SessionSummary } from './reflect.js'
 
 export const LEASE_FILE = '.cache/consolidation.json'
 export const LEASE_STALE_MS = 10 * 60_000
@@ -51,6 +59,8 @@ export interface ConsolidateOptions {
   /** Caps of this run: memories changed, and wall time (defaults: the store's settings). */
   maxItems?: number
   maxSeconds?: number
+  /** The model to use: undefined, the one set for the store (setConsolidationModel); null, none. */
+  model?: ConsolidationModel | null
 }
 
 export interface Promotion {
@@ -79,6 +89,10 @@ export interface ConsolidationReport {
   decayed: string[]
   stale: Array<{ id: string; gone: Array<{ id: string; status: MemoryStatus | 'missing' }> }>
   skipped: Array<{ step: string; reason: string }>
+  /** Present when a model was available: what it was asked and cost, and where its answer was not taken. */
+  model?: ModelUse
+  /** Present when the run went on without the model: over a token cap, or the model failed. */
+  degraded?: Degraded
   guidance: string
 }
 
@@ -171,7 +185,9 @@ export function changesOnDay(ledger: readonly LedgerEvent[], day: string): numbe
 export async function consolidate(backend: MemoryBackend, options: ConsolidateOptions = {}): Promise<ConsolidationReport> {
   const dryRun = options.dryRun ?? true
   const config = await loadConfig(backend)
-  const budget = new Budget(options.maxItems ?? config.consolidateMaxItems, Date.now() + 1000 * (options.maxSeconds ?? config.consolidateMaxSeconds))
+  const deadline = Date.now() + 1000 * (options.maxSeconds ?? config.consolidateMaxSeconds)
+  const budget = new Budget(options.maxItems ?? config.consolidateMaxItems, deadline)
+  const model = options.model === undefined ? consolidationModel(backend) : options.model
   const report: ConsolidationReport = {
     dry_run: dryRun,
     promoted: [],
@@ -190,12 +206,15 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
     await ensureFresh(backend)
     // Read once: the daily cap and the user's confirmations both come from it.
     const ledger = await backend.readLedger()
-    const doneToday = changesOnDay(ledger, backend.now().slice(0, 10))
+    const today = backend.now().slice(0, 10)
+    const doneToday = changesOnDay(ledger, today)
+    const caps = { perRun: config.consolidateModelTokensPerRun, perDay: config.consolidateModelTokensPerDay, spentToday: modelTokensOnDay(ledger, today), deadline }
+    const run = model === null ? null : new ModelRun(backend, model, caps, dryRun)
     if (!dryRun && doneToday >= config.consolidateDailyItems) {
       budget.skipped.push({ step: 'all', reason: `daily cap ${config.consolidateDailyItems} reached (${doneToday} changes today)` })
     } else {
-      await promote(backend, ledger, report, budget, dryRun)
-      await reflect(backend, report, budget, dryRun)
+      await promote(backend, ledger, report, budget, dryRun, run)
+      await reflect(backend, report, budget, dryRun, run)
       await merge(backend, report, budget, dryRun)
       await archiveCovered(backend, report, budget, dryRun, config.consolidateIdleDays)
       if (budget.allows('decay')) {
@@ -205,9 +224,12 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
       }
     }
     report.stale = staleDerived([...(await backend.indexView()).values()])
+    if (run !== null) report.model = run.use
+    if (run?.degraded != null) report.degraded = run.degraded
     report.guidance = guidance(report)
     if (!dryRun) {
       await transact(backend, async (txn) => {
+        if (run?.degraded != null) txn.log({ event: 'consolidate-degraded', model: run.use.id, reason: run.degraded.reason, degraded_at: run.degraded.at })
         txn.log({
           event: 'consolidate',
           changed: budget.used,
@@ -219,6 +241,7 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
           decayed: report.decayed.length,
           stale: report.stale.length,
           ...(budget.skipped.length > 0 ? { skipped: budget.skipped.map((s) => `${s.step}: ${s.reason}`) } : {}),
+          ...(run !== null ? { model: run.use.id, model_tokens: run.use.tokens, model_calls: run.use.calls, model_cached: run.use.cached } : {}),
         })
       })
     }
@@ -228,7 +251,7 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
   }
 }
 
-async function promote(backend: MemoryBackend, ledger: readonly LedgerEvent[], report: ConsolidationReport, budget: Budget, dryRun: boolean): Promise<void> {
+async function promote(backend: MemoryBackend, ledger: readonly LedgerEvent[], report: ConsolidationReport, budget: Budget, dryRun: boolean, run: ModelRun | null): Promise<void> {
   const entries = [...(await backend.indexView()).values()]
   const consumed = consumedBy(entries)
   // Episodes archived into a topic still count, so that a new mention of the fact finds its group.
@@ -258,8 +281,8 @@ async function promote(backend: MemoryBackend, ledger: readonly LedgerEvent[], r
       budget.spend(dryRun ? 0 : 1)
       continue
     }
-    await promoteGroup(backend, report, g, g.confirmed && g.sessions.length < 2 ? 'confirmed' : 'repeated', dryRun)
-    budget.spend(dryRun ? 0 : 1)
+    const changed = await promoteGroup(backend, report, g, g.confirmed && g.sessions.length < 2 ? 'confirmed' : 'repeated', dryRun, run)
+    budget.spend(dryRun || !changed ? 0 : 1)
   }
 
   // A correction said once revises a topic of its subject: REVISE through the write path.
@@ -270,22 +293,46 @@ async function promote(backend: MemoryBackend, ledger: readonly LedgerEvent[], r
     const said = deriveClaim(e.summary)
     if (said === null || !keys.some((k) => sameSubject(k, said.subject))) continue
     if (!budget.allows('promote')) return
-    await promoteGroup(backend, report, { members: [e], sessions: sessionsOf(e), confirmed: false, similarity: 1, text: e }, 'revision', dryRun)
+    await promoteGroup(backend, report, { members: [e], sessions: sessionsOf(e), confirmed: false, similarity: 1, text: e }, 'revision', dryRun, null)
     budget.spend(dryRun ? 0 : 1)
   }
 }
 
-async function promoteGroup(backend: MemoryBackend, report: ConsolidationReport, g: PromotionGroup, reason: Promotion['reason'], dryRun: boolean): Promise<void> {
+/**
+ * The sentence a group's topic takes: the model's, when it has one and the answer holds to the
+ * group's episodes; the group's own text otherwise. Null when the model judged the group not one fact.
+ */
+async function factOf(g: PromotionGroup, run: ModelRun | null): Promise<string | null> {
+  if (run === null || g.members.length < 2) return g.text.summary
+  const statements = g.members.map((m) => m.summary)
+  const answer = await run.ask(PROMOTE_PROMPT, promotePrompt(statements))
+  if (answer === null) return g.text.summary
+  const judged = readJudgement(answer, statements, g.text.summary)
+  if ('declined' in judged) {
+    run.use.declined.push(g.members.map((m) => m.id))
+    return null
+  }
+  if ('reason' in judged) {
+    run.fallback('promote', g.members.map((m) => m.id).join(','), judged.reason)
+    return g.text.summary
+  }
+  return judged.fact
+}
+
+/** Promotes a group to a topic (or reinforces the topic that says it already); false when nothing changed. */
+async function promoteGroup(backend: MemoryBackend, report: ConsolidationReport, g: PromotionGroup, reason: Promotion['reason'], dryRun: boolean, run: ModelRun | null): Promise<boolean> {
   const derived = g.members.map((m) => m.id)
   const latest = g.members.at(-1) as IndexEntry
+  const summary = await factOf(g, run)
+  if (summary === null) return false
   if (dryRun) {
-    report.promoted.push({ id: null, summary: g.text.summary, status: 'would-promote', derived_from: derived, sessions: g.sessions, reason, superseded: [] })
-    return
+    report.promoted.push({ id: null, summary, status: 'would-promote', derived_from: derived, sessions: g.sessions, reason, superseded: [] })
+    return false
   }
   const out = await writeMemory(
     backend,
     {
-      summary: g.text.summary,
+      summary,
       type: 'topic',
       source: 'plugin',
       time: latest.time,
@@ -302,10 +349,11 @@ async function promoteGroup(backend: MemoryBackend, report: ConsolidationReport,
     const existing = (await backend.indexView()).get(out.id)
     if (existing !== undefined) await addSources(backend, existing, derived)
     report.reinforced.push({ id: out.id, added: derived, status: existing?.status ?? out.status })
-    return
+    return true
   }
-  await transact(backend, async (txn) => txn.log({ event: 'promote', id: out.id, ids: derived, reason, sessions: g.sessions }))
-  report.promoted.push({ id: out.id, summary: g.text.summary, status: out.status, derived_from: derived, sessions: g.sessions, reason, superseded: out.superseded })
+  await transact(backend, async (txn) => txn.log({ event: 'promote', id: out.id, ids: derived, reason, sessions: g.sessions, ...(summary !== g.text.summary && run !== null ? { model: run.use.id } : {}) }))
+  report.promoted.push({ id: out.id, summary, status: out.status, derived_from: derived, sessions: g.sessions, reason, superseded: out.superseded })
+  return true
 }
 
 async function addSources(backend: MemoryBackend, holder: IndexEntry, ids: readonly string[]): Promise<void> {
@@ -317,25 +365,38 @@ async function addSources(backend: MemoryBackend, holder: IndexEntry, ids: reado
   })
 }
 
-async function reflect(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean): Promise<void> {
+/** A session's summary: the model's when it has one grounded in the session's episodes, the extractive one otherwise. */
+async function summaryOf(s: SessionSummary, run: ModelRun | null): Promise<string> {
+  if (run === null) return s.summary
+  const episodes = s.members.map((m) => m.summary)
+  const answer = await run.ask(REFLECT_PROMPT, reflectPrompt(episodes))
+  if (answer === null) return s.summary
+  const read = readSummary(answer, episodes)
+  if ('summary' in read) return `${s.head}: ${read.summary}`
+  run.fallback('reflect', s.session, read.reason)
+  return s.summary
+}
+
+async function reflect(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean, run: ModelRun | null): Promise<void> {
   const entries = [...(await backend.indexView()).values()]
   const summarised = new Set(entries.filter((e) => isSessionSummary(e) && e.session_id !== null).map((e) => e.session_id as string))
   const episodes = entries.filter((e) => e.type === 'episode' && isSearchable(e) && !isSessionSummary(e) && e.derived_from === undefined)
   for (const s of sessionSummaries(episodes, summarised, Date.parse(backend.now()))) {
     if (!budget.allows('reflect')) return
     const derived = s.members.map((m) => m.id)
+    const summary = await summaryOf(s, run)
     let id: string | null = null
     if (!dryRun) {
       const out = await writeMemory(
         backend,
-        { summary: s.summary, type: 'episode', session_id: s.session, source: 'plugin', time: s.time, tags: [SESSION_SUMMARY_TAG] },
+        { summary, type: 'episode', session_id: s.session, source: 'plugin', time: s.time, tags: [SESSION_SUMMARY_TAG] },
         { derivedFrom: derived, titleIsSlot: false, nearDuplicates: false },
       )
       id = out.id
-      await transact(backend, async (txn) => txn.log({ event: 'reflect', id: out.id, ids: derived, session_id: s.session }))
+      await transact(backend, async (txn) => txn.log({ event: 'reflect', id: out.id, ids: derived, session_id: s.session, ...(summary !== s.summary && run !== null ? { model: run.use.id } : {}) }))
       budget.spend()
     }
-    report.reflected.push({ id, session: s.session, summary: s.summary, derived_from: derived })
+    report.reflected.push({ id, session: s.session, summary, derived_from: derived })
   }
 }
 
@@ -410,6 +471,7 @@ function guidance(r: ConsolidationReport): string {
   const head = r.dry_run ? `Dry run, nothing changed: would be ${parts}. Call with dryRun: false to consolidate.` : `Consolidated: ${parts}.`
   const skipped = r.skipped.length > 0 ? ` Stopped early: ${r.skipped.map((s) => `${s.step} (${s.reason})`).join('; ')}; run again to continue.` : ''
   const stale = r.stale.length > 0 ? ' Stale: some sources of the listed memories were replaced or forgotten; read them (memory_lineage) and rewrite or forget them.' : ''
+  const degraded = r.degraded !== undefined ? ` Without the model since ${r.degraded.at}: ${r.degraded.reason}.` : ''
   const candidates = r.merge_candidates > 0 ? ` ${r.merge_candidates} group(s) of near restatements are below the merge threshold: memory_duplicates lists them.` : ''
-  return head + skipped + stale + candidates
+  return head + skipped + degraded + stale + candidates
 }

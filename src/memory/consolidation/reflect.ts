@@ -24,6 +24,8 @@ const KINDS = [
 export interface SessionSummary {
   session: string
   summary: string
+  /** What the summary begins with (session, day, episodes), before its colon: a model's summary keeps it. */
+  head: string
   /** The episodes summarised, in session order. */
   members: IndexEntry[]
   /** The time of the session's last episode. */
@@ -60,7 +62,7 @@ export function sessionSummaries(episodes: readonly IndexEntry[], summarised: Re
     }
     const day = last.time.slice(0, 10)
     const head = zh ? `会话 ${session}（${day}，${members.length} 条）` : `Session ${session} (${day}, ${members.length} episodes)`
-    out.push({ session, summary: `${head}: ${parts.join(zh ? '；' : '; ')}`, members, time: last.time })
+    out.push({ session, summary: `${head}: ${parts.join(zh ? '；' : '; ')}`, head, members, time: last.time })
   }
   return out.sort((a, b) => a.time.localeCompare(b.time) || a.session.localeCompare(b.session))
 }

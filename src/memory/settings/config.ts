@@ -41,6 +41,9 @@ export interface RuntimeConfig {
   consolidateAfterEpisodes: number
   /** Automatic consolidation waits at least this many minutes after a run. */
   consolidateMinIntervalMinutes: number
+  /** Consolidation with a model: tokens its requests may cost per run and per day; over a cap the run goes on without the model. */
+  consolidateModelTokensPerRun: number
+  consolidateModelTokensPerDay: number
 }
 
 export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
@@ -61,6 +64,8 @@ export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
   consolidateDailyItems: 5000,
   consolidateAfterEpisodes: 20,
   consolidateMinIntervalMinutes: 60,
+  consolidateModelTokensPerRun: 20_000,
+  consolidateModelTokensPerDay: 200_000,
 })
 
 const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
@@ -75,6 +80,8 @@ const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
   consolidateDailyItems: [1, 1_000_000],
   consolidateAfterEpisodes: [0, 100_000],
   consolidateMinIntervalMinutes: [0, 10_080],
+  consolidateModelTokensPerRun: [0, 10_000_000],
+  consolidateModelTokensPerDay: [0, 100_000_000],
 }
 
 /**
