@@ -287,6 +287,73 @@ describe('automatic revision of keyless writes', () => {
   })
 })
 
+describe('how someone gets to work: one attribute of a person, whatever the vehicle', () => {
+  it('reads the vehicle as the value of the person\'s commute, in Chinese and English', () => {
+    const cases: Array<[string, string, string]> = [
+      ['我平时坐公交去公司。', '用户 通勤', '公交'],
+      ['我步行上班。', '用户 通勤', '步行'],
+      ['她每天打车上班', '她 通勤', '车'],
+      ['I usually take the bus into the office.', 'user commute', 'bus'],
+      ['I commute by train.', 'user commute', 'train'],
+      ['I walk to work.', 'user commute', 'walking'],
+      ['Alice rides her scooter to school.', 'Alice commute', 'scooter'],
+    ]
+    for (const [text, subject, value] of cases) expect(deriveClaim(text), text).toMatchObject({ subject, value })
+    // Another person is another subject; a workplace is another attribute.
+    expect(deriveClaim('我哥哥每天开车上班。')?.subject).toBe('用户 哥哥 通勤')
+    expect(deriveClaim('My brother drives to work.')?.subject).toBe('brother commute')
+    expect(deriveClaim('我在阿里巴巴上班。')).toMatchObject({ subject: '用户 公司', value: '阿里巴巴' })
+    // The 在 of 现在 is no "at": switching vehicles says nothing of the employer.
+    expect(deriveClaim('我现在改坐公交上班')).toMatchObject({ subject: '用户 通勤', value: '公交' })
+    expect(deriveClaim('I no longer drive to work.')).toMatchObject({ subject: 'user commute', value: 'car', negated: true })
+    expect(deriveClaim('我不再开车上班了。')).toMatchObject({ subject: '用户 通勤', value: '车', negated: true })
+    // Going to work is no way of going there.
+    expect(deriveClaim('I went to work early today.')).toBeNull()
+  })
+
+  it('a new vehicle stated with a change cue supersedes the old one; the old stays in history and as-of', async () => {
+    const pairs = [
+      ['我平时坐公交上班。', '我改骑电动车上班了。'],
+      ['我每天开车去公司。', '我现在坐地铁去公司，不开车了。'],
+      ['I take the bus to work.', 'I cycle to work now.'],
+      ['I commute by car.', 'These days I take the train to work instead.'],
+    ]
+    for (const [first, second] of pairs) {
+      const { backend: b, at } = await store('2026-05-01T10:00:00.000Z')
+      const a = await write(b, { summary: first as string, type: 'episode', session_id: 's1' })
+      at('2026-05-20T10:00:00.000Z')
+      const c = await write(b, { summary: second as string, type: 'episode', session_id: 's2' })
+      expect(c.superseded, second).toEqual([a.id])
+      expect(await statusOf(b, a.id), first).toBe('superseded')
+      expect((await historyHandler(b, { id: c.id })).versions.map((v) => v.id)).toEqual([a.id, c.id])
+      const query = (c.slot as string).replace(/^user /u, '')
+      expect((await searchHandler(b, { query, asOf: '2026-05-10T00:00:00.000Z' })).hits[0]?.id, first).toBe(a.id)
+      expect((await searchHandler(b, { query })).hits[0]?.id, second).toBe(c.id)
+    }
+  })
+
+  it('another vehicle without a cue is a conflict; another person, the same vehicle said again, or a workplace change nothing', async () => {
+    const { backend: b } = await store()
+    const bus = await write(b, { summary: '我坐公交上班。', type: 'episode', session_id: 's1' })
+    const brother = await write(b, { summary: '我哥哥骑车上班。', type: 'episode', session_id: 's2' })
+    const again = await write(b, { summary: '我每天都坐公交上班。', type: 'episode', session_id: 's3' })
+    const job = await write(b, { summary: '我现在在阿里巴巴上班。', type: 'episode', session_id: 's4' })
+    for (const w of [brother, again, job]) expect(w.superseded, w.title).toEqual([])
+    for (const w of [bus, brother, again, job]) expect(await statusOf(b, w.id), w.title).toBe('active')
+    const metro = await write(b, { summary: '我坐地铁上班。', type: 'episode', session_id: 's5' })
+    expect(metro.status).toBe('conflict')
+    expect(metro.warnings?.some((w) => w.startsWith('conflict: '))).toBe(true)
+
+    const { backend: e } = await store()
+    const train = await write(e, { summary: 'I take the train to work.', type: 'episode', session_id: 's1' })
+    const alice = await write(e, { summary: 'Alice now drives to work.', type: 'episode', session_id: 's2' })
+    const said = await write(e, { summary: 'The user said again that they take the train to work.', type: 'episode', session_id: 's3' })
+    expect(alice.superseded).toEqual([])
+    expect(said.superseded).toEqual([])
+    expect(await statusOf(e, train.id)).toBe('active')
+  })
+})
+
 describe('warnings a write earns', () => {
   it('values outside their natural range, a low confidence, a verified memory replaced', async () => {
     const { backend: b } = await store()
