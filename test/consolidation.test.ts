@@ -135,6 +135,35 @@ describe('promote', () => {
   })
 })
 
+describe('revise: a changed value restated in free text', () => {
+  for (const lang of [
+    { said: '我每天坐地铁上班。', again: '我还是每天坐地铁上班。', other: '我哥哥现在改开车上班了。', changed: '我现在改骑自行车上班了，不坐地铁了。', old: /地铁/u, now: /自行车/u, query: '用户 通勤' },
+    { said: 'I take the subway to work.', again: 'The user said again that they take the subway to work.', other: 'My brother now drives to work.', changed: 'I bike to work now instead of taking the subway.', old: /subway/u, now: /bike/u, query: 'commute' },
+  ]) {
+    it(`a new commute supersedes the promoted topic; another person and a repeat do not; as-of still sees the old value (${lang.said})`, async () => {
+      const { backend: b } = await store()
+      await episode(b, 'c1', '2026-03-01T10:00:00Z', lang.said)
+      await episode(b, 'c2', '2026-03-04T10:00:00Z', lang.said)
+      const first = await consolidate(b, { dryRun: false })
+      expect(first.promoted).toHaveLength(1)
+      const topic = first.promoted[0]?.id as string
+      await episode(b, 'c3', '2026-03-08T10:00:00Z', lang.other)
+      await episode(b, 'c4', '2026-03-09T10:00:00Z', lang.again)
+      const second = await consolidate(b, { dryRun: false })
+      expect(second.promoted.flatMap((p) => p.superseded)).toEqual([])
+      expect((await b.indexView()).get(topic)?.status).toBe('active')
+      await episode(b, 'c5', '2026-03-15T10:00:00Z', lang.changed)
+      const third = await consolidate(b, { dryRun: false })
+      expect(third.promoted.map((p) => [p.reason, p.superseded])).toEqual([['revision', [topic]]])
+      const revised = (await b.indexView()).get(third.promoted[0]?.id as string)
+      expect(revised?.supersedes).toBe(topic)
+      const topTopic = async (asOf?: string) => (await searchHandler(b, { query: lang.query, top_k: 10, ...(asOf !== undefined ? { asOf } : {}) })).hits.find((h) => h.type === 'topic')
+      expect((await topTopic())?.summary).toMatch(lang.now)
+      expect((await topTopic('2026-03-10T00:00:00Z'))?.summary).toMatch(lang.old)
+    })
+  }
+})
+
 describe('reflect, archive, stale', () => {
   it('each finished session of two or more episodes gets one summary naming them, once', async () => {
     const { backend: b } = await store()
