@@ -354,6 +354,46 @@ describe('how someone gets to work: one attribute of a person, whatever the vehi
   })
 })
 
+describe('a person\'s attribute restated with a new value, in the words people use', () => {
+  it('contractions, more occupations and 跳槽 are read: the restatement supersedes the old value', async () => {
+    const pairs = [
+      ['I eat meat.', "I'm vegetarian now."],
+      ['I use Vim.', "I'm using VS Code now."],
+      ['I am a teacher.', 'I became a nurse last year.'],
+      ['我是老师。', '我现在是护士了。'],
+      ['我在阿里巴巴上班。', '我跳槽到腾讯了。'],
+      ['I was vegetarian.', "I'm not vegetarian anymore."],
+    ]
+    for (const [first, second] of pairs) {
+      const { backend: b } = await store()
+      const a = await write(b, { summary: first as string, type: 'episode', session_id: 's1' })
+      const c = await write(b, { summary: second as string, type: 'episode', session_id: 's2' })
+      expect(c.superseded, `${first} -> ${second}`).toEqual([a.id])
+      expect(c.slot, second).toBe(a.slot)
+    }
+    expect(deriveClaim("Caroline: I'm vegetarian now.")).toMatchObject({ subject: 'Caroline diet', value: 'vegetarian' })
+    expect(deriveClaim("I'm not vegetarian anymore.")).toMatchObject({ subject: 'user diet', value: 'vegetarian', negated: true })
+  })
+
+  it('another person, another attribute, a visit and a saying repeated supersede nothing', async () => {
+    const pairs = [
+      ['I am a teacher.', 'My sister is a nurse now.'],
+      ['我在阿里巴巴上班。', '我哥哥跳槽到腾讯了。'],
+      ['我是老师。', '我现在住在上海。'],
+      ['I live in Boston.', "I'm in Berlin this week."],
+      ["I'm vegetarian.", 'The user said again that they are vegetarian.'],
+      ["I'm vegetarian.", "I'm vegetarian."],
+    ]
+    for (const [first, second] of pairs) {
+      const { backend: b } = await store()
+      const a = await write(b, { summary: first as string, type: 'episode', session_id: 's1' })
+      const c = await write(b, { summary: second as string, type: 'episode', session_id: 's2' })
+      expect(c.superseded, `${first} -> ${second}`).toEqual([])
+      expect(await statusOf(b, a.id), `${first} -> ${second}`).toBe('active')
+    }
+  })
+})
+
 describe('warnings a write earns', () => {
   it('values outside their natural range, a low confidence, a verified memory replaced', async () => {
     const { backend: b } = await store()

@@ -56,7 +56,7 @@ const EN_CUES = [
 ]
 const EN_CUE = new RegExp(`\\b(?:${EN_CUES.map((c) => c.replace(/ /g, '\\s+')).join('|')})\\b`, 'giu')
 const ZH_CUE =
-  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此|领养了|买了|辞职|离职|更换为|更换成|重新|恢复|换回|换了|被升级|升级成|早就|退掉|不用[^，。；,.;！!？?]{0,16}了|改去|改由|停用|下线|取消了|调成|调到|涨到|涨价|降到|降价|上调|下调|延长到|缩短到|改到|换到|换用|改(?=乘坐|搭乘|步行|走路|坐|乘|搭|骑|开车|打车)/gu
+  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此|领养了|买了|辞职|离职|更换为|更换成|重新|恢复|换回|换了|被升级|升级成|早就|退掉|不用[^，。；,.;！!？?]{0,16}了|改去|改由|停用|下线|取消了|调成|调到|涨到|涨价|降到|降价|上调|下调|延长到|缩短到|改到|换到|换用|改(?=乘坐|搭乘|步行|走路|坐|乘|搭|骑|开车|打车)|跳槽/gu
 /** "from A to B" (and its Chinese form): A no longer holds. */
 const EN_FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into)\s+(.+)$/iu
 const ZH_FROM_TO = /从(.+?)(?:改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|到)(.+)$/u
@@ -104,7 +104,11 @@ const PERSONAL: readonly Category[] = [
   { en: 'name', zh: '名字', cue: /名字|叫做|叫|\bname is\b|\bnamed\b|\bcalled\b/iu },
   { en: 'age', zh: '年龄', cue: /\d+\s*岁|[一二三四五六七八九十]+岁|\byears? old\b/iu },
   { en: 'employer', zh: '公司', cue: /(?<![现正存实所])在.+?(?:工作|上班)|就职|入职|\bworks? (?:at|for)\b|\bemployer\b/iu },
-  { en: 'job', zh: '职业', cue: /工程师|程序员|设计师|医生|老师|教师|学生|经理|律师|作家|研究员|\bengineer\b|\bdeveloper\b|\bdesigner\b|\bdoctor\b|\bteacher\b|\bstudent\b|\bmanager\b|\bworks? as\b/iu },
+  {
+    en: 'job',
+    zh: '职业',
+    cue: /工程师|程序员|设计师|医生|护士|老师|教师|学生|经理|律师|会计|厨师|记者|警察|作家|研究员|分析师|建筑师|药剂师|牙医|飞行员|自由职业|\b(?:engineer|developer|programmer|designer|doctor|nurse|teacher|student|manager|lawyer|accountant|chef|journalist|pharmacist|dentist|pilot|architect|analyst|freelancer)\b|\bworks? as\b/iu,
+  },
   { en: 'timezone', zh: '时区', cue: /时区|\btime ?zone\b|\butc[+-]\d|\bgmt[+-]\d/iu },
   { en: 'pet', zh: '宠物', cue: /宠物|猫|狗|仓鼠|鹦鹉|\bpets?\b|\bcats?\b|\bdogs?\b|\bkittens?\b|\bpupp(?:y|ies)\b|\bhamsters?\b/iu },
   { en: 'language', zh: '语言', cue: /说中文|说英文|中文|英文|日语|德语|法语|\bspeaks?\b|\b(?:english|german|chinese|french|japanese|spanish|korean|mandarin)\b/iu },
@@ -160,7 +164,7 @@ interface Phrase {
 /** English relation phrases; `copula` keeps the subject as the slot. */
 const EN_PHRASES: readonly Phrase[] = (
   [
-    ['copula', 'is set to|are set to|was set to|has been set to|is configured to|are configured to|defaults to|default to|is now|are now|has become|has been|have been|will be|is|are|was|were|equals|became|becomes|set to|\'s'],
+    ['copula', 'is set to|are set to|was set to|has been set to|is configured to|are configured to|defaults to|default to|is now|are now|has become|has been|have been|will be|is|are|am|was|were|equals|became|becomes|set to|\'s'],
     ['uses', 'is using|are using|relies on|rely on|depends on|depend on|is built with|is built on|are built with|built with|uses|use|used|runs|run'],
     ['copula', 'is pinned to|are pinned to|pinned to|is locked to|locked to|is capped at|capped at|is limited to|limited to|configured to|set at|costs|cost|is priced at|are priced at|sells for|is billed at'],
     ['runs on', 'is running on|are running on|runs on|run on|is hosted on|is hosted at|is hosted in|are hosted on|hosted on|is deployed to|is deployed on|are deployed to|deploys to|deployed to|deployed on|lives on'],
@@ -349,7 +353,8 @@ const CALENDAR = /^(?:the\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec
  * place reads so; "is in June", "is in progress" and "is in review" stay a plain value.
  */
 function locatedIn(raw: Raw): Raw {
-  if (raw.relation !== 'copula' || raw.form !== 'relation') return raw
+  // "I am in Berlin this week": where a person is today, not where they live.
+  if (raw.relation !== 'copula' || raw.form !== 'relation' || /^(?:i|we|he|she|they|you)$/iu.test(raw.subject.trim())) return raw
   const m = /^in\s+(.+)$/u.exec(stripValueEdges(raw.value))
   return m !== null && PLACE.test(m[1] as string) && !CALENDAR.test(m[1] as string) ? { ...raw, relation: 'lives in', value: m[1] as string } : raw
 }
@@ -432,7 +437,7 @@ function arrowForm(c: string): Raw | null {
 const EN_CHANGE =
   /^(.+?)\s+(?:has\s+|have\s+|was\s+|were\s+|is\s+|are\s+|got\s+|just\s+|recently\s+|now\s+|finally\s+)*(?:been\s+)?(?:changed|moved|migrated|switched|upgraded|downgraded|bumped|updated|converted|went|changes|moves|switches|migrates|raised|lowered|increased|decreased|reduced|extended|shortened|tightened|relaxed|relocated|repointed|rescheduled|pushed|pulled|cut|capped|doubled|halved|rose|fell|jumped|dropped)\s+(?:up\s+|down\s+|back\s+|over\s+)?(?:from\s+(.+?)\s+)?(?:to|into|over to|onto)\s+(.+)$/iu
 const ZH_CHANGE =
-  /^(.+?)(?:已经|现在|已|刚刚|刚|如今|目前)?(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调整成|调成|调到|调为|改到|搬到|搬去|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|收紧到|放宽到|挪到|移到|转到|交给|改由|更换为|更换成|更新为|换为|定为|升级成|调整成|设成|设为|改设为)了?(.+)$/u
+  /^(.+?)(?:已经|现在|已|刚刚|刚|如今|目前)?(?:从(.+?))?(跳槽到|跳槽去|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调整成|调成|调到|调为|改到|搬到|搬去|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|收紧到|放宽到|挪到|移到|转到|交给|改由|更换为|更换成|更新为|换为|定为|升级成|调整成|设成|设为|改设为)了?(.+)$/u
 
 /** "We raised the rate limit to 250", "I set the timeout to 30 s": the object is the subject. */
 const EN_ACTOR_CHANGE =
@@ -456,7 +461,8 @@ function changeForm(c: string): Raw | null {
   const zh = ZH_CHANGE.exec(c)
   if (zh !== null) {
     const verb = zh[3] as string
-    const relation = verb === '搬到' || verb === '搬去' ? 'lives in' : verb === '改用' || verb === '换用' ? 'uses' : verb === '交给' || verb === '改由' ? 'owned by' : 'copula'
+    const relation =
+      verb === '搬到' || verb === '搬去' ? 'lives in' : verb.startsWith('跳槽') ? 'works at' : verb === '改用' || verb === '换用' ? 'uses' : verb === '交给' || verb === '改由' ? 'owned by' : 'copula'
     return { subject: zh[1] as string, value: zh[4] as string, relation, form: 'change', negated: false, ...(zh[2] !== undefined ? { from: zh[2] } : {}) }
   }
   return null
@@ -760,16 +766,24 @@ function unspeak(t: string): { text: string; speaker: string | null } {
   const said = en?.[2] ?? ''
   if (en !== null && !ATTRIBUTE_WORDS.has(label) && label !== 'db' && words(said).length >= 2 && (words(said).length >= 4 || !valueLike(said))) {
     const name = en[1] as string
-    return { text: (en[2] as string).replace(/^(?:I|I'm|I am)\b/u, (m) => (m === 'I' ? name : `${name} is`)).replace(/^my\b/iu, `${name}'s`), speaker: name }
+    return { text: (en[2] as string).replace(/^(?:I am|I'm|I)\b/u, (m) => (m === 'I' ? name : `${name} is`)).replace(/^my\b/iu, `${name}'s`), speaker: name }
   }
   const zh = /^([\p{Script=Han}]{1,4})\s*[:：]\s*(.{4,})$/u.exec(t)
   if (zh !== null && /^[我你他她]|[。！？!?]$|[吗呢吧啊]/u.test(zh[2] as string)) return { text: (zh[2] as string).replace(/^我/u, zh[1] as string), speaker: zh[1] as string }
   return { text: t, speaker: null }
 }
 
+/** "I'm vegetarian now", "we're using Bun": the copula spelled out, as the relation forms read it. */
+function uncontract(t: string): string {
+  return t
+    .replace(/\b(I)['’]m\b/gu, '$1 am')
+    .replace(/\b(we|they|you)['’]re\b/giu, '$1 are')
+    .replace(/\b(I|we|they|you)['’]ve\b/giu, '$1 have')
+}
+
 function unframe(text: string): { text: string; cue: string | null; speaker: string | null } {
   // Traditional Chinese is read as Simplified, so its cues and attribute words are the ones below.
-  const spoken = unspeak(simplifyHan(text.normalize('NFKC')).replace(/\s+/g, ' ').trim())
+  const spoken = unspeak(uncontract(simplifyHan(text.normalize('NFKC')).replace(/\s+/g, ' ').trim()))
   let t = spoken.text
   let cue: string | null = null
   for (let i = 0; i < 3; i++) {
