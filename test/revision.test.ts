@@ -375,6 +375,26 @@ describe('a person\'s attribute restated with a new value, in the words people u
     expect(deriveClaim("I'm not vegetarian anymore.")).toMatchObject({ subject: 'user diet', value: 'vegetarian', negated: true })
   })
 
+  it('a pet is the pet\'s, not the user\'s name; a new pet stands beside the old one; a pet given up by name is retired', async () => {
+    expect(deriveClaim('I have a cat named Tom.')?.subject).toBe('user pet')
+    for (const [name, cat, dog] of [
+      ["I'm called Sam.", 'I have a cat named Tom.', 'I now have a dog named Rex.'],
+      ['我叫李明。', '我养了一只猫。', '我现在养了一只狗。'],
+    ]) {
+      const { backend: b } = await store()
+      const ids = []
+      for (const [i, summary] of [name, cat, dog].entries()) ids.push(await write(b, { summary: summary as string, type: 'episode', session_id: `s${i}` }))
+      for (const w of ids) {
+        expect(w.superseded, w.title).toEqual([])
+        expect(await statusOf(b, w.id), w.title).toBe('active')
+      }
+    }
+    const { backend: b } = await store()
+    const tom = await write(b, { summary: 'I have a cat named Tom.', type: 'episode', session_id: 's1' })
+    const gone = await write(b, { summary: 'I no longer have the cat named Tom.', type: 'episode', session_id: 's2' })
+    expect(gone.superseded).toEqual([tom.id])
+  })
+
   it('another person, another attribute, a visit and a saying repeated supersede nothing', async () => {
     const pairs = [
       ['I am a teacher.', 'My sister is a nurse now.'],

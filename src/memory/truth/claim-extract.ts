@@ -77,6 +77,8 @@ interface Category {
   zh: string
   /** Words of a value or predicate that put a statement in this category. */
   cue: RegExp
+  /** A person has several at once (pets): a new one is added beside the others, not instead. */
+  several?: true
 }
 
 /** Kinds of thing a tool or service is: "uses MySQL" is about a database. */
@@ -101,6 +103,8 @@ const PERSONAL: readonly Category[] = [
   { en: 'commute', zh: '通勤', cue: /\bcommutes by\b|通勤|\bcommut(?:e|es|ing)\b/iu },
   { en: 'diet', zh: '饮食', cue: /素食|吃素|纯素|荤|吃肉|不吃|吃|饮食|肉|vegetarian|vegan|pescatarian|\bmeat\b|\beats?\b|\beating\b|\bdiet\b/iu },
   { en: 'home', zh: '住址', cue: /住在|住|搬到|搬去|居住|所在城市|城市|在[\p{Script=Han}]{1,3}[市省区县州京海圳都国岛港湾镇村城]$|\blives? in\b|\bliving in\b|\bmoved to\b|\bbased in\b|\bhome\b|\bcity\b/iu },
+  // Before the name: "I have a cat named Tom" names the cat, not the user.
+  { en: 'pet', zh: '宠物', cue: /宠物|猫|狗|仓鼠|鹦鹉|\bpets?\b|\bcats?\b|\bdogs?\b|\bkittens?\b|\bpupp(?:y|ies)\b|\bhamsters?\b/iu, several: true },
   { en: 'name', zh: '名字', cue: /名字|叫做|叫|\bname is\b|\bnamed\b|\bcalled\b/iu },
   { en: 'age', zh: '年龄', cue: /\d+\s*岁|[一二三四五六七八九十]+岁|\byears? old\b/iu },
   { en: 'employer', zh: '公司', cue: /(?<![现正存实所])在.+?(?:工作|上班)|就职|入职|\bworks? (?:at|for)\b|\bemployer\b/iu },
@@ -110,10 +114,18 @@ const PERSONAL: readonly Category[] = [
     cue: /工程师|程序员|设计师|医生|护士|老师|教师|学生|经理|律师|会计|厨师|记者|警察|作家|研究员|分析师|建筑师|药剂师|牙医|飞行员|自由职业|\b(?:engineer|developer|programmer|designer|doctor|nurse|teacher|student|manager|lawyer|accountant|chef|journalist|pharmacist|dentist|pilot|architect|analyst|freelancer)\b|\bworks? as\b/iu,
   },
   { en: 'timezone', zh: '时区', cue: /时区|\btime ?zone\b|\butc[+-]\d|\bgmt[+-]\d/iu },
-  { en: 'pet', zh: '宠物', cue: /宠物|猫|狗|仓鼠|鹦鹉|\bpets?\b|\bcats?\b|\bdogs?\b|\bkittens?\b|\bpupp(?:y|ies)\b|\bhamsters?\b/iu },
   { en: 'language', zh: '语言', cue: /说中文|说英文|中文|英文|日语|德语|法语|\bspeaks?\b|\b(?:english|german|chinese|french|japanese|spanish|korean|mandarin)\b/iu },
   ...KINDS,
 ]
+
+/**
+ * A subject of a person's category that holds several values at once ("user pet", "用户 宠物"):
+ * a new value stands beside the others; only a text that retires one replaces it.
+ */
+export function holdsSeveral(subject: string): boolean {
+  const last = subject.replace(/\s*\[[^\]]*\]$/u, '').split(/\s+/u).pop() ?? ''
+  return PERSONAL.some((c) => c.several === true && (last === c.en || last === c.zh))
+}
 
 /** Nouns that move from a value into its subject: "listens on port 9090" is about the port. */
 const EN_VALUE_NOUN = /^(?:on\s+|at\s+|in\s+)?(port|version|release|tag|branch|region|zone|plan|tier|channel|namespace|bucket|cluster|node|database|db|schema|table|queue|topic|floor|room|level|stage|step)\s+(.+)$/iu
