@@ -43,6 +43,33 @@ async function statusOf(b: MemoryBackend, id: string): Promise<string | undefine
   return (await b.indexView()).get(id)?.status
 }
 
+/** Two keyless writes in a fresh store, the first statement and its restatement: episodes of two sessions, or plain topics. */
+async function keylessPair(first: string, second: string, asEpisodes = true) {
+  const { backend: b } = await store()
+  const a = await write(b, { summary: first, ...(asEpisodes ? { type: 'episode' as const, session_id: 's1' } : {}) })
+  const c = await write(b, { summary: second, ...(asEpisodes ? { type: 'episode' as const, session_id: 's2' } : {}) })
+  return { b, a, c }
+}
+
+/** For each pair, the restatement revises nothing: the first memory stays active. */
+async function expectUnrevised(pairs: ReadonlyArray<readonly [string, string]>, asEpisodes: boolean): Promise<void> {
+  for (const [first, second] of pairs) {
+    const { b, a, c } = await keylessPair(first, second, asEpisodes)
+    expect(c.superseded, `${first} -> ${second}`).toEqual([])
+    expect(await statusOf(b, a.id), `${first} -> ${second}`).toBe('active')
+  }
+}
+
+/** Each text's derived claim has this subject and value. */
+function expectClaims(cases: ReadonlyArray<readonly [text: string, subject: string, value: string]>): void {
+  for (const [text, subject, value] of cases) {
+    const c = deriveClaim(text)
+    expect(c, text).not.toBeNull()
+    expect(c?.subject, text).toBe(subject)
+    expect(c?.value, text).toBe(value)
+  }
+}
+
 describe('claims from free text', () => {
   it('reads a subject and a value from the forms the issue names, in English and Chinese', () => {
     const cases: Array<[string, string, string]> = [
@@ -56,12 +83,7 @@ describe('claims from free text', () => {
       ['The token TTL of the auth service is 15 min', 'auth service token TTL', '15 min'],
       ['部署目标从测试环境改成生产环境', '部署目标', '生产环境'],
     ]
-    for (const [text, subject, value] of cases) {
-      const c = deriveClaim(text)
-      expect(c, text).not.toBeNull()
-      expect(c?.subject, text).toBe(subject)
-      expect(c?.value, text).toBe(value)
-    }
+    expectClaims(cases)
   })
 
   it('asserts nothing slot-like for questions, narration, chatter and a person outside every category', () => {
@@ -181,18 +203,14 @@ describe('automatic revision of keyless writes', () => {
   })
 
   it('a change cue on another subject never revises by frame (silent loss of the first subject\'s value)', async () => {
-    const pairs = [
-      ['The API server listens on port 8080.', 'The admin server was moved to port 9443.'],
-      ['The billing service database is postgres.', 'The search service database was migrated to opensearch.'],
-      ['计费服务的数据库是 MySQL。', '搜索服务的数据库迁移到了 PostgreSQL。'],
-    ]
-    for (const [first, second] of pairs) {
-      const { backend: b } = await store()
-      const a = await write(b, { summary: first as string })
-      const c = await write(b, { summary: second as string })
-      expect(c.superseded, second).toEqual([])
-      expect(await statusOf(b, a.id), first).toBe('active')
-    }
+    await expectUnrevised(
+      [
+        ['The API server listens on port 8080.', 'The admin server was moved to port 9443.'],
+        ['The billing service database is postgres.', 'The search service database was migrated to opensearch.'],
+        ['计费服务的数据库是 MySQL。', '搜索服务的数据库迁移到了 PostgreSQL。'],
+      ],
+      false,
+    )
   })
 
   it('a subject read with 用的是 and one read with 是 are one subject: different values without a cue conflict', async () => {
@@ -289,7 +307,7 @@ describe('automatic revision of keyless writes', () => {
 
 describe('how someone gets to work: one attribute of a person, whatever the vehicle', () => {
   it('reads the vehicle as the value of the person\'s commute, in Chinese and English', () => {
-    const cases: Array<[string, string, string]> = [
+    expectClaims([
       ['我平时坐公交去公司。', '用户 通勤', '公交'],
       ['我步行上班。', '用户 通勤', '步行'],
       ['她每天打车上班', '她 通勤', '车'],
@@ -297,8 +315,7 @@ describe('how someone gets to work: one attribute of a person, whatever the vehi
       ['I commute by train.', 'user commute', 'train'],
       ['I walk to work.', 'user commute', 'walking'],
       ['Alice rides her scooter to school.', 'Alice commute', 'scooter'],
-    ]
-    for (const [text, subject, value] of cases) expect(deriveClaim(text), text).toMatchObject({ subject, value })
+    ])
     // Another person is another subject; a workplace is another attribute.
     expect(deriveClaim('我哥哥每天开车上班。')?.subject).toBe('用户 哥哥 通勤')
     expect(deriveClaim('My brother drives to work.')?.subject).toBe('brother commute')
@@ -365,9 +382,7 @@ describe('a person\'s attribute restated with a new value, in the words people u
       ['I was vegetarian.', "I'm not vegetarian anymore."],
     ]
     for (const [first, second] of pairs) {
-      const { backend: b } = await store()
-      const a = await write(b, { summary: first as string, type: 'episode', session_id: 's1' })
-      const c = await write(b, { summary: second as string, type: 'episode', session_id: 's2' })
+      const { a, c } = await keylessPair(first as string, second as string)
       expect(c.superseded, `${first} -> ${second}`).toEqual([a.id])
       expect(c.slot, second).toBe(a.slot)
     }
@@ -389,28 +404,22 @@ describe('a person\'s attribute restated with a new value, in the words people u
         expect(await statusOf(b, w.id), w.title).toBe('active')
       }
     }
-    const { backend: b } = await store()
-    const tom = await write(b, { summary: 'I have a cat named Tom.', type: 'episode', session_id: 's1' })
-    const gone = await write(b, { summary: 'I no longer have the cat named Tom.', type: 'episode', session_id: 's2' })
+    const { a: tom, c: gone } = await keylessPair('I have a cat named Tom.', 'I no longer have the cat named Tom.')
     expect(gone.superseded).toEqual([tom.id])
   })
 
   it('another person, another attribute, a visit and a saying repeated supersede nothing', async () => {
-    const pairs = [
-      ['I am a teacher.', 'My sister is a nurse now.'],
-      ['我在阿里巴巴上班。', '我哥哥跳槽到腾讯了。'],
-      ['我是老师。', '我现在住在上海。'],
-      ['I live in Boston.', "I'm in Berlin this week."],
-      ["I'm vegetarian.", 'The user said again that they are vegetarian.'],
-      ["I'm vegetarian.", "I'm vegetarian."],
-    ]
-    for (const [first, second] of pairs) {
-      const { backend: b } = await store()
-      const a = await write(b, { summary: first as string, type: 'episode', session_id: 's1' })
-      const c = await write(b, { summary: second as string, type: 'episode', session_id: 's2' })
-      expect(c.superseded, `${first} -> ${second}`).toEqual([])
-      expect(await statusOf(b, a.id), `${first} -> ${second}`).toBe('active')
-    }
+    await expectUnrevised(
+      [
+        ['I am a teacher.', 'My sister is a nurse now.'],
+        ['我在阿里巴巴上班。', '我哥哥跳槽到腾讯了。'],
+        ['我是老师。', '我现在住在上海。'],
+        ['I live in Boston.', "I'm in Berlin this week."],
+        ["I'm vegetarian.", 'The user said again that they are vegetarian.'],
+        ["I'm vegetarian.", "I'm vegetarian."],
+      ],
+      true,
+    )
   })
 })
 
