@@ -180,6 +180,22 @@ describe('reflect, archive, stale', () => {
     expect((await consolidate(b, { dryRun: false })).reflected).toEqual([])
   })
 
+  it('a session summary asserts no fact: one session\'s summary never supersedes or conflicts with another\'s (zh, en)', async () => {
+    const { backend: b } = await store()
+    await episode(b, 'a', '2026-03-01T10:00:00Z', '我叫李明。')
+    await episode(b, 'a', '2026-03-01T10:05:00Z', '今天修了登录的 bug。')
+    await episode(b, 'b', '2026-03-02T10:00:00Z', '我们讨论了发布计划。')
+    await episode(b, 'b', '2026-03-02T10:05:00Z', '数据库端口现在是 5433。')
+    await episode(b, 'c', '2026-03-03T10:00:00Z', 'The deploy target is staging.')
+    await episode(b, 'c', '2026-03-03T10:05:00Z', 'Reviewed the payment PR.')
+    await episode(b, 'd', '2026-03-04T10:00:00Z', 'The cache TTL is now 60 s.')
+    await episode(b, 'd', '2026-03-04T10:05:00Z', 'Drafted the release notes.')
+    const { reflected } = await consolidate(b, { dryRun: false })
+    expect(reflected).toHaveLength(4)
+    const view = await b.indexView()
+    for (const r of reflected) expect([view.get(r.id as string)?.status, view.get(r.id as string)?.key], r.summary).toEqual(['active', null])
+  })
+
   it('a fact of a summarised session said again later is promoted to a topic; the session summary holds no fact and gains no source', async () => {
     const { backend: b } = await store()
     const lisbon1 = await episode(b, 's1', '2026-02-02T08:30:00Z', 'User mentioned they are based in Lisbon, so a 9:00 UTC call works for them.')
