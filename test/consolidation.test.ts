@@ -182,14 +182,16 @@ describe('reflect, archive, stale', () => {
 
   it('a session summary asserts no fact: one session\'s summary never supersedes or conflicts with another\'s (zh, en)', async () => {
     const { backend: b } = await store()
-    await episode(b, 'a', '2026-03-01T10:00:00Z', '我叫李明。')
-    await episode(b, 'a', '2026-03-01T10:05:00Z', '今天修了登录的 bug。')
-    await episode(b, 'b', '2026-03-02T10:00:00Z', '我们讨论了发布计划。')
-    await episode(b, 'b', '2026-03-02T10:05:00Z', '数据库端口现在是 5433。')
-    await episode(b, 'c', '2026-03-03T10:00:00Z', 'The deploy target is staging.')
-    await episode(b, 'c', '2026-03-03T10:05:00Z', 'Reviewed the payment PR.')
-    await episode(b, 'd', '2026-03-04T10:00:00Z', 'The cache TTL is now 60 s.')
-    await episode(b, 'd', '2026-03-04T10:05:00Z', 'Drafted the release notes.')
+    // Two episodes a day, one session a day; the later sessions' texts carry change cues.
+    const days: Array<[string, string, string]> = [
+      ['a', '我叫李明。', '今天修了登录的 bug。'],
+      ['b', '我们讨论了发布计划。', '数据库端口现在是 5433。'],
+      ['c', 'The deploy target is staging.', 'Reviewed the payment PR.'],
+      ['d', 'The cache TTL is now 60 s.', 'Drafted the release notes.'],
+    ]
+    for (const [i, [session, ...said]] of days.entries()) {
+      for (const [k, summary] of said.entries()) await episode(b, session, `2026-03-0${i + 1}T10:0${k * 5}:00Z`, summary)
+    }
     const { reflected } = await consolidate(b, { dryRun: false })
     expect(reflected).toHaveLength(4)
     const view = await b.indexView()
