@@ -109,7 +109,7 @@ export const CONSOLIDATION_STEPS = ['promoted', 'reinforced', 'reflected', 'merg
 export type ConsolidationStep = (typeof CONSOLIDATION_STEPS)[number]
 
 export interface ScenarioBackend {
-  indexView(): Promise<{ get(id: string): { entities: string[] } | undefined }>
+  indexView(): Promise<{ get(id: string): { entities: string[]; key: string | null } | undefined }>
 }
 
 /**
@@ -188,16 +188,19 @@ export function answerReport(answers: readonly Answer[]): string {
 /**
  * The top hit's summary, or a refusal. A hit that covers less than half of the question's words
  * (of two or more characters: CJK 2-grams, latin words) does not answer it (a memory that only
- * shares "用户" with a question about a password).
+ * shares "用户" with a question about a password). A hit's words are its title, its summary and
+ * the subject the store files it under (its slot: the title of a keyed write, the subject derived
+ * from the text of a keyless one, "用户 饮食" for "我最近开始吃鸡胸肉了"), so that both arms are
+ * judged by what the memory is about, not only by the keyed arm's titles.
  */
 async function lookUp<B extends ScenarioBackend>(api: ScenarioApi<B>, backend: B, query: string, asOf?: string): Promise<{ text: string; entities: string[] }> {
   const strongTerms = (text: string) => new Set(api.tokenize(text).filter((t) => Array.from(t).length >= 2))
   const out = await api.searchHandler(backend, { query, top_k: 3, ...(asOf !== undefined ? { asOf } : {}) })
   const top = out.hits[0]
   const asked = strongTerms(query)
-  const covered = top === undefined ? 0 : [...strongTerms(`${top.title} ${top.summary}`)].filter((t) => asked.has(t)).length
+  const entry = top === undefined ? undefined : (await backend.indexView()).get(top.id)
+  const covered = top === undefined ? 0 : [...strongTerms(`${top.title} ${top.summary} ${entry?.key ?? ''}`)].filter((t) => asked.has(t)).length
   if (top === undefined || covered * 2 < asked.size) return { text: REFUSAL, entities: [] }
-  const entry = (await backend.indexView()).get(top.id)
   return { text: top.summary, entities: entry?.entities ?? [] }
 }
 

@@ -135,6 +135,35 @@ describe('promote', () => {
   })
 })
 
+describe('revise: a changed value restated in free text', () => {
+  for (const lang of [
+    { said: '我每天坐地铁上班。', again: '我还是每天坐地铁上班。', other: '我哥哥现在改开车上班了。', changed: '我现在改骑自行车上班了，不坐地铁了。', old: /地铁/u, now: /自行车/u, query: '用户 通勤' },
+    { said: 'I take the subway to work.', again: 'The user said again that they take the subway to work.', other: 'My brother now drives to work.', changed: 'I bike to work now instead of taking the subway.', old: /subway/u, now: /bike/u, query: 'commute' },
+  ]) {
+    it(`a new commute supersedes the promoted topic; another person and a repeat do not; as-of still sees the old value (${lang.said})`, async () => {
+      const { backend: b } = await store()
+      await episode(b, 'c1', '2026-03-01T10:00:00Z', lang.said)
+      await episode(b, 'c2', '2026-03-04T10:00:00Z', lang.said)
+      const first = await consolidate(b, { dryRun: false })
+      expect(first.promoted).toHaveLength(1)
+      const topic = first.promoted[0]?.id as string
+      await episode(b, 'c3', '2026-03-08T10:00:00Z', lang.other)
+      await episode(b, 'c4', '2026-03-09T10:00:00Z', lang.again)
+      const second = await consolidate(b, { dryRun: false })
+      expect(second.promoted.flatMap((p) => p.superseded)).toEqual([])
+      expect((await b.indexView()).get(topic)?.status).toBe('active')
+      await episode(b, 'c5', '2026-03-15T10:00:00Z', lang.changed)
+      const third = await consolidate(b, { dryRun: false })
+      expect(third.promoted.map((p) => [p.reason, p.superseded])).toEqual([['revision', [topic]]])
+      const revised = (await b.indexView()).get(third.promoted[0]?.id as string)
+      expect(revised?.supersedes).toBe(topic)
+      const topTopic = async (asOf?: string) => (await searchHandler(b, { query: lang.query, top_k: 10, ...(asOf !== undefined ? { asOf } : {}) })).hits.find((h) => h.type === 'topic')
+      expect((await topTopic())?.summary).toMatch(lang.now)
+      expect((await topTopic('2026-03-10T00:00:00Z'))?.summary).toMatch(lang.old)
+    })
+  }
+})
+
 describe('reflect, archive, stale', () => {
   it('each finished session of two or more episodes gets one summary naming them, once', async () => {
     const { backend: b } = await store()
@@ -149,6 +178,24 @@ describe('reflect, archive, stale', () => {
     expect(summary?.tags).toContain(SESSION_SUMMARY_TAG)
     expect(summary?.session_id).toBe('s1')
     expect((await consolidate(b, { dryRun: false })).reflected).toEqual([])
+  })
+
+  it('a session summary asserts no fact: one session\'s summary never supersedes or conflicts with another\'s (zh, en)', async () => {
+    const { backend: b } = await store()
+    // Two episodes a day, one session a day; the later sessions' texts carry change cues.
+    const days: Array<[string, string, string]> = [
+      ['a', '我叫李明。', '今天修了登录的 bug。'],
+      ['b', '我们讨论了发布计划。', '数据库端口现在是 5433。'],
+      ['c', 'The deploy target is staging.', 'Reviewed the payment PR.'],
+      ['d', 'The cache TTL is now 60 s.', 'Drafted the release notes.'],
+    ]
+    for (const [i, [session, ...said]] of days.entries()) {
+      for (const [k, summary] of said.entries()) await episode(b, session, `2026-03-0${i + 1}T10:0${k * 5}:00Z`, summary)
+    }
+    const { reflected } = await consolidate(b, { dryRun: false })
+    expect(reflected).toHaveLength(4)
+    const view = await b.indexView()
+    for (const r of reflected) expect([view.get(r.id as string)?.status, view.get(r.id as string)?.key], r.summary).toEqual(['active', null])
   })
 
   it('a fact of a summarised session said again later is promoted to a topic; the session summary holds no fact and gains no source', async () => {

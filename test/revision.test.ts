@@ -43,6 +43,33 @@ async function statusOf(b: MemoryBackend, id: string): Promise<string | undefine
   return (await b.indexView()).get(id)?.status
 }
 
+/** Two keyless writes in a fresh store, the first statement and its restatement: episodes of two sessions, or plain topics. */
+async function keylessPair(first: string, second: string, asEpisodes = true) {
+  const { backend: b } = await store()
+  const a = await write(b, { summary: first, ...(asEpisodes ? { type: 'episode' as const, session_id: 's1' } : {}) })
+  const c = await write(b, { summary: second, ...(asEpisodes ? { type: 'episode' as const, session_id: 's2' } : {}) })
+  return { b, a, c }
+}
+
+/** For each pair, the restatement revises nothing: the first memory stays active. */
+async function expectUnrevised(pairs: ReadonlyArray<readonly [string, string]>, asEpisodes: boolean): Promise<void> {
+  for (const [first, second] of pairs) {
+    const { b, a, c } = await keylessPair(first, second, asEpisodes)
+    expect(c.superseded, `${first} -> ${second}`).toEqual([])
+    expect(await statusOf(b, a.id), `${first} -> ${second}`).toBe('active')
+  }
+}
+
+/** Each text's derived claim has this subject and value. */
+function expectClaims(cases: ReadonlyArray<readonly [text: string, subject: string, value: string]>): void {
+  for (const [text, subject, value] of cases) {
+    const c = deriveClaim(text)
+    expect(c, text).not.toBeNull()
+    expect(c?.subject, text).toBe(subject)
+    expect(c?.value, text).toBe(value)
+  }
+}
+
 describe('claims from free text', () => {
   it('reads a subject and a value from the forms the issue names, in English and Chinese', () => {
     const cases: Array<[string, string, string]> = [
@@ -56,12 +83,7 @@ describe('claims from free text', () => {
       ['The token TTL of the auth service is 15 min', 'auth service token TTL', '15 min'],
       ['部署目标从测试环境改成生产环境', '部署目标', '生产环境'],
     ]
-    for (const [text, subject, value] of cases) {
-      const c = deriveClaim(text)
-      expect(c, text).not.toBeNull()
-      expect(c?.subject, text).toBe(subject)
-      expect(c?.value, text).toBe(value)
-    }
+    expectClaims(cases)
   })
 
   it('asserts nothing slot-like for questions, narration, chatter and a person outside every category', () => {
@@ -181,18 +203,14 @@ describe('automatic revision of keyless writes', () => {
   })
 
   it('a change cue on another subject never revises by frame (silent loss of the first subject\'s value)', async () => {
-    const pairs = [
-      ['The API server listens on port 8080.', 'The admin server was moved to port 9443.'],
-      ['The billing service database is postgres.', 'The search service database was migrated to opensearch.'],
-      ['计费服务的数据库是 MySQL。', '搜索服务的数据库迁移到了 PostgreSQL。'],
-    ]
-    for (const [first, second] of pairs) {
-      const { backend: b } = await store()
-      const a = await write(b, { summary: first as string })
-      const c = await write(b, { summary: second as string })
-      expect(c.superseded, second).toEqual([])
-      expect(await statusOf(b, a.id), first).toBe('active')
-    }
+    await expectUnrevised(
+      [
+        ['The API server listens on port 8080.', 'The admin server was moved to port 9443.'],
+        ['The billing service database is postgres.', 'The search service database was migrated to opensearch.'],
+        ['计费服务的数据库是 MySQL。', '搜索服务的数据库迁移到了 PostgreSQL。'],
+      ],
+      false,
+    )
   })
 
   it('a subject read with 用的是 and one read with 是 are one subject: different values without a cue conflict', async () => {
@@ -284,6 +302,124 @@ describe('automatic revision of keyless writes', () => {
     expect(next.superseded).toEqual([])
     expect(next.status).toBe('conflict')
     expect(next.warnings?.some((w) => w.startsWith(`shielded: ${ok.id}`))).toBe(true)
+  })
+})
+
+describe('how someone gets to work: one attribute of a person, whatever the vehicle', () => {
+  it('reads the vehicle as the value of the person\'s commute, in Chinese and English', () => {
+    expectClaims([
+      ['我平时坐公交去公司。', '用户 通勤', '公交'],
+      ['我步行上班。', '用户 通勤', '步行'],
+      ['她每天打车上班', '她 通勤', '车'],
+      ['I usually take the bus into the office.', 'user commute', 'bus'],
+      ['I commute by train.', 'user commute', 'train'],
+      ['I walk to work.', 'user commute', 'walking'],
+      ['Alice rides her scooter to school.', 'Alice commute', 'scooter'],
+    ])
+    // Another person is another subject; a workplace is another attribute.
+    expect(deriveClaim('我哥哥每天开车上班。')?.subject).toBe('用户 哥哥 通勤')
+    expect(deriveClaim('My brother drives to work.')?.subject).toBe('brother commute')
+    expect(deriveClaim('我在阿里巴巴上班。')).toMatchObject({ subject: '用户 公司', value: '阿里巴巴' })
+    // The 在 of 现在 is no "at": switching vehicles says nothing of the employer.
+    expect(deriveClaim('我现在改坐公交上班')).toMatchObject({ subject: '用户 通勤', value: '公交' })
+    expect(deriveClaim('I no longer drive to work.')).toMatchObject({ subject: 'user commute', value: 'car', negated: true })
+    expect(deriveClaim('我不再开车上班了。')).toMatchObject({ subject: '用户 通勤', value: '车', negated: true })
+    // Going to work is no way of going there.
+    expect(deriveClaim('I went to work early today.')).toBeNull()
+  })
+
+  it('a new vehicle stated with a change cue supersedes the old one; the old stays in history and as-of', async () => {
+    const pairs = [
+      ['我平时坐公交上班。', '我改骑电动车上班了。'],
+      ['我每天开车去公司。', '我现在坐地铁去公司，不开车了。'],
+      ['I take the bus to work.', 'I cycle to work now.'],
+      ['I commute by car.', 'These days I take the train to work instead.'],
+    ]
+    for (const [first, second] of pairs) {
+      const { backend: b, at } = await store('2026-05-01T10:00:00.000Z')
+      const a = await write(b, { summary: first as string, type: 'episode', session_id: 's1' })
+      at('2026-05-20T10:00:00.000Z')
+      const c = await write(b, { summary: second as string, type: 'episode', session_id: 's2' })
+      expect(c.superseded, second).toEqual([a.id])
+      expect(await statusOf(b, a.id), first).toBe('superseded')
+      expect((await historyHandler(b, { id: c.id })).versions.map((v) => v.id)).toEqual([a.id, c.id])
+      const query = (c.slot as string).replace(/^user /u, '')
+      expect((await searchHandler(b, { query, asOf: '2026-05-10T00:00:00.000Z' })).hits[0]?.id, first).toBe(a.id)
+      expect((await searchHandler(b, { query })).hits[0]?.id, second).toBe(c.id)
+    }
+  })
+
+  it('another vehicle without a cue is a conflict; another person, the same vehicle said again, or a workplace change nothing', async () => {
+    const { backend: b } = await store()
+    const bus = await write(b, { summary: '我坐公交上班。', type: 'episode', session_id: 's1' })
+    const brother = await write(b, { summary: '我哥哥骑车上班。', type: 'episode', session_id: 's2' })
+    const again = await write(b, { summary: '我每天都坐公交上班。', type: 'episode', session_id: 's3' })
+    const job = await write(b, { summary: '我现在在阿里巴巴上班。', type: 'episode', session_id: 's4' })
+    for (const w of [brother, again, job]) expect(w.superseded, w.title).toEqual([])
+    for (const w of [bus, brother, again, job]) expect(await statusOf(b, w.id), w.title).toBe('active')
+    const metro = await write(b, { summary: '我坐地铁上班。', type: 'episode', session_id: 's5' })
+    expect(metro.status).toBe('conflict')
+    expect(metro.warnings?.some((w) => w.startsWith('conflict: '))).toBe(true)
+
+    const { backend: e } = await store()
+    const train = await write(e, { summary: 'I take the train to work.', type: 'episode', session_id: 's1' })
+    const alice = await write(e, { summary: 'Alice now drives to work.', type: 'episode', session_id: 's2' })
+    const said = await write(e, { summary: 'The user said again that they take the train to work.', type: 'episode', session_id: 's3' })
+    expect(alice.superseded).toEqual([])
+    expect(said.superseded).toEqual([])
+    expect(await statusOf(e, train.id)).toBe('active')
+  })
+})
+
+describe('a person\'s attribute restated with a new value, in the words people use', () => {
+  it('contractions, more occupations and 跳槽 are read: the restatement supersedes the old value', async () => {
+    const pairs = [
+      ['I eat meat.', "I'm vegetarian now."],
+      ['I use Vim.', "I'm using VS Code now."],
+      ['I am a teacher.', 'I became a nurse last year.'],
+      ['我是老师。', '我现在是护士了。'],
+      ['我在阿里巴巴上班。', '我跳槽到腾讯了。'],
+      ['I was vegetarian.', "I'm not vegetarian anymore."],
+    ]
+    for (const [first, second] of pairs) {
+      const { a, c } = await keylessPair(first as string, second as string)
+      expect(c.superseded, `${first} -> ${second}`).toEqual([a.id])
+      expect(c.slot, second).toBe(a.slot)
+    }
+    expect(deriveClaim("Caroline: I'm vegetarian now.")).toMatchObject({ subject: 'Caroline diet', value: 'vegetarian' })
+    expect(deriveClaim("I'm not vegetarian anymore.")).toMatchObject({ subject: 'user diet', value: 'vegetarian', negated: true })
+  })
+
+  it('a pet is the pet\'s, not the user\'s name; a new pet stands beside the old one; a pet given up by name is retired', async () => {
+    expect(deriveClaim('I have a cat named Tom.')?.subject).toBe('user pet')
+    for (const [name, cat, dog] of [
+      ["I'm called Sam.", 'I have a cat named Tom.', 'I now have a dog named Rex.'],
+      ['我叫李明。', '我养了一只猫。', '我现在养了一只狗。'],
+    ]) {
+      const { backend: b } = await store()
+      const ids = []
+      for (const [i, summary] of [name, cat, dog].entries()) ids.push(await write(b, { summary: summary as string, type: 'episode', session_id: `s${i}` }))
+      for (const w of ids) {
+        expect(w.superseded, w.title).toEqual([])
+        expect(await statusOf(b, w.id), w.title).toBe('active')
+      }
+    }
+    const { a: tom, c: gone } = await keylessPair('I have a cat named Tom.', 'I no longer have the cat named Tom.')
+    expect(gone.superseded).toEqual([tom.id])
+  })
+
+  it('another person, another attribute, a visit and a saying repeated supersede nothing', async () => {
+    await expectUnrevised(
+      [
+        ['I am a teacher.', 'My sister is a nurse now.'],
+        ['我在阿里巴巴上班。', '我哥哥跳槽到腾讯了。'],
+        ['我是老师。', '我现在住在上海。'],
+        ['I live in Boston.', "I'm in Berlin this week."],
+        ["I'm vegetarian.", 'The user said again that they are vegetarian.'],
+        ["I'm vegetarian.", "I'm vegetarian."],
+      ],
+      true,
+    )
   })
 })
 

@@ -3,10 +3,10 @@
  * word in common with "sqlite / postgres". A query term in a group brings the group's other
  * terms in at a low weight, and a hit found only through them says so (`reason: "alias"`).
  *
- * 14 built-in groups of project words, the colloquial Chinese groups of language/zh-synonyms.ts,
- * plus `<root>/aliases.json` (`{ "group": ["term", ...] }`) merged in; a broken file is ignored
- * with a warning. Terms are matched after tokenisation, so a group entry may be a phrase in
- * either language.
+ * 17 built-in groups of project and personal words, the colloquial Chinese groups of
+ * language/zh-synonyms.ts, plus `<root>/aliases.json` (`{ "group": ["term", ...] }`) merged in; a
+ * broken file is ignored with a warning. Terms are matched after tokenisation, so a group entry
+ * may be a phrase in either language.
  */
 
 import type { MemoryBackend } from '../store/backend.js'
@@ -27,7 +27,11 @@ export const BUILTIN_ALIAS_GROUPS: Readonly<Record<string, readonly string[]>> =
   docs: ['文档', '说明', 'docs', 'documentation', 'readme', 'wiki', 'manual'],
   storage: ['存储', '对象存储', '文件存储', 'storage', 's3', 'oss', 'bucket', 'upload', '上传'],
   image: ['图片', '图像', '照片', 'image', 'picture', 'photo', 'screenshot', '截图'],
-  preference: ['偏好', '喜欢', '习惯', 'preference', 'prefer', 'like', 'habit', '倾向'],
+  preference: ['偏好', '喜欢', '习惯', 'preference', 'prefer', 'like', 'habit', '倾向', '爱好', '兴趣', 'hobby', 'hobbies'],
+  // A person's attributes, as questions name them and as statements leave them unnamed ("我叫李明").
+  name: ['姓名', '名字', '全名', '称呼', 'name', 'full name'],
+  home: ['住址', '居住', '居住地', '住在', '家住', '住哪'],
+  pet: ['宠物', '猫', '狗', '猫咪', '小狗', 'pet', 'pets', 'cat', 'dog'],
   ...ZH_SYNONYM_GROUPS,
 }
 

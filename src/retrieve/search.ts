@@ -186,7 +186,8 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   }
 
   const querySet = new Set(queryTokens)
-  const aliasTerms = aliases ? aliases.expand(queryTokens) : []
+  // Alias groups read the query as written: a member may hold a question word (住哪 in home).
+  const aliasTerms = aliases ? aliases.expand(queryTokens === contentTokens ? [...new Set([...queryTokens, ...tokenize(req.query)])] : queryTokens) : []
   // A term said twice weighs twice. Single CJK characters only help, at a low weight, and only
   // in a long (conversational) query: there 2-gram matches are sparse next to the query, while a
   // short query is precise with its 2-grams and would pay for the long lists of single

@@ -390,7 +390,7 @@ async function reflect(backend: MemoryBackend, report: ConsolidationReport, budg
       const out = await writeMemory(
         backend,
         { summary, type: 'episode', session_id: s.session, source: 'plugin', time: s.time, tags: [SESSION_SUMMARY_TAG] },
-        { derivedFrom: derived, titleIsSlot: false, nearDuplicates: false },
+        { derivedFrom: derived, titleIsSlot: false, nearDuplicates: false, assertsFacts: false },
       )
       id = out.id
       await transact(backend, async (txn) => txn.log({ event: 'reflect', id: out.id, ids: derived, session_id: s.session, ...(summary !== s.summary && run !== null ? { model: run.use.id } : {}) }))

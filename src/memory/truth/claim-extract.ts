@@ -56,7 +56,7 @@ const EN_CUES = [
 ]
 const EN_CUE = new RegExp(`\\b(?:${EN_CUES.map((c) => c.replace(/ /g, '\\s+')).join('|')})\\b`, 'giu')
 const ZH_CUE =
-  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此|领养了|买了|辞职|离职|更换为|更换成|重新|恢复|换回|换了|被升级|升级成|早就|退掉|不用[^，。；,.;！!？?]{0,16}了|改去|改由|停用|下线|取消了|调成|调到|涨到|涨价|降到|降价|上调|下调|延长到|缩短到|改到|换到|换用/gu
+  /现在|如今|目前|眼下|不再|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|搬去|已经|开始|更正|纠正|订正|更新为|从此|领养了|买了|辞职|离职|更换为|更换成|重新|恢复|换回|换了|被升级|升级成|早就|退掉|不用[^，。；,.;！!？?]{0,16}了|改去|改由|停用|下线|取消了|调成|调到|涨到|涨价|降到|降价|上调|下调|延长到|缩短到|改到|换到|换用|改(?=乘坐|搭乘|步行|走路|坐|乘|搭|骑|开车|打车)|跳槽/gu
 /** "from A to B" (and its Chinese form): A no longer holds. */
 const EN_FROM_TO = /\bfrom\s+(.+?)\s+(?:to|into)\s+(.+)$/iu
 const ZH_FROM_TO = /从(.+?)(?:改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|改到|搬到|到)(.+)$/u
@@ -77,6 +77,8 @@ interface Category {
   zh: string
   /** Words of a value or predicate that put a statement in this category. */
   cue: RegExp
+  /** A person has several at once (pets): a new one is added beside the others, not instead. */
+  several?: true
 }
 
 /** Kinds of thing a tool or service is: "uses MySQL" is about a database. */
@@ -97,17 +99,33 @@ const KINDS: readonly Category[] = [
 
 /** A person's categories: the only way a statement about a person becomes a slot. */
 const PERSONAL: readonly Category[] = [
+  // Only the relation commuteForm gives, or the word itself: "上班" alone says where someone works.
+  { en: 'commute', zh: '通勤', cue: /\bcommutes by\b|通勤|\bcommut(?:e|es|ing)\b/iu },
   { en: 'diet', zh: '饮食', cue: /素食|吃素|纯素|荤|吃肉|不吃|吃|饮食|肉|vegetarian|vegan|pescatarian|\bmeat\b|\beats?\b|\beating\b|\bdiet\b/iu },
   { en: 'home', zh: '住址', cue: /住在|住|搬到|搬去|居住|所在城市|城市|在[\p{Script=Han}]{1,3}[市省区县州京海圳都国岛港湾镇村城]$|\blives? in\b|\bliving in\b|\bmoved to\b|\bbased in\b|\bhome\b|\bcity\b/iu },
+  // Before the name: "I have a cat named Tom" names the cat, not the user.
+  { en: 'pet', zh: '宠物', cue: /宠物|猫|狗|仓鼠|鹦鹉|\bpets?\b|\bcats?\b|\bdogs?\b|\bkittens?\b|\bpupp(?:y|ies)\b|\bhamsters?\b/iu, several: true },
   { en: 'name', zh: '名字', cue: /名字|叫做|叫|\bname is\b|\bnamed\b|\bcalled\b/iu },
   { en: 'age', zh: '年龄', cue: /\d+\s*岁|[一二三四五六七八九十]+岁|\byears? old\b/iu },
-  { en: 'employer', zh: '公司', cue: /在.+?(?:工作|上班)|就职|入职|\bworks? (?:at|for)\b|\bemployer\b/iu },
-  { en: 'job', zh: '职业', cue: /工程师|程序员|设计师|医生|老师|教师|学生|经理|律师|作家|研究员|\bengineer\b|\bdeveloper\b|\bdesigner\b|\bdoctor\b|\bteacher\b|\bstudent\b|\bmanager\b|\bworks? as\b/iu },
+  { en: 'employer', zh: '公司', cue: /(?<![现正存实所])在.+?(?:工作|上班)|就职|入职|\bworks? (?:at|for)\b|\bemployer\b/iu },
+  {
+    en: 'job',
+    zh: '职业',
+    cue: /工程师|程序员|设计师|医生|护士|老师|教师|学生|经理|律师|会计|厨师|记者|警察|作家|研究员|分析师|建筑师|药剂师|牙医|飞行员|自由职业|\b(?:engineer|developer|programmer|designer|doctor|nurse|teacher|student|manager|lawyer|accountant|chef|journalist|pharmacist|dentist|pilot|architect|analyst|freelancer)\b|\bworks? as\b/iu,
+  },
   { en: 'timezone', zh: '时区', cue: /时区|\btime ?zone\b|\butc[+-]\d|\bgmt[+-]\d/iu },
-  { en: 'pet', zh: '宠物', cue: /宠物|猫|狗|仓鼠|鹦鹉|\bpets?\b|\bcats?\b|\bdogs?\b|\bkittens?\b|\bpupp(?:y|ies)\b|\bhamsters?\b/iu },
   { en: 'language', zh: '语言', cue: /说中文|说英文|中文|英文|日语|德语|法语|\bspeaks?\b|\b(?:english|german|chinese|french|japanese|spanish|korean|mandarin)\b/iu },
   ...KINDS,
 ]
+
+/**
+ * A subject of a person's category that holds several values at once ("user pet", "用户 宠物"):
+ * a new value stands beside the others; only a text that retires one replaces it.
+ */
+export function holdsSeveral(subject: string): boolean {
+  const last = subject.replace(/\s*\[[^\]]*\]$/u, '').split(/\s+/u).pop() ?? ''
+  return PERSONAL.some((c) => c.several === true && (last === c.en || last === c.zh))
+}
 
 /** Nouns that move from a value into its subject: "listens on port 9090" is about the port. */
 const EN_VALUE_NOUN = /^(?:on\s+|at\s+|in\s+)?(port|version|release|tag|branch|region|zone|plan|tier|channel|namespace|bucket|cluster|node|database|db|schema|table|queue|topic|floor|room|level|stage|step)\s+(.+)$/iu
@@ -158,7 +176,7 @@ interface Phrase {
 /** English relation phrases; `copula` keeps the subject as the slot. */
 const EN_PHRASES: readonly Phrase[] = (
   [
-    ['copula', 'is set to|are set to|was set to|has been set to|is configured to|are configured to|defaults to|default to|is now|are now|has become|has been|have been|will be|is|are|was|were|equals|became|becomes|set to|\'s'],
+    ['copula', 'is set to|are set to|was set to|has been set to|is configured to|are configured to|defaults to|default to|is now|are now|has become|has been|have been|will be|is|are|am|was|were|equals|became|becomes|set to|\'s'],
     ['uses', 'is using|are using|relies on|rely on|depends on|depend on|is built with|is built on|are built with|built with|uses|use|used|runs|run'],
     ['copula', 'is pinned to|are pinned to|pinned to|is locked to|locked to|is capped at|capped at|is limited to|limited to|configured to|set at|costs|cost|is priced at|are priced at|sells for|is billed at'],
     ['runs on', 'is running on|are running on|runs on|run on|is hosted on|is hosted at|is hosted in|are hosted on|hosted on|is deployed to|is deployed on|are deployed to|deploys to|deployed to|deployed on|lives on'],
@@ -347,7 +365,8 @@ const CALENDAR = /^(?:the\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec
  * place reads so; "is in June", "is in progress" and "is in review" stay a plain value.
  */
 function locatedIn(raw: Raw): Raw {
-  if (raw.relation !== 'copula' || raw.form !== 'relation') return raw
+  // "I am in Berlin this week": where a person is today, not where they live.
+  if (raw.relation !== 'copula' || raw.form !== 'relation' || /^(?:i|we|he|she|they|you)$/iu.test(raw.subject.trim())) return raw
   const m = /^in\s+(.+)$/u.exec(stripValueEdges(raw.value))
   return m !== null && PLACE.test(m[1] as string) && !CALENDAR.test(m[1] as string) ? { ...raw, relation: 'lives in', value: m[1] as string } : raw
 }
@@ -373,6 +392,7 @@ const RELATION_LABEL: Readonly<Record<string, { en: string; zh: string }>> = {
   'studies at': { en: 'school', zh: '学校' },
   office: { en: 'office', zh: '办公地点' },
   enabled: { en: 'enabled', zh: '启用' },
+  'commutes by': { en: 'commute', zh: '通勤' },
 }
 
 /** The finished claim of a raw match, or null when the subject is not one. */
@@ -429,7 +449,7 @@ function arrowForm(c: string): Raw | null {
 const EN_CHANGE =
   /^(.+?)\s+(?:has\s+|have\s+|was\s+|were\s+|is\s+|are\s+|got\s+|just\s+|recently\s+|now\s+|finally\s+)*(?:been\s+)?(?:changed|moved|migrated|switched|upgraded|downgraded|bumped|updated|converted|went|changes|moves|switches|migrates|raised|lowered|increased|decreased|reduced|extended|shortened|tightened|relaxed|relocated|repointed|rescheduled|pushed|pulled|cut|capped|doubled|halved|rose|fell|jumped|dropped)\s+(?:up\s+|down\s+|back\s+|over\s+)?(?:from\s+(.+?)\s+)?(?:to|into|over to|onto)\s+(.+)$/iu
 const ZH_CHANGE =
-  /^(.+?)(?:已经|现在|已|刚刚|刚|如今|目前)?(?:从(.+?))?(改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调整成|调成|调到|调为|改到|搬到|搬去|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|收紧到|放宽到|挪到|移到|转到|交给|改由|更换为|更换成|更新为|换为|定为|升级成|调整成|设成|设为|改设为)了?(.+)$/u
+  /^(.+?)(?:已经|现在|已|刚刚|刚|如今|目前)?(?:从(.+?))?(跳槽到|跳槽去|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调整成|调成|调到|调为|改到|搬到|搬去|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|收紧到|放宽到|挪到|移到|转到|交给|改由|更换为|更换成|更新为|换为|定为|升级成|调整成|设成|设为|改设为)了?(.+)$/u
 
 /** "We raised the rate limit to 250", "I set the timeout to 30 s": the object is the subject. */
 const EN_ACTOR_CHANGE =
@@ -453,7 +473,8 @@ function changeForm(c: string): Raw | null {
   const zh = ZH_CHANGE.exec(c)
   if (zh !== null) {
     const verb = zh[3] as string
-    const relation = verb === '搬到' || verb === '搬去' ? 'lives in' : verb === '改用' || verb === '换用' ? 'uses' : verb === '交给' || verb === '改由' ? 'owned by' : 'copula'
+    const relation =
+      verb === '搬到' || verb === '搬去' ? 'lives in' : verb.startsWith('跳槽') ? 'works at' : verb === '改用' || verb === '换用' ? 'uses' : verb === '交给' || verb === '改由' ? 'owned by' : 'copula'
     return { subject: zh[1] as string, value: zh[4] as string, relation, form: 'change', negated: false, ...(zh[2] !== undefined ? { from: zh[2] } : {}) }
   }
   return null
@@ -546,8 +567,11 @@ function shapedForm(c: string): Raw | null {
   if (zhUses !== null) return { subject: zhUses[2] as string, value: zhUses[1] as string, relation: 'copula', form: 'relation', negated: false }
   const there = /^there\s+(?:are|is|were|was)\s+(?:now\s+)?(\S+)\s+(\S+)\s+(?:in|on|at|for|behind)\s+(.+)$/iu.exec(c)
   if (there !== null) return { subject: `${there[3]} ${there[2]}`, value: there[1] as string, relation: 'copula', form: 'relation', negated: false }
+  const commute = commuteForm(c)
+  if (commute !== null) return commute
   const works = /^(.+?)(?:现在|目前|一直|已经)?在(.+?)(上班|工作|任职|就职|实习|读书|上学|念书|办公)$/u.exec(c)
-  if (works !== null) {
+  // The 在 of 现在 or 正在 is no "at": "我现在改骑车上班" says nothing of where.
+  if (works !== null && !ZH_BLOCKED.has(`${(works[1] as string).slice(-1)}在`)) {
     const relation = /读书|上学|念书/u.test(works[3] as string) ? 'studies at' : works[3] === '办公' ? 'office' : 'works at'
     return { subject: works[1] as string, value: works[2] as string, relation, form: 'relation', negated: false }
   }
@@ -568,6 +592,47 @@ function shapedForm(c: string): Raw | null {
   if (has !== null) return { subject: `${has[1]} ${has[3]}`, value: has[2] as string, relation: 'copula', form: 'relation', negated: false }
   const zhHas = /^(.+?)(?:现在|目前|一共|总共|共)?(?:有|共有)\s*(\d+|[一二两三四五六七八九十百]+)\s*(?:个|台|条|位|名|家)?(.+)$/u.exec(c)
   if (zhHas !== null && !/[，,]/u.test(zhHas[3] as string)) return { subject: `${zhHas[1]} ${zhHas[3]}`, value: zhHas[2] as string, relation: 'copula', form: 'relation', negated: false }
+  return null
+}
+
+/** How one gets to work or school: the vehicle. Chinese verbs longest first; the vehicle holds no verb of its own. */
+const ZH_COMMUTE =
+  /^(.+?)(?:每天|每日|平时|平常|一般|通常|现在|目前|如今|已经|开始|都|也|还|就|改为|改成|改)*(不再|不|没有|没)?(乘坐|搭乘|步行|走路|坐|乘|搭|骑|开|打)([^坐乘搭骑开打走步]{0,8}?)(?:去|来|到)?(?:上班|上学|通勤|去公司|到公司|去单位)了?$/u
+const EN_ADVERB_RUN = '(?:(?:now|usually|normally|mostly|always|still|currently|often|just|daily|also|have|has|started|start|to)\\s+)*'
+/** "These days I ...": when, before whom. */
+const EN_LEAD = '(?:(?:these days|nowadays|now|lately|recently|since last \\w+),?\\s+)?'
+const EN_NEGATED = "(?:(don't|doesn't|do not|does not|no longer|never)\\s+)?"
+const EN_COMMUTE = new RegExp(
+  `^${EN_LEAD}(.+?)\\s+${EN_ADVERB_RUN}${EN_NEGATED}(take|takes|taking|took|ride|rides|riding|drive|drives|driving|cycle|cycles|cycling|bike|bikes|biking|walk|walks|walking)\\s+(?:(?:the|a|an|my|his|her|their|our)\\s+)?(.*?)\\s*(?:to|into)\\s+(?:work|the office|office|school|campus)\\b`,
+  'iu',
+)
+const EN_COMMUTE_BY = new RegExp(
+  `^${EN_LEAD}(.+?)\\s+${EN_ADVERB_RUN}${EN_NEGATED}(?:commutes?|commuting|goes to work|go to work|gets to work|get to work|travels? to work)\\s+(?:by|on)\\s+(?:(?:the|a|an|my|his|her|their|our)\\s+)?(.+)$`,
+  'iu',
+)
+/** A verb that is its own vehicle: "I drive to work", "我步行上班". */
+const OWN_VEHICLE: Readonly<Record<string, string>> = { drive: 'car', cycle: 'bike', bike: 'bike', walk: 'walking', 步行: '步行', 走路: '步行' }
+/** "drives", "driving" -> "drive". */
+const verbBase = (v: string) => v.toLowerCase().replace(/(?:s|ing)$/u, '').replace(/^(driv|cycl|bik|rid|tak)$/u, '$1e')
+
+/**
+ * "我每天坐地铁上班", "我现在改骑自行车上班了", "I take the subway to work", "I commute by train":
+ * how someone commutes, one attribute (`commute` / `通勤`) whose value is the vehicle.
+ */
+function commuteForm(c: string): Raw | null {
+  const zh = ZH_COMMUTE.exec(c)
+  if (zh !== null) {
+    const vehicle = (zh[4] as string).trim() || OWN_VEHICLE[zh[3] as string]
+    return vehicle === undefined ? null : { subject: zh[1] as string, value: vehicle, relation: 'commutes by', form: 'relation', negated: zh[2] !== undefined }
+  }
+  const en = EN_COMMUTE.exec(c)
+  if (en !== null) {
+    const vehicle = (en[4] as string).trim() || OWN_VEHICLE[verbBase(en[3] as string)]
+    if (vehicle === undefined || words(vehicle).length > 3) return null
+    return { subject: en[1] as string, value: vehicle, relation: 'commutes by', form: 'relation', negated: en[2] !== undefined }
+  }
+  const by = EN_COMMUTE_BY.exec(c)
+  if (by !== null && words(by[3] as string).length <= 3) return { subject: by[1] as string, value: by[3] as string, relation: 'commutes by', form: 'relation', negated: by[2] !== undefined }
   return null
 }
 
@@ -713,16 +778,24 @@ function unspeak(t: string): { text: string; speaker: string | null } {
   const said = en?.[2] ?? ''
   if (en !== null && !ATTRIBUTE_WORDS.has(label) && label !== 'db' && words(said).length >= 2 && (words(said).length >= 4 || !valueLike(said))) {
     const name = en[1] as string
-    return { text: (en[2] as string).replace(/^(?:I|I'm|I am)\b/u, (m) => (m === 'I' ? name : `${name} is`)).replace(/^my\b/iu, `${name}'s`), speaker: name }
+    return { text: (en[2] as string).replace(/^(?:I am|I'm|I)\b/u, (m) => (m === 'I' ? name : `${name} is`)).replace(/^my\b/iu, `${name}'s`), speaker: name }
   }
   const zh = /^([\p{Script=Han}]{1,4})\s*[:：]\s*(.{4,})$/u.exec(t)
   if (zh !== null && /^[我你他她]|[。！？!?]$|[吗呢吧啊]/u.test(zh[2] as string)) return { text: (zh[2] as string).replace(/^我/u, zh[1] as string), speaker: zh[1] as string }
   return { text: t, speaker: null }
 }
 
+/** "I'm vegetarian now", "we're using Bun": the copula spelled out, as the relation forms read it. */
+function uncontract(t: string): string {
+  return t
+    .replace(/\b(I)['’]m\b/gu, '$1 am')
+    .replace(/\b(we|they|you)['’]re\b/giu, '$1 are')
+    .replace(/\b(I|we|they|you)['’]ve\b/giu, '$1 have')
+}
+
 function unframe(text: string): { text: string; cue: string | null; speaker: string | null } {
   // Traditional Chinese is read as Simplified, so its cues and attribute words are the ones below.
-  const spoken = unspeak(simplifyHan(text.normalize('NFKC')).replace(/\s+/g, ' ').trim())
+  const spoken = unspeak(uncontract(simplifyHan(text.normalize('NFKC')).replace(/\s+/g, ' ').trim()))
   let t = spoken.text
   let cue: string | null = null
   for (let i = 0; i < 3; i++) {

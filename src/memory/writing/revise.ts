@@ -18,7 +18,7 @@
  */
 
 import type { IndexEntry } from '../../types.js'
-import { changeCues, deriveClaim, isStatement, kindOfValue, type ClaimForm, type DerivedClaim } from '../truth/claim-extract.js'
+import { changeCues, deriveClaim, holdsSeveral, isStatement, kindOfValue, type ClaimForm, type DerivedClaim } from '../truth/claim-extract.js'
 import { frameOf, otherValue, sharedTerms, valueNames } from '../truth/claim-frame.js'
 import { atomsWithin, compareValues, unitClass, valueAtoms, type ValueAtoms } from '../truth/claim-value.js'
 import type { RuntimeConfig } from '../settings/config.js'
@@ -176,6 +176,8 @@ export async function reviseDerived(
     if (theirs === null || relateClaims(mine, theirs) !== 'different') continue
     const why = changeEvidence(mine, theirs, config)
     if (match === 'overlap' && !retires(mine, theirs)) continue
+    // Another pet is one more pet: neither a change nor a conflict, unless the old one is retired by name.
+    if (holdsSeveral(other.key ?? '') && !retires(mine, theirs)) continue
     // Subjects that differ only by a "uses" the relation gave one of them ("公司企业邮箱是…" and
     // "公司的企业邮箱用的是…") are one subject when the values are of one kind.
     const relationOnly = match === 'near' && other.key !== null && sameSubjectTerms(withoutUses(entry.key as string), withoutUses(other.key)) && sameKind(mine, theirs)
