@@ -234,4 +234,34 @@ describe('index snapshot', () => {
     expect(results[0]!.hits).toHaveLength(2)
     expect(existsSync(join(root, SNAPSHOT_FILE))).toBe(true)
   })
+
+  /** Bytes this process read and wrote through system calls so far (Linux). */
+  const ioBytes = () => {
+    const io = Object.fromEntries(
+      readFileSync('/proc/self/io', 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(': ') as [string, string]),
+    )
+    return { read: Number(io.rchar), written: Number(io.wchar) }
+  }
+
+  async function perWrite(size: number): Promise<{ read: number; written: number }> {
+    const { backend } = await storeOf(size)
+    const n = 20
+    const before = ioBytes()
+    for (let i = 0; i < n; i++) await writeHandler(backend, { summary: `${SUMMARIES[i % SUMMARIES.length]}，再记一次 ${size}-${i}` })
+    const after = ioBytes()
+    return { read: (after.read - before.read) / n, written: (after.written - before.written) / n }
+  }
+
+  it.runIf(existsSync('/proc/self/io'))('a write reads and writes as many bytes in a store of 300 memories as in one of 30', { timeout: 120_000 }, async () => {
+    const small = await perWrite(30)
+    const large = await perWrite(300)
+    console.info(`[per-write] at 30: ${small.read} B read, ${small.written} B written; at 300: ${large.read} B read, ${large.written} B written`)
+    expect(small.written).toBeGreaterThan(0)
+    // A memory file, its index line, its ledger lines: the same size at both sizes, give or take a few digits.
+    expect(large.written).toBeLessThan(small.written * 1.2)
+    expect(large.read).toBeLessThan(small.read * 1.2 + 512)
+  })
 })
