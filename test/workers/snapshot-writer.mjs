@@ -7,6 +7,7 @@
 //
 // usage: node snapshot-writer.mjs <root> <seed> <snapshot tail lines>
 
+import { createHash } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { createFileBackend, writeHandler } from '../../lib/api.js'
@@ -17,19 +18,9 @@ if (!root || !seedArg || !tailArg) {
   process.exit(2)
 }
 
-/** mulberry32: a small seeded generator, so a failing seed replays. */
-function rng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-const random = rng(Number(seedArg))
+/** A seeded stream of numbers in [0, 1): sha1 of the seed and a counter, so a failing seed replays. */
+let drawn = 0
+const random = () => createHash('sha1').update(`${seedArg}:${drawn++}`).digest().readUInt32LE(0) / 4294967296
 const pick = (items) => items[Math.floor(random() * items.length)]
 const ZH = ['数据库', '迁移', '周末', '咖啡', '杭州', '会议', '预算', '跑步', '生产环境', '慢查询', '妈妈', '生日', '签证', '机票']
 const EN = ['database', 'migration', 'weekend', 'coffee', 'Berlin', 'meeting', 'budget', 'running', 'staging', 'query', 'Alice', 'birthday', 'visa', 'flight']
