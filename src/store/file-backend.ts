@@ -217,6 +217,15 @@ class FileBackend implements MemoryBackend {
    * way leads outside the root. Missing parts are fine (writes create them).
    */
   private resolveSync(relPath: string): string {
+    return this.resolveLooked(relPath).abs
+  }
+
+  /**
+   * `resolveSync`, with what its fast path found there when it looked: the lstat of something
+   * that is not a symlink (what a stat would say), undefined for nothing, null when it did not
+   * look. Spares a stat its second system call (a freshness check stats every memory file).
+   */
+  private resolveLooked(relPath: string): { abs: string; looked: fsSync.Stats | undefined | null } {
     const rel = assertRelativeInside(relPath)
     const abs = path.resolve(this.root, rel)
     if (abs !== this.root && !abs.startsWith(this.root + path.sep)) throw outside(relPath, 'resolves outside')
@@ -230,7 +239,7 @@ class FileBackend implements MemoryBackend {
       } catch {
         // an odd name (too long, a file on the way): the full check below decides
       }
-      if (st !== null && (st === undefined || !st.isSymbolicLink())) return abs
+      if (st !== null && (st === undefined || !st.isSymbolicLink())) return { abs, looked: st }
     }
     // Find the deepest part of the path that exists and check where it really leads.
     let probe = abs
@@ -260,7 +269,7 @@ class FileBackend implements MemoryBackend {
       if (probe === abs || probe === dir) this.verifiedDirs.add(dir)
       break
     }
-    return abs
+    return { abs, looked: null }
   }
 
   async readFile(relPath: string): Promise<string | null> {
@@ -323,7 +332,9 @@ class FileBackend implements MemoryBackend {
   }
 
   private statSync(relPath: string): FileStat | null {
-    const abs = this.resolveSync(relPath)
+    const { abs, looked } = this.resolveLooked(relPath)
+    if (looked === undefined) return null
+    if (looked !== null) return { mtimeMs: looked.mtimeMs, size: looked.size }
     try {
       const st = fsSync.statSync(abs, { throwIfNoEntry: false })
       return st === undefined ? null : { mtimeMs: st.mtimeMs, size: st.size }
