@@ -447,7 +447,8 @@ class FileBackend implements MemoryBackend {
     }
     const from = this.indexFile?.offset ?? 0
     if (st.size > from) this.applyIndexBytes(abs, from, st.size, st.ino, st.mtimeMs)
-    else if (this.indexFile !== null) this.indexFile.mtimeMs = st.mtimeMs
+    // (A snapshot may cover lines appended after that stat: the next look reads the file again.)
+    else if (this.indexFile !== null && st.size === from) this.indexFile.mtimeMs = st.mtimeMs
     return this.view
   }
 
@@ -478,8 +479,8 @@ class FileBackend implements MemoryBackend {
   }
 
   /**
-   * Saves the view as the index snapshot when index.jsonl has grown past the last one by more
-   * than the bound (or at once after a rewrite): its cost, linear in the store, comes once per
+   * Saves the view as the index snapshot when index.jsonl has grown past the last one (none
+   * after a rewrite) by more than the bound: its cost, linear in the store, comes once per
    * that many lines, so constant per write on average. Never for a view with entries folded in
    * memory only. A failure is said once and costs only start-up time. Under the store lock.
    */
