@@ -25,6 +25,7 @@ import type { IndexEntry, LedgerEvent } from '../types.js'
 import type { AnchorProbes, FileStat, MemoryBackend, Rewrite, SyncReads } from './backend.js'
 import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
 import { IndexView } from './index-view.js'
+import { readSnapshot, snapshotCover, SNAPSHOT_FILE, writeSnapshot, type SnapshotCover } from './index-snapshot.js'
 import { parseLedgerLine } from './ledger.js'
 import { rewriteFileCas } from './rewrite.js'
 import { STORE_LAYOUT } from './layout.js'
@@ -43,6 +44,11 @@ export interface FileBackendOptions {
    * unchecked. `{}`: every anchor unchecked.
    */
   probes?: AnchorProbes
+  /**
+   * Lines index.jsonl may carry beyond its snapshot before a write saves a new one: the larger
+   * of this and a sixteenth of the live entries. Default 1000.
+   */
+  snapshotTailLines?: number
 }
 
 const INDEX_FILE = 'index.jsonl'
@@ -144,6 +150,11 @@ class FileBackend implements MemoryBackend {
   private readonly clock: () => string
   private readonly lockTimeoutMs: number
   private readonly lockStaleMs: number
+  private readonly snapshotTailLines: number
+  /** Lines of index.jsonl the newest snapshot this process knows of covers (0: none). */
+  private snapshotLines = 0
+  /** Saving a snapshot failed once (a read-only or full store): no more tries in this process. */
+  private snapshotFailed = false
 
   constructor(root: string, options: FileBackendOptions) {
     this.root = path.resolve(root)
@@ -151,6 +162,7 @@ class FileBackend implements MemoryBackend {
     this.clock = options.now ?? (() => new Date().toISOString())
     this.lockTimeoutMs = options.lockTimeoutMs ?? 20_000
     this.lockStaleMs = Math.max(2_000, options.lockStaleMs ?? 10_000)
+    this.snapshotTailLines = Math.max(1, options.snapshotTailLines ?? 1000)
   }
 
   now(): string {
@@ -205,6 +217,15 @@ class FileBackend implements MemoryBackend {
    * way leads outside the root. Missing parts are fine (writes create them).
    */
   private resolveSync(relPath: string): string {
+    return this.resolveLooked(relPath).abs
+  }
+
+  /**
+   * `resolveSync`, with what its fast path found there when it looked: the lstat of something
+   * that is not a symlink (what a stat would say), undefined for nothing, null when it did not
+   * look. Spares a stat its second system call (a freshness check stats every memory file).
+   */
+  private resolveLooked(relPath: string): { abs: string; looked: fsSync.Stats | undefined | null } {
     const rel = assertRelativeInside(relPath)
     const abs = path.resolve(this.root, rel)
     if (abs !== this.root && !abs.startsWith(this.root + path.sep)) throw outside(relPath, 'resolves outside')
@@ -218,7 +239,7 @@ class FileBackend implements MemoryBackend {
       } catch {
         // an odd name (too long, a file on the way): the full check below decides
       }
-      if (st !== null && (st === undefined || !st.isSymbolicLink())) return abs
+      if (st !== null && (st === undefined || !st.isSymbolicLink())) return { abs, looked: st }
     }
     // Find the deepest part of the path that exists and check where it really leads.
     let probe = abs
@@ -248,7 +269,7 @@ class FileBackend implements MemoryBackend {
       if (probe === abs || probe === dir) this.verifiedDirs.add(dir)
       break
     }
-    return abs
+    return { abs, looked: null }
   }
 
   async readFile(relPath: string): Promise<string | null> {
@@ -311,7 +332,9 @@ class FileBackend implements MemoryBackend {
   }
 
   private statSync(relPath: string): FileStat | null {
-    const abs = this.resolveSync(relPath)
+    const { abs, looked } = this.resolveLooked(relPath)
+    if (looked === undefined) return null
+    if (looked !== null) return { mtimeMs: looked.mtimeMs, size: looked.size }
     try {
       const st = fsSync.statSync(abs, { throwIfNoEntry: false })
       return st === undefined ? null : { mtimeMs: st.mtimeMs, size: st.size }
@@ -379,6 +402,9 @@ class FileBackend implements MemoryBackend {
     const st = io('look up', abs, () => fsSync.statSync(abs))
     this.indexFile = { ino: st.ino, offset: st.size, mtimeMs: st.mtimeMs, lines: entries.length }
     this.lastIndexSkipped = 0
+    this.snapshotLines = 0
+    // The old snapshot covers a file that is gone: save one of the new file when it is long enough.
+    this.saveSnapshot()
   }
 
   async indexView(): Promise<IndexView> {
@@ -415,11 +441,69 @@ class FileBackend implements MemoryBackend {
       return this.view
     }
     const rewritten = known === null || st.ino !== known.ino || st.size < known.offset || (st.size === known.offset && st.mtimeMs !== known.mtimeMs)
-    if (rewritten) this.resetIndexState()
-    const from = rewritten ? 0 : (known as IndexFileState).offset
+    if (rewritten) {
+      this.resetIndexState()
+      this.loadSnapshot(abs)
+    }
+    const from = this.indexFile?.offset ?? 0
     if (st.size > from) this.applyIndexBytes(abs, from, st.size, st.ino, st.mtimeMs)
-    else if (this.indexFile !== null) this.indexFile.mtimeMs = st.mtimeMs
+    // (A snapshot may cover lines appended after that stat: the next look reads the file again.)
+    else if (this.indexFile !== null && st.size === from) this.indexFile.mtimeMs = st.mtimeMs
     return this.view
+  }
+
+  /**
+   * Starts the view from the snapshot when there is a good one for index.jsonl as it is now
+   * (index-snapshot.ts); otherwise leaves it empty, to be folded from the first line.
+   */
+  private loadSnapshot(absIndex: string): void {
+    const absSnapshot = this.resolveSync(SNAPSHOT_FILE)
+    let fd: number
+    try {
+      fd = fsSync.openSync(absIndex, 'r')
+    } catch {
+      return // gone meanwhile: the caller finds out
+    }
+    try {
+      const st = fsSync.fstatSync(fd)
+      const loaded = readSnapshot(absSnapshot, fd, st)
+      if (loaded === null) return
+      this.view.load(loaded.entries)
+      const { ino, offset, lines, skipped, mtimeMs } = loaded.cover
+      this.indexFile = { ino, offset, mtimeMs, lines }
+      this.lastIndexSkipped = skipped
+      this.snapshotLines = lines
+    } finally {
+      fsSync.closeSync(fd)
+    }
+  }
+
+  /**
+   * Saves the view as the index snapshot when index.jsonl has grown past the last one (none
+   * after a rewrite) by more than the bound: its cost, linear in the store, comes once per
+   * that many lines, so constant per write on average. Never for a view with entries folded in
+   * memory only. A failure is said once and costs only start-up time. Under the store lock.
+   */
+  private saveSnapshot(): void {
+    const at = this.indexFile
+    if (at === null || this.foldedInMemory || this.snapshotFailed) return
+    const bound = Math.max(this.snapshotTailLines, Math.floor(this.view.size / 16))
+    if (at.lines - this.snapshotLines <= bound) return
+    const absSnapshot = this.resolveSync(SNAPSHOT_FILE)
+    // Another process may have saved one since this one looked.
+    const saved = snapshotCover(absSnapshot)
+    if (saved !== null && saved.ino === at.ino && saved.lines <= at.lines && saved.lines > this.snapshotLines) {
+      this.snapshotLines = saved.lines
+      if (at.lines - saved.lines <= bound) return
+    }
+    const cover: SnapshotCover = { ino: at.ino, offset: at.offset, lines: at.lines, skipped: this.lastIndexSkipped, mtimeMs: at.mtimeMs }
+    try {
+      makeDirs(path.dirname(absSnapshot))
+      if (writeSnapshot(this.resolveSync(INDEX_FILE), absSnapshot, this.view, cover)) this.snapshotLines = at.lines
+    } catch (err) {
+      this.snapshotFailed = true
+      console.warn(`dsh-memory-agent: the index snapshot was not saved (${String(err)}); each process folds index.jsonl from the start. Said once for ${this.root}.`)
+    }
   }
 
   private resetIndexState(): void {
@@ -427,6 +511,7 @@ class FileBackend implements MemoryBackend {
     this.indexFile = null
     this.lastIndexSkipped = 0
     this.foldedInMemory = false
+    this.snapshotLines = 0
   }
 
   foldIndexInMemory(upserts: readonly IndexEntry[], removed: readonly string[]): void {
@@ -481,6 +566,7 @@ class FileBackend implements MemoryBackend {
     // No fsync: the index is derived, and a line lost to a power cut is restored from its file.
     await this.appendText(INDEX_FILE, text)
     await this.indexView()
+    this.saveSnapshot()
   }
 
   async appendLedger(event: LedgerEvent): Promise<void> {

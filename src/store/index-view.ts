@@ -40,16 +40,41 @@ export function slotOf(entry: Pick<IndexEntry, 'key' | 'title'>): string {
 
 const CHANGE_LOG_LIMIT = 50_000
 
-function addTo(map: Map<string, Set<string>>, key: string, id: string): void {
-  let set = map.get(key)
-  if (set === undefined) map.set(key, (set = new Set()))
-  set.add(id)
+/**
+ * What an entry is looked up by besides its id and path, worked out once per entry when the
+ * lookups by content are built (the subject words tokenise its summary: before the lookups were
+ * built on first use, most of the cost of folding a line), and kept for unlinking it.
+ */
+interface EntryKeys {
+  slot: string
+  placard: string
+  room: string | null
+  /** Its subject words (`subjectWords`): slot words when it has a key, else statement words. */
+  subject: string[]
 }
-function removeFrom(map: Map<string, Set<string>>, key: string, id: string): void {
-  const set = map.get(key)
-  if (set === undefined) return
-  set.delete(id)
-  if (set.size === 0) map.delete(key)
+
+function entryKeys(entry: IndexEntry): EntryKeys {
+  return { slot: slotOf(entry), placard: placardText(entry.title), room: roomOf(entry.location), subject: subjectWords(entry) }
+}
+
+/** Ids under one lookup key: most keys (a hash, a slot, a placard) hold one, kept as the string itself. */
+type Ids = string | Set<string>
+
+function addTo(map: Map<string, Ids>, key: string, id: string): void {
+  const ids = map.get(key)
+  if (ids === undefined) map.set(key, id)
+  else if (typeof ids !== 'string') ids.add(id)
+  else if (ids !== id) map.set(key, new Set([ids, id]))
+}
+function removeFrom(map: Map<string, Ids>, key: string, id: string): void {
+  const ids = map.get(key)
+  if (ids === undefined) return
+  if (typeof ids === 'string') {
+    if (ids === id) map.delete(key)
+    return
+  }
+  ids.delete(id)
+  if (ids.size === 0) map.delete(key)
 }
 
 /** What every index lookup offers: the view itself, and a transaction's view of its own changes. */
@@ -71,18 +96,45 @@ export interface IndexLookup {
   withStatementTerm(term: string): IndexEntry[]
 }
 
+/** The lookups by content: hash, slot, session, room, placard, subject words. */
+class ContentLookups {
+  readonly byHash = new Map<string, Ids>()
+  readonly bySlot = new Map<string, Ids>()
+  readonly bySession = new Map<string, Ids>()
+  readonly byRoom = new Map<string, Ids>()
+  readonly byPlacard = new Map<string, Ids>()
+  readonly bySubjectTerm = new Map<string, Ids>()
+  readonly byStatementTerm = new Map<string, Ids>()
+
+  add(entry: IndexEntry, keys: EntryKeys): void {
+    this.change(addTo, entry, keys)
+  }
+  remove(entry: IndexEntry, keys: EntryKeys): void {
+    this.change(removeFrom, entry, keys)
+  }
+  private change(op: typeof addTo, entry: IndexEntry, keys: EntryKeys): void {
+    const id = entry.id
+    op(this.byHash, entry.content_hash, id)
+    op(this.bySlot, keys.slot, id)
+    for (const s of entry.sources) if (s.session_id !== null) op(this.bySession, s.session_id, id)
+    if (keys.room !== null) op(this.byRoom, keys.room, id)
+    op(this.byPlacard, keys.placard, id)
+    for (const t of keys.subject) op(entry.key !== null ? this.bySubjectTerm : this.byStatementTerm, t, id)
+  }
+}
+
 export class IndexView implements IndexLookup {
   private readonly byId = new Map<string, IndexEntry>()
-  private readonly byHash = new Map<string, Set<string>>()
-  private readonly bySlot = new Map<string, Set<string>>()
-  private readonly bySession = new Map<string, Set<string>>()
   private readonly byPath = new Map<string, string>()
-  private readonly byRoom = new Map<string, Set<string>>()
-  private readonly byPlacard = new Map<string, Set<string>>()
-  private readonly bySubjectTerm = new Map<string, Set<string>>()
-  private readonly byStatementTerm = new Map<string, Set<string>>()
   /** Copies by the id their files state (identity.ts): a handful at most. */
-  private readonly byClaim = new Map<string, Set<string>>()
+  private readonly byClaim = new Map<string, Ids>()
+  /**
+   * Built on first use, from every entry at once: a process that only searches never asks for
+   * them, so it never tokenises the summaries for subject words nor fills seven maps.
+   */
+  private content: ContentLookups | null = null
+  /** The keys of entries whose front-matter parses: every one of them while `content` is built. */
+  private readonly keysById = new Map<string, EntryKeys>()
   /** Increases with every change; `generation` changes when the log cannot be followed. */
   private version = 0
   private generationId = 0
@@ -104,62 +156,86 @@ export class IndexView implements IndexLookup {
   values(): IterableIterator<IndexEntry> {
     return this.byId.values()
   }
-  private pick(ids: Set<string> | undefined): IndexEntry[] {
+  private pick(ids: Ids | undefined): IndexEntry[] {
+    if (ids === undefined) return []
     const out: IndexEntry[] = []
-    for (const id of ids ?? []) {
+    for (const id of typeof ids === 'string' ? [ids] : ids) {
       const e = this.byId.get(id)
       if (e !== undefined) out.push(e)
     }
     return out
   }
+  private lookups(): ContentLookups {
+    if (this.content !== null) return this.content
+    const content = new ContentLookups()
+    for (const entry of this.byId.values()) {
+      const keys = this.keysOf(entry.id)
+      if (keys !== undefined) content.add(entry, keys)
+    }
+    return (this.content = content)
+  }
   withHash(hash: string): IndexEntry[] {
-    return this.pick(this.byHash.get(hash))
+    return this.pick(this.lookups().byHash.get(hash))
   }
   inSlot(slot: string): IndexEntry[] {
-    return this.pick(this.bySlot.get(slot))
+    return this.pick(this.lookups().bySlot.get(slot))
   }
   fromSession(sessionId: string): IndexEntry[] {
-    return this.pick(this.bySession.get(sessionId))
+    return this.pick(this.lookups().bySession.get(sessionId))
   }
   atPath(path: string): IndexEntry | undefined {
     const id = this.byPath.get(path)
     return id === undefined ? undefined : this.byId.get(id)
   }
   inRoom(room: string): IndexEntry[] {
-    return this.pick(this.byRoom.get(room))
+    return this.pick(this.lookups().byRoom.get(room))
   }
   withPlacard(text: string): IndexEntry[] {
-    return this.pick(this.byPlacard.get(text))
+    return this.pick(this.lookups().byPlacard.get(text))
   }
   withSubjectTerm(term: string): IndexEntry[] {
-    return this.pick(this.bySubjectTerm.get(term))
+    return this.pick(this.lookups().bySubjectTerm.get(term))
   }
   withStatementTerm(term: string): IndexEntry[] {
-    return this.pick(this.byStatementTerm.get(term))
+    return this.pick(this.lookups().byStatementTerm.get(term))
   }
   /** The entries whose files state this id while another file keeps it (copies, each under an id of its own). */
   claiming(id: string): IndexEntry[] {
     return this.pick(this.byClaim.get(id))
   }
 
+  /** The keys an entry is filed under (worked out now if need be); undefined for one whose front-matter does not parse. */
+  private keysOf(id: string): EntryKeys | undefined {
+    const known = this.keysById.get(id)
+    if (known !== undefined) return known
+    const entry = this.byId.get(id)
+    if (entry === undefined || entry.front_matter_error !== undefined) return undefined
+    const keys = entryKeys(entry)
+    this.keysById.set(id, keys)
+    return keys
+  }
+
   set(entry: IndexEntry): void {
+    this.file(entry)
+    this.touch(entry.id)
+  }
+
+  /**
+   * Starts again from saved entries (a snapshot) as one change: followers resynchronise, as
+   * after `clear`, so nothing is logged per entry.
+   */
+  load(entries: Iterable<IndexEntry>): void {
+    this.clear()
+    for (const entry of entries) this.file(entry)
+  }
+
+  private file(entry: IndexEntry): void {
     this.unlink(entry.id)
     this.byId.set(entry.id, entry)
     this.byPath.set(entry.path, entry.id)
     if (entry.claimed_id !== undefined) addTo(this.byClaim, entry.claimed_id, entry.id)
-    if (entry.front_matter_error === undefined) this.link(entry)
-    this.touch(entry.id)
-  }
-
-  /** The lookups by content: hash, slot, session, room, placard, subject words. */
-  private link(entry: IndexEntry): void {
-    addTo(this.byHash, entry.content_hash, entry.id)
-    addTo(this.bySlot, slotOf(entry), entry.id)
-    for (const s of entry.sources) if (s.session_id !== null) addTo(this.bySession, s.session_id, entry.id)
-    const room = roomOf(entry.location)
-    if (room !== null) addTo(this.byRoom, room, entry.id)
-    addTo(this.byPlacard, placardText(entry.title), entry.id)
-    for (const t of subjectWords(entry)) addTo(entry.key !== null ? this.bySubjectTerm : this.byStatementTerm, t, entry.id)
+    const keys = this.content === null ? undefined : this.keysOf(entry.id)
+    if (keys !== undefined) this.content?.add(entry, keys)
   }
 
   delete(id: string): boolean {
@@ -171,15 +247,10 @@ export class IndexView implements IndexLookup {
   /** Forgets everything (before a full reload); followers must resynchronise. */
   clear(): void {
     this.byId.clear()
-    this.byHash.clear()
-    this.bySlot.clear()
-    this.bySession.clear()
     this.byPath.clear()
-    this.byRoom.clear()
-    this.byPlacard.clear()
-    this.bySubjectTerm.clear()
-    this.byStatementTerm.clear()
     this.byClaim.clear()
+    this.content = null
+    this.keysById.clear()
     this.log = []
     this.generationId++
     this.version++
@@ -202,13 +273,10 @@ export class IndexView implements IndexLookup {
     this.byId.delete(id)
     if (this.byPath.get(old.path) === id) this.byPath.delete(old.path)
     if (old.claimed_id !== undefined) removeFrom(this.byClaim, old.claimed_id, id)
-    removeFrom(this.byHash, old.content_hash, id)
-    removeFrom(this.bySlot, slotOf(old), id)
-    for (const s of old.sources) if (s.session_id !== null) removeFrom(this.bySession, s.session_id, id)
-    const room = roomOf(old.location)
-    if (room !== null) removeFrom(this.byRoom, room, id)
-    removeFrom(this.byPlacard, placardText(old.title), id)
-    for (const t of subjectWords(old)) removeFrom(old.key !== null ? this.bySubjectTerm : this.byStatementTerm, t, id)
+    const keys = this.keysById.get(id)
+    if (keys === undefined) return true
+    this.keysById.delete(id)
+    this.content?.remove(old, keys)
     return true
   }
 

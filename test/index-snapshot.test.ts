@@ -1,0 +1,267 @@
+/**
+ * The index snapshot (.cache/index-snapshot.bin): a process starts from it and folds only the
+ * lines of index.jsonl appended after the offset it covers; anything wrong with it (missing,
+ * torn, another format or program version, a changed byte, index.jsonl compacted, rebuilt,
+ * truncated or rewritten in place) and the process folds index.jsonl from the start, so the
+ * answer is the same as without it. Hand edits to memory files are found as they are without one.
+ *
+ * To tell whether a snapshot was used, some tests save a "marked" one: the fold of index.jsonl
+ * with one summary changed. A process that shows the mark started from the snapshot; one that
+ * does not folded index.jsonl.
+ */
+
+import { cpSync, existsSync, renameSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, fstatSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createFileBackend, flushCaches, rebuildIndex, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { ensureFresh, stopFreshness } from '../src/store/freshness.js'
+import { readSnapshot, snapshotCover, SNAPSHOT_FILE, writeSnapshot } from '../src/store/index-snapshot.js'
+import { IndexView } from '../src/store/index-view.js'
+import { scanMemoryFiles } from '../src/store/rebuild.js'
+import type { IndexEntry } from '../src/types.js'
+
+const MARK = '快照里的标记 marked in the snapshot'
+const roots: string[] = []
+const backends: MemoryBackend[] = []
+
+afterAll(async () => {
+  for (const b of backends) await flushCaches(b)
+  for (const r of roots) rmSync(r, { recursive: true, force: true })
+})
+
+function open(root: string, options: { snapshotTailLines?: number } = {}): MemoryBackend {
+  const b = createFileBackend(root, options)
+  backends.push(b)
+  return b
+}
+
+const SUMMARIES = [
+  '周五下午和张伟一起检查生产环境的慢查询',
+  'The staging database moved to a new host on Monday',
+  '妈妈对花生过敏，点菜时要提醒服务员',
+  'Alice prefers the dark theme in every editor she uses',
+  '下个月去杭州出差，酒店已经订好了',
+  'Deploys are frozen during the last week of the quarter',
+  '每天早上先跑步三十分钟再喝咖啡',
+  'Bob keeps the release checklist in the team wiki',
+]
+
+/** A store of `n` keyless memories, Chinese and English in turn. */
+async function storeOf(n: number, options: { snapshotTailLines?: number } = {}): Promise<{ root: string; backend: MemoryBackend }> {
+  const root = join(mkdtempSync(join(tmpdir(), 'snap-')), 'store')
+  roots.push(root)
+  const backend = open(root, options)
+  for (let i = 0; i < n; i++) await writeHandler(backend, { summary: `${SUMMARIES[i % SUMMARIES.length]} (${i})` })
+  return { root, backend }
+}
+
+const lineCount = (text: string) => text.split('\n').filter((l) => l !== '').length
+
+/** Saves a snapshot of index.jsonl as it is, with the first entry's summary replaced by MARK. */
+async function saveMarked(root: string): Promise<string> {
+  const view = await open(root).indexView()
+  const marked = new IndexView()
+  const first = [...view.values()][0] as IndexEntry
+  for (const e of view.values()) marked.set(e.id === first.id ? { ...e, summary: MARK } : e)
+  const abs = join(root, 'index.jsonl')
+  const st = statSync(abs)
+  const lines = lineCount(readFileSync(abs, 'utf8'))
+  expect(writeSnapshot(abs, join(root, SNAPSHOT_FILE), marked, { ino: st.ino, offset: st.size, lines, skipped: 0, mtimeMs: st.mtimeMs })).toBe(true)
+  return first.id
+}
+
+/** The summary a fresh process sees for `id`. */
+async function seen(root: string, id: string): Promise<string | undefined> {
+  return (await open(root).indexView()).get(id)?.summary
+}
+
+const byId = (entries: Iterable<IndexEntry>) => [...entries].sort((a, b) => (a.id < b.id ? -1 : 1))
+
+describe('index snapshot', () => {
+  it('a good snapshot is used, and the lines appended after it are folded on top', async () => {
+    const { root, backend } = await storeOf(4)
+    const id = await saveMarked(root)
+    expect(await seen(root, id)).toBe(MARK)
+    const w = await writeHandler(backend, { summary: 'Written after the snapshot was saved' })
+    const view = await open(root).indexView()
+    expect(view.get(id)?.summary).toBe(MARK)
+    expect(view.get(w.id)?.summary).toBe('Written after the snapshot was saved')
+    expect(view.size).toBe(5)
+  })
+
+  it('missing, torn, another format or program version, a changed byte: index.jsonl is folded instead', async () => {
+    const { root } = await storeOf(4)
+    const snap = join(root, SNAPSHOT_FILE)
+    const id = await saveMarked(root)
+    const good = readFileSync(snap)
+    const expected = byId((await scanMemoryFiles(open(root))).entries).find((e) => e.id === id)?.summary
+    expect(expected).not.toBe(MARK)
+
+    rmSync(snap)
+    expect(await seen(root, id)).toBe(expected)
+
+    const headerLength = good.readUInt32LE(12)
+    for (const length of [0, 7, 15, 16 + headerLength - 1, 16 + headerLength, 16 + headerLength + 10, good.length - 1]) {
+      writeFileSync(snap, good.subarray(0, length))
+      expect(await seen(root, id), `torn at ${length} of ${good.length} bytes`).toBe(expected)
+    }
+    writeFileSync(snap, Buffer.concat([good, Buffer.from('[]\n')]))
+    expect(await seen(root, id), 'bytes after the body').toBe(expected)
+
+    const otherFormat = Buffer.from(good)
+    otherFormat.writeUInt32LE(2, 8)
+    writeFileSync(snap, otherFormat)
+    expect(await seen(root, id), 'format 2').toBe(expected)
+
+    const header = JSON.parse(good.subarray(16, 16 + headerLength).toString('utf8')) as Record<string, unknown>
+    const head = Buffer.from(JSON.stringify({ ...header, program: '0.0.1-older' }))
+    const sizes = Buffer.alloc(8)
+    sizes.writeUInt32LE(1, 0)
+    sizes.writeUInt32LE(head.length, 4)
+    writeFileSync(snap, Buffer.concat([good.subarray(0, 8), sizes, head, good.subarray(16 + headerLength)]))
+    expect(await seen(root, id), 'another program version').toBe(expected)
+
+    const flipped = Buffer.from(good)
+    const at = good.indexOf(Buffer.from(MARK)) + 2
+    flipped[at] = flipped[at]! ^ 0x01
+    writeFileSync(snap, flipped)
+    expect(await seen(root, id), 'a changed byte in the body').toBe(expected)
+
+    writeFileSync(snap, good)
+    expect(await seen(root, id), 'the good one again').toBe(MARK)
+  })
+
+  it('index.jsonl rebuilt, compacted, truncated or rewritten in place: the snapshot is passed over', async () => {
+    const { root } = await storeOf(5)
+    const index = join(root, 'index.jsonl')
+    const expectedOf = async (id: string) => (await scanMemoryFiles(open(root))).entries.find((e) => e.id === id)?.summary
+
+    // Rebuilt (a new file under the same name).
+    let id = await saveMarked(root)
+    await rebuildIndex(root)
+    expect(await seen(root, id)).toBe(await expectedOf(id))
+
+    // Compacted by another process (the same lines written aside and renamed over: another inode).
+    id = await saveMarked(root)
+    writeFileSync(`${index}.tmp`, readFileSync(index))
+    renameSync(`${index}.tmp`, index)
+    expect(await seen(root, id)).toBe(await expectedOf(id))
+
+    // Truncated to its first lines (same inode, shorter than the snapshot's offset).
+    id = await saveMarked(root)
+    const text = readFileSync(index, 'utf8')
+    const lines = text.split('\n').filter((l) => l !== '')
+    truncateSync(index, Buffer.byteLength(`${lines.slice(0, 2).join('\n')}\n`))
+    const folded = await open(root).indexView()
+    expect(folded.size).toBe(2)
+    expect(folded.get(id)?.summary ?? null).not.toBe(MARK)
+
+    // Rewritten in place, same inode and same length (an editor that writes over the file).
+    writeFileSync(index, text)
+    id = await saveMarked(root)
+    const ino = statSync(index).ino
+    await new Promise((r) => setTimeout(r, 20))
+    writeFileSync(index, text)
+    expect(statSync(index).ino).toBe(ino)
+    expect(await seen(root, id)).toBe(await expectedOf(id))
+
+    // Rewritten in place with other lines and grown past the offset (same inode): the sampled bytes differ.
+    id = await saveMarked(root)
+    const fd = openSync(index, 'r+')
+    try {
+      const reordered = `${[...lines].reverse().join('\n')}\n${lines[0]}\n`
+      writeFileSync(fd, reordered)
+      expect(fstatSync(fd).ino).toBe(ino)
+    } finally {
+      closeSync(fd)
+    }
+    expect(await seen(root, id)).toBe(await expectedOf(id))
+  })
+
+  it('writes refresh the snapshot once the tail passes the bound, not on every write', async () => {
+    const { root } = await storeOf(14, { snapshotTailLines: 4 })
+    const cover = snapshotCover(join(root, SNAPSHOT_FILE))
+    expect(cover).not.toBeNull()
+    const lines = lineCount(readFileSync(join(root, 'index.jsonl'), 'utf8'))
+    expect(lines - cover!.lines).toBeLessThanOrEqual(4)
+    expect(cover!.offset).toBeLessThanOrEqual(statSync(join(root, 'index.jsonl')).size)
+    // The store as a fresh process sees it equals the files, snapshot or not.
+    const fromSnapshot = byId((await open(root).indexView()).values())
+    rmSync(join(root, SNAPSHOT_FILE))
+    expect(fromSnapshot).toEqual(byId((await open(root).indexView()).values()))
+    expect(fromSnapshot).toEqual(byId((await scanMemoryFiles(open(root))).entries))
+  })
+
+  it('hand edits while a snapshot exists are found exactly as without one', async () => {
+    const { root } = await storeOf(12, { snapshotTailLines: 3 })
+    await flushCaches(backends[backends.length - 1]!)
+    const copy = `${root}-copy`
+    roots.push(copy)
+    cpSync(root, copy, { recursive: true })
+    rmSync(join(copy, SNAPSHOT_FILE))
+    // The original's snapshot is good for its index.jsonl (the copy's would not be: another inode).
+    const index = join(root, 'index.jsonl')
+    const fd = openSync(index, 'r')
+    try {
+      expect(readSnapshot(join(root, SNAPSHOT_FILE), fd, fstatSync(fd))).not.toBeNull()
+    } finally {
+      closeSync(fd)
+    }
+    const entries = byId((await open(root).indexView()).values())
+    const edited = entries.find((e) => e.summary.startsWith('Alice'))!
+    const removed = entries.find((e) => e.summary.startsWith('妈妈'))!
+    for (const r of [root, copy]) {
+      const file = join(r, edited.path)
+      writeFileSync(file, readFileSync(file, 'utf8').replaceAll('dark theme', 'solarized theme'))
+      rmSync(join(r, removed.path))
+      writeFileSync(join(r, 'topics/手写的笔记.md'), '# 部署笔记\n\n我们用 kubectl apply 部署到生产环境。\n')
+      // A file without front-matter takes its time from its mtime: the same in both stores.
+      utimesSync(join(r, 'topics/手写的笔记.md'), new Date('2026-11-30T08:00:00Z'), new Date('2026-11-30T08:00:00Z'))
+    }
+    const results = []
+    for (const r of [root, copy]) {
+      const b = open(r)
+      const changes = await ensureFresh(b)
+      const view = byId((await b.indexView()).values())
+      const hits = (await searchHandler(b, { query: 'solarized kubectl' })).hits.map((h) => h.summary).sort()
+      stopFreshness(b)
+      results.push({ changes: changes.map((c) => [c.change, c.path]), view, hits })
+      expect(view).toEqual(byId((await scanMemoryFiles(b)).entries))
+    }
+    expect(new Set(results[0]!.changes.map((c) => c.join(' ')))).toEqual(new Set([`modified ${edited.path}`, `removed ${removed.path}`, 'added topics/手写的笔记.md']))
+    expect(results[0]).toEqual(results[1])
+    expect(results[0]!.hits).toHaveLength(2)
+    expect(existsSync(join(root, SNAPSHOT_FILE))).toBe(true)
+  })
+
+  /** Bytes this process read and wrote through system calls so far (Linux). */
+  const ioBytes = () => {
+    const io = Object.fromEntries(
+      readFileSync('/proc/self/io', 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(': ') as [string, string]),
+    )
+    return { read: Number(io.rchar), written: Number(io.wchar) }
+  }
+
+  async function perWrite(size: number): Promise<{ read: number; written: number }> {
+    const { backend } = await storeOf(size)
+    const n = 20
+    const before = ioBytes()
+    for (let i = 0; i < n; i++) await writeHandler(backend, { summary: `${SUMMARIES[i % SUMMARIES.length]}，再记一次 ${size}-${i}` })
+    const after = ioBytes()
+    return { read: (after.read - before.read) / n, written: (after.written - before.written) / n }
+  }
+
+  it.runIf(existsSync('/proc/self/io'))('a write reads and writes as many bytes in a store of 300 memories as in one of 30', { timeout: 120_000 }, async () => {
+    const small = await perWrite(30)
+    const large = await perWrite(300)
+    console.info(`[per-write] at 30: ${small.read} B read, ${small.written} B written; at 300: ${large.read} B read, ${large.written} B written`)
+    expect(small.written).toBeGreaterThan(0)
+    // A memory file, its index line, its ledger lines: the same size at both sizes, give or take a few digits.
+    expect(large.written).toBeLessThan(small.written * 1.2)
+    expect(large.read).toBeLessThan(small.read * 1.2 + 512)
+  })
+})
