@@ -17,6 +17,7 @@ import { routeTools, type PersonalStore } from '../stores/route.js'
 import { renderValue } from '../tools/render/text.js'
 import type { ToolDeclaration } from '../tools/declare/tool.js'
 import { IdleConsolidation } from './idle.js'
+import { setEmbedder, type Embedder } from '../retrieve/embedder.js'
 import { selectTools, serverInstructions } from './profile.js'
 import { permissiveInput, toZod } from './zod.js'
 
@@ -27,6 +28,8 @@ export const CONSOLIDATE_IDLE_MS = 30_000
 export interface McpServerOptions {
   /** Milliseconds without a tool call before a due consolidation starts (default CONSOLIDATE_IDLE_MS); null: never. */
   consolidateIdleMs?: number | null
+  /** The store's embedder for this server (flags, environment), over its config.json (retrieve/embedder.ts). */
+  embedder?: Embedder
 }
 
 /** The MCP server and its idle work: `connect` serves over a transport, `close` ends both. */
@@ -71,6 +74,7 @@ export function createMcpServer(
   options: McpServerOptions = {},
 ): MemoryMcpServer {
   const idleMs = options.consolidateIdleMs === undefined ? CONSOLIDATE_IDLE_MS : options.consolidateIdleMs
+  if (options.embedder !== undefined) setEmbedder(backend, options.embedder)
   const idle = idleMs === null ? null : new IdleConsolidation(backend, idleMs)
   const server = new McpServer({ name: SERVER_NAME, version }, { instructions: serverInstructions(tools) })
   for (const tool of personal !== undefined ? routeTools(tools, personal) : tools) {

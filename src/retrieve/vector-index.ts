@@ -105,12 +105,15 @@ export class VectorIndex {
     this.signs = signs
   }
 
-  /** Adds a float vector of length dim; false when it is zero or the key is already held. */
+  /**
+   * Adds a float vector of length dim; false when the key is already held. A zero vector (a text
+   * the model finds nothing in) is kept as a zero row: embedded, and similar to nothing.
+   */
   add(key: string, vector: ArrayLike<number>): boolean {
     if (vector.length !== this.dim) throw new RangeError(`vector of ${vector.length} dimensions in an index of ${this.dim}`)
     if (this.rows.has(key)) return false
     const unit = normalised(vector)
-    if (unit === null) return false
+    if (unit === null) return this.addQuantised(key, new Int8Array(this.dim), 0)
     let max = 0
     for (const x of unit) max = Math.max(max, Math.abs(x))
     const scale = max / 127

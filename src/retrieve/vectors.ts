@@ -340,3 +340,9 @@ export async function vectorDiagnostics(backend: MemoryBackend): Promise<VectorD
     completedEmbedder: marker?.embedder ?? null,
   }
 }
+
+/** The diagnostics in one line, for a person (the CLI's stats). Pure. */
+export function describeVectors(d: VectorDiagnostics): string {
+  const migrating = d.completedEmbedder !== null && d.completedEmbedder !== d.embedder ? `, changing from ${d.completedEmbedder}` : ''
+  return `${'embeddings'.padEnd(15)} ${d.kind} ${d.embedder} (${d.dim} dimensions): ${d.embedded}/${d.searchable} embedded, ${d.pending} pending, ${d.dimensionMismatches} dimension mismatches${migrating}`
+}

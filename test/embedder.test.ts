@@ -1,0 +1,227 @@
+/**
+ * Vectors end to end, through a real embeddings server on 127.0.0.1 (embeddings-server.ts):
+ * a query that shares no word with a memory finds it by meaning; without an embedder every
+ * answer is what keyword search gives; filters, as-of and statuses apply before fusion;
+ * memory_verify never takes similarity for support; an unreachable endpoint, a dimension
+ * mismatch, a change of embedder (re-embedded once) and a killed `memory-agent embed` (resumed).
+ */
+
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import {
+  TOOLS,
+  assembleHandler,
+  createFileBackend,
+  embedHandler,
+  flushCaches,
+  outputViolation,
+  searchHandler,
+  setEmbedder,
+  signalsSettled,
+  sweepHandler,
+  vectorDiagnostics,
+  verifyHandler,
+  writeHandler,
+  forgetValueHandler,
+  type MemoryBackend,
+} from '../src/api.js'
+import { conceptVector, startEmbeddingsServer, type EmbeddingsServer } from './embeddings-server.js'
+
+let server: EmbeddingsServer
+beforeAll(async () => {
+  server = await startEmbeddingsServer()
+})
+afterAll(async () => {
+  await server.close()
+})
+
+const opened: MemoryBackend[] = []
+afterEach(async () => {
+  for (const b of opened.splice(0)) {
+    await signalsSettled(b)
+    await flushCaches(b)
+  }
+})
+
+function store(): MemoryBackend {
+  const b = createFileBackend(mkdtempSync(path.join(tmpdir(), 'embedder-')))
+  opened.push(b)
+  return b
+}
+
+function configure(b: MemoryBackend, embedder: Record<string, unknown> | null): void {
+  writeFileSync(path.join(b.root, 'config.json'), JSON.stringify(embedder === null ? {} : { embedder }))
+}
+
+const concept = (model = 'concepts') => ({ baseUrl: server.url, model, dimensions: 12 })
+const searchTool = TOOLS.find((t) => t.name === 'memory_search_hybrid')!
+const sweepTool = TOOLS.find((t) => t.name === 'memory_sweep')!
+
+const MEMORIES = [
+  '周会定在每周二上午十点',
+  'Mimi turned three in May and sleeps on the sofa all day',
+  'The billing service stores invoices in Postgres',
+  '她对花生过敏，点菜时要注意',
+  'Release 2.4 goes out on Friday after the review',
+]
+
+async function seed(b: MemoryBackend): Promise<string[]> {
+  const ids: string[] = []
+  for (const summary of MEMORIES) ids.push((await writeHandler(b, { summary })).id)
+  return ids
+}
+
+/** The answer without what differs between two calls by design (the evidence batch). */
+function comparable(out: Record<string, unknown>): unknown {
+  const { batch_id: _b, hits, ...rest } = out as { batch_id: string; hits: Array<Record<string, unknown>> }
+  return { ...rest, hits: hits.map(({ ref: _r, ...h }) => h) }
+}
+
+const QUERIES = ['开会是啥时候', 'kitten', 'Postgres invoices', 'what is she allergic to', '忌口', 'release Friday', '']
+
+describe('hybrid retrieval through an embeddings server', () => {
+  it('a query sharing no word with a memory finds it by meaning, said in its reason, after embed', async () => {
+    const b = store()
+    const ids = await seed(b)
+    // Keyword-only first: these queries share no word with their memories.
+    expect((await searchHandler(b, { query: '开会是啥时候' })).hits).toEqual([])
+    expect((await searchHandler(b, { query: 'kitten' })).hits).toEqual([])
+    configure(b, concept())
+    // Writes never wait: before embed the queue holds every memory.
+    expect((await vectorDiagnostics(b))?.pending).toBe(MEMORIES.length)
+    const report = await embedHandler(b, {})
+    expect(report).toMatchObject({ embedder: 'openai:concepts:12', embedded: MEMORIES.length, pending: 0 })
+    const meeting = await searchHandler(b, { query: '开会是啥时候' })
+    expect(outputViolation(searchTool.output, meeting)).toBeNull()
+    expect(meeting.hits[0]).toMatchObject({ id: ids[0], reason: 'meaning' })
+    expect(meeting.guidance).toMatch(/found by meaning/)
+    const kitten = await searchHandler(b, { query: 'kitten' })
+    expect(kitten.hits.map((h) => h.id)).toEqual([ids[1]])
+    expect(kitten.hits[0]?.similarity).toBeGreaterThan(0.9)
+    // A memory found by both sides keeps its keyword reason and ranks first.
+    const both = await searchHandler(b, { query: 'Postgres invoices' })
+    expect(both.hits[0]).toMatchObject({ id: ids[2], reason: 'match' })
+    // assemble uses the same ranking.
+    const block = await assembleHandler(b, { task: '小猫 kitten 的情况' })
+    expect(block.context).toContain('Mimi turned three')
+  })
+
+  it('without an embedder every answer is the keyword answer, byte for byte, and nothing is written under .cache/vectors', async () => {
+    const b = store()
+    await seed(b)
+    const before: string[] = []
+    for (const query of QUERIES) before.push(JSON.stringify(comparable(await searchHandler(b, { query, top_k: 3 }))))
+    const assembled = JSON.stringify(await assembleHandler(b, { task: '开会是啥时候 Postgres' }))
+    expect(existsSync(path.join(b.root, '.cache', 'vectors'))).toBe(false)
+    expect(await vectorDiagnostics(b)).toBeNull()
+    expect((await sweepHandler(b, {})).embeddings).toBeUndefined()
+    // Vectors made, then the embedder taken away: the answers are as before.
+    configure(b, concept())
+    await embedHandler(b, {})
+    expect(JSON.stringify(comparable(await searchHandler(b, { query: '开会是啥时候', top_k: 3 })))).not.toBe(before[0])
+    configure(b, null)
+    const after: string[] = []
+    for (const query of QUERIES) after.push(JSON.stringify(comparable(await searchHandler(b, { query, top_k: 3 }))))
+    expect(after).toEqual(before)
+    expect(JSON.stringify(await assembleHandler(b, { task: '开会是啥时候 Postgres' }))).toBe(assembled)
+    // A library caller's null wins over config.json.
+    configure(b, concept())
+    setEmbedder(b, null)
+    expect(JSON.stringify(comparable(await searchHandler(b, { query: QUERIES[0]!, top_k: 3 })))).toBe(before[0])
+  })
+
+  it('filters, statuses and as-of apply before fusion; memory_verify never counts similarity as support', async () => {
+    const b = store()
+    const cat = (await writeHandler(b, { summary: 'Mimi the cat sleeps on the sofa', tags: ['pets'] })).id
+    await writeHandler(b, { summary: 'The deploy window is Friday evening', tags: ['ops'] })
+    configure(b, concept())
+    await embedHandler(b, {})
+    expect((await searchHandler(b, { query: 'kitten' })).hits.map((h) => h.id)).toEqual([cat])
+    expect((await searchHandler(b, { query: 'kitten', tags: ['ops'] })).hits).toEqual([])
+    expect((await searchHandler(b, { query: 'kitten', asOf: '2000-01-01T00:00:00Z' })).hits).toEqual([])
+    // Similar in meaning, but not stated: unknown, never supported.
+    const verdict = await verifyHandler(b, { claim: 'The kitten is a feline' })
+    expect(verdict.verdict).not.toBe('supported')
+    expect(verdict.support).toBeNull()
+    await forgetValueHandler(b, { id: cat })
+    expect((await searchHandler(b, { query: 'kitten' })).hits).toEqual([])
+  })
+
+  it('diagnostics in memory_sweep: kind, id, dim, coverage, queue', async () => {
+    const b = store()
+    await seed(b)
+    configure(b, concept())
+    await embedHandler(b, { limit: 2 })
+    const sweep = await sweepHandler(b, {})
+    expect(outputViolation(sweepTool.output, sweep)).toBeNull()
+    expect(sweep.embeddings).toMatchObject({ kind: 'openai', embedder: 'openai:concepts:12', dim: 12, embedded: 2, searchable: MEMORIES.length, pending: MEMORIES.length - 2, dimensionMismatches: 0 })
+    expect(sweep.embeddings?.bytesPerVector).toBe(12 + 4 + 4)
+  })
+})
+
+describe('failures', () => {
+  it('an unreachable endpoint: embed fails naming the URL; search goes on by keywords and says why', async () => {
+    const b = store()
+    await seed(b)
+    const dead = await startEmbeddingsServer()
+    const url = dead.url
+    await dead.close()
+    configure(b, { baseUrl: url, model: 'concepts', dimensions: 12, retries: 1, timeoutMs: 2000 })
+    await expect(embedHandler(b, {})).rejects.toThrow(new RegExp(`embeddings endpoint ${url.replace(/[.]/g, '\\.')}/embeddings failed \\(ECONNREFUSED\\) after 2 attempts`))
+    // Nothing embedded: no vectors, nothing to fuse, the keyword answer.
+    expect((await searchHandler(b, { query: 'Postgres' })).hits.map((h) => h.reason)).toEqual(['match'])
+    // Embedded while the server ran, then it went away: the query cannot be embedded.
+    configure(b, concept())
+    await embedHandler(b, {})
+    configure(b, { baseUrl: url, model: 'concepts', dimensions: 12, retries: 0 })
+    const r = await searchHandler(b, { query: 'Postgres' })
+    expect(r.hits.map((h) => h.reason)).toEqual(['match'])
+    expect(r.guidance).toContain(`Vectors were not used: embeddings endpoint ${url}/embeddings failed`)
+  })
+
+  it('a dimension mismatch: an endpoint answering another length is refused by name; vectors of another length are counted and embedded again', async () => {
+    const b = store()
+    await seed(b)
+    const wide = await startEmbeddingsServer({ dim: 16 })
+    try {
+      configure(b, { baseUrl: wide.url, model: 'concepts', dimensions: 12 })
+      await expect(embedHandler(b, {})).rejects.toThrow(/dimension mismatch: .*returned vectors of 16 dimensions, the embedder is configured for 12/)
+    } finally {
+      await wide.close()
+    }
+    // One id, two lengths (a custom embedder that changed its model and kept its name).
+    const embed16 = async (texts: readonly string[]) => texts.map((t) => conceptVector(t, 16))
+    setEmbedder(b, { id: 'mine', dim: 16, embed: embed16 })
+    await embedHandler(b, {})
+    setEmbedder(b, { id: 'mine', dim: 12, embed: async (texts) => texts.map((t) => conceptVector(t)) })
+    const d = await vectorDiagnostics(b)
+    expect(d).toMatchObject({ dimensionMismatches: MEMORIES.length, embedded: 0, pending: MEMORIES.length })
+    expect((await embedHandler(b, {})).embedded).toBe(MEMORIES.length)
+    expect((await searchHandler(b, { query: 'kitten' })).hits[0]?.reason).toBe('meaning')
+  })
+})
+
+describe('a change of embedder, and a crash', () => {
+  it('re-embeds once: the marker records the change, the old vectors go, a second run does nothing', async () => {
+    const b = store()
+    await seed(b)
+    configure(b, concept('model-a'))
+    expect(await embedHandler(b, {})).toMatchObject({ embedded: MEMORIES.length, migrated: true })
+    configure(b, concept('model-b'))
+    expect(await vectorDiagnostics(b)).toMatchObject({ embedder: 'openai:model-b:12', completedEmbedder: 'openai:model-a:12', pending: MEMORIES.length })
+    // The old vectors still serve nothing to the new embedder, and are still there until the change completes.
+    const oldFiles = async () => (await b.listFiles('.cache/vectors')).filter((f) => f.includes('/openai-model-a'))
+    expect((await oldFiles()).length).toBe(1)
+    const before = server.texts.get('model-b') ?? 0
+    expect(await embedHandler(b, {})).toMatchObject({ embedded: MEMORIES.length, migrated: true })
+    expect(server.texts.get('model-b')).toBe(before + MEMORIES.length)
+    expect(await oldFiles()).toEqual([])
+    const requests = server.requests
+    expect(await embedHandler(b, {})).toMatchObject({ embedded: 0, pending: 0, migrated: false })
+    expect(server.requests).toBe(requests)
+    expect(await vectorDiagnostics(b)).toMatchObject({ completedEmbedder: 'openai:model-b:12', embedded: MEMORIES.length })
+  })
+})
