@@ -225,3 +225,59 @@ describe('a change of embedder, and a crash', () => {
     expect(await vectorDiagnostics(b)).toMatchObject({ completedEmbedder: 'openai:model-b:12', embedded: MEMORIES.length })
   })
 })
+
+const CLI = path.resolve('lib/cli/main.js')
+
+function runCli(args: readonly string[], env: Record<string, string> = {}): { done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>; kill(): void } {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })))
+  return { done, kill: () => child.kill('SIGKILL') }
+}
+
+describe('memory-agent embed, killed and run again', () => {
+  it('resumes from the segments written: only the rest is embedded, once', async () => {
+    const b = store()
+    const total = 150
+    for (let i = 0; i < total; i++) await writeHandler(b, { summary: i % 2 === 0 ? `第${i}次周会记录：讨论了数据库迁移` : `Standup note ${i}: the cat photo contest moved` })
+    const slow = await startEmbeddingsServer({ delayMs: 400 })
+    try {
+      configure(b, { baseUrl: slow.url, model: 'crash', dimensions: 12, batchSize: 16 })
+      const first = runCli(['embed', '--root', b.root])
+      const segments = async () => (await b.listFiles('.cache/vectors')).filter((f) => f.endsWith('.bin'))
+      const deadline = Date.now() + 60_000
+      while ((await segments()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      first.kill()
+      const killed = await first.done
+      expect(killed.signal).toBe('SIGKILL')
+      const kept = (await segments()).length
+      expect(kept).toBeGreaterThanOrEqual(1)
+      expect(kept).toBeLessThan(Math.ceil(total / 64))
+      slow.setDelay(0)
+      const sentBefore = slow.texts.get('crash') ?? 0
+      // The second run takes the endpoint from flags: the same embedder id, so it resumes.
+      configure(b, null)
+      const second = runCli(['embed', '--root', b.root, '--json', '--embedder-url', slow.url, '--embedder-model', 'crash', '--embedder-dimensions=12'])
+      const out = await second.done
+      expect(out.code, out.stderr).toBe(0)
+      const report = JSON.parse(out.stdout) as { embedded: number; pending: number; migrated: boolean }
+      expect(report).toMatchObject({ embedded: total - kept * 64, pending: 0, migrated: true })
+      expect((slow.texts.get('crash') ?? 0) - sentBefore).toBe(total - kept * 64)
+      const stats = await runCli(['stats', '--root', b.root, '--json'], { MEMORY_AGENT_EMBEDDER_URL: slow.url, MEMORY_AGENT_EMBEDDER_MODEL: 'crash', MEMORY_AGENT_EMBEDDER_DIMENSIONS: '12' }).done
+      expect(JSON.parse(stats.stdout)).toMatchObject({ embeddings: { embedded: total, searchable: total, pending: 0 } })
+    } finally {
+      await slow.close()
+    }
+  }, 120_000)
+
+  it('an unreachable endpoint: the command exits non-zero naming the URL', async () => {
+    const b = store()
+    await seed(b)
+    const out = await runCli(['embed', '--root', b.root, '--embedder-url', 'http://127.0.0.1:9/v1', '--embedder-model', 'm', '--embedder-dimensions', '12', '--embedder-retries', '0']).done
+    expect(out.code).toBe(1)
+    expect(out.stderr).toContain('embeddings endpoint http://127.0.0.1:9/v1/embeddings failed')
+  })
+})

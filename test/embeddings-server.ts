@@ -43,7 +43,7 @@ export interface EmbeddingsServerOptions {
 export interface EmbeddingsServer {
   /** Base URL up to /v1. */
   url: string
-  /** Requests answered. */
+  /** Requests received. */
   requests: number
   /** Texts embedded, by model. */
   texts: Map<string, number>
@@ -68,9 +68,10 @@ export async function startEmbeddingsServer(options: EmbeddingsServerOptions = {
       }
       const parsed = JSON.parse(await body(req)) as { model: string; input: string | string[] }
       const inputs = Array.isArray(parsed.input) ? parsed.input : [parsed.input]
-      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs))
+      // Counted on arrival: a request of a client killed while it waits is counted all the same.
       state.requests++
       state.texts.set(parsed.model, (state.texts.get(parsed.model) ?? 0) + inputs.length)
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs))
       const data = inputs.map((text, index) => ({ object: 'embedding', index, embedding: conceptVector(text, options.dim ?? CONCEPT_DIM) }))
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', model: parsed.model, data }))
     })()

@@ -28,7 +28,7 @@ import { VectorIndex } from './vector-index.js'
 export const VECTORS_DIR = '.cache/vectors'
 export const EMBEDDER_MARKER = `${VECTORS_DIR}/embedder.json`
 /** Vectors per segment file: a crash costs at most this many embeddings. */
-export const SEGMENT_VECTORS = 128
+export const SEGMENT_VECTORS = 64
 /** More segment files than this are merged into one after a drain. */
 export const MAX_SEGMENTS = 16
 
@@ -254,6 +254,10 @@ export async function embedPending(backend: MemoryBackend, options: EmbedOptions
   }
 }
 
+/** After a query could not be embedded, searches of the store go by keywords alone this long before asking again. */
+export const QUERY_RETRY_MS = 60_000
+const queryFailures = new WeakMap<MemoryBackend, { embedder: Embedder; at: number; message: string }>()
+
 /** Cosine similarity below this never makes a vector hit (documented with the fusion, fusion.ts). */
 export const MIN_SIMILARITY = 0.2
 
@@ -276,13 +280,19 @@ export async function vectorSearch(backend: MemoryBackend, query: string, k: num
   const s = await loadedFor(backend, embedder)
   if (s.index.size === 0) return { hits: [] }
   const byKey = idsByKey(s, await backend.indexView())
+  // A failing embedder is not asked again for a while: each search would wait for its timeout.
+  const failed = queryFailures.get(backend)
+  if (failed !== undefined && failed.embedder === embedder && Date.now() - failed.at < QUERY_RETRY_MS) return { hits: [], error: failed.message }
   let q: ArrayLike<number>
   try {
     const vectors = await embedder.embed([query])
     checkVectors(embedder, vectors, 1)
     q = vectors[0] as ArrayLike<number>
+    queryFailures.delete(backend)
   } catch (err) {
-    return { hits: [], error: err instanceof Error ? err.message : String(err) }
+    const message = err instanceof Error ? err.message : String(err)
+    queryFailures.set(backend, { embedder, at: Date.now(), message })
+    return { hits: [], error: message }
   }
   const acceptKey = (key: string) => (byKey.get(key) ?? []).some(accept)
   const hits: VectorSide['hits'] = []
