@@ -7,7 +7,7 @@
  */
 
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -280,4 +280,28 @@ describe('memory-agent embed, killed and run again', () => {
     expect(out.code).toBe(1)
     expect(out.stderr).toContain('embeddings endpoint http://127.0.0.1:9/v1/embeddings failed')
   })
+})
+
+describe('bench/retrieval.ts --embedder', () => {
+  it('runs LoCoMo and MADial with hybrid ranking through an endpoint', async () => {
+    const results = mkdtempSync(path.join(tmpdir(), 'bench-results-'))
+    const before = server.texts.get('bench-concepts') ?? 0
+    const child = spawn(process.execPath, [path.resolve('node_modules/tsx/dist/cli.mjs'), 'bench/retrieval.ts', '--limit-conversations', '1', '--embedder', server.url, '--embedder-model', 'bench-concepts', '--embedder-dimensions', '12'], {
+      env: { ...process.env, MEMORY_AGENT_BENCH_RESULTS: results },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    expect(code, stderr.slice(-2000)).toBe(0)
+    expect(stdout).toContain('ours ranks by hybrid: keywords and vectors of openai:bench-concepts:12')
+    const figures = JSON.parse(readFileSync(path.join(results, 'retrieval.json'), 'utf8')) as { ranking: string; locomo?: unknown; madial?: unknown }
+    expect(figures.ranking).toMatch(/^hybrid/)
+    expect(figures.locomo).toBeDefined()
+    expect(figures.madial).toBeDefined()
+    // Every memory of both data sets went through the endpoint, and every question too.
+    expect((server.texts.get('bench-concepts') ?? 0) - before).toBeGreaterThan(100)
+  }, 600_000)
 })
