@@ -7,7 +7,7 @@
  */
 
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -26,6 +26,7 @@ import {
   verifyHandler,
   writeHandler,
   forgetValueHandler,
+  rebuildIndex,
   type MemoryBackend,
 } from '../src/api.js'
 import { conceptVector, startEmbeddingsServer, type EmbeddingsServer } from './embeddings-server.js'
@@ -159,6 +160,36 @@ describe('hybrid retrieval through an embeddings server', () => {
     expect(outputViolation(sweepTool.output, sweep)).toBeNull()
     expect(sweep.embeddings).toMatchObject({ kind: 'openai', embedder: 'openai:concepts:12', dim: 12, embedded: 2, searchable: MEMORIES.length, pending: MEMORIES.length - 2, dimensionMismatches: 0 })
     expect(sweep.embeddings?.bytesPerVector).toBe(12 + 4 + 4)
+  })
+})
+
+describe('vectors are derived data', () => {
+  it('vector_id in the index points to the vector; memory files never hold one; a rebuild or a deleted .cache costs only what it must', async () => {
+    const b = store()
+    const ids = await seed(b)
+    configure(b, concept())
+    await embedHandler(b, {})
+    const view = await b.indexView()
+    const segments = (await b.listFiles('.cache/vectors')).filter((f) => f.endsWith('.bin'))
+    const segmentBytes = Buffer.concat(segments.map((f) => readFileSync(path.join(b.root, f))))
+    for (const id of ids) {
+      const vectorId = view.get(id)?.vector_id
+      expect(vectorId).toMatch(/^[0-9a-f]{40}$/)
+      expect(segmentBytes.includes(Buffer.from(vectorId as string, 'hex'))).toBe(true)
+      const file = readFileSync(path.join(b.root, view.get(id)?.path as string), 'utf8')
+      expect(file).not.toMatch(/vector/)
+    }
+    // A rebuild from the files: vector_id null, set again by the next drain without embedding.
+    await rebuildIndex(b)
+    expect((await b.indexView()).get(ids[0] as string)?.vector_id).toBeNull()
+    const requests = server.requests
+    expect(await embedHandler(b, {})).toMatchObject({ embedded: 0, pending: 0 })
+    expect(server.requests).toBe(requests)
+    expect((await b.indexView()).get(ids[0] as string)?.vector_id).toMatch(/^[0-9a-f]{40}$/)
+    // .cache deleted: everything is embedded again, and found again.
+    rmSync(path.join(b.root, '.cache'), { recursive: true, force: true })
+    expect(await embedHandler(b, {})).toMatchObject({ embedded: MEMORIES.length, pending: 0 })
+    expect((await searchHandler(b, { query: 'kitten' })).hits[0]).toMatchObject({ id: ids[1], reason: 'meaning' })
   })
 })
 

@@ -171,6 +171,26 @@ async function completeMigration(backend: MemoryBackend, s: Loaded): Promise<boo
   return true
 }
 
+/**
+ * Sets `vector_id` in the index of each searchable entry whose text has a vector and whose
+ * vector_id says otherwise (a new memory, one re-read from its file, a change of text): index
+ * lines only, under the store lock, for entries unchanged since they were looked at.
+ */
+async function pointEntries(backend: MemoryBackend, s: Loaded): Promise<void> {
+  const stale = (e: IndexEntry) => isSearchable(e) && e.vector_id !== keyOf(e) && s.index.has(keyOf(e))
+  const candidates = [...(await backend.indexView()).values()].filter(stale)
+  if (candidates.length === 0) return
+  await backend.withLock(async () => {
+    const view = await backend.indexView()
+    const upserts: IndexEntry[] = []
+    for (const seen of candidates) {
+      const now = view.get(seen.id)
+      if (now !== undefined && now.checksum === seen.checksum && stale(now)) upserts.push({ ...now, vector_id: keyOf(now) })
+    }
+    if (upserts.length > 0) await backend.appendIndex(upserts, [])
+  })
+}
+
 export interface EmbedOptions {
   /** At most this many texts this call (the rest stay queued). */
   limit?: number
@@ -224,6 +244,11 @@ async function drain(backend: MemoryBackend, embedder: Embedder, options: EmbedO
     options.onProgress?.(done, todo.length)
   }
   const left = pending.length - done
+  try {
+    await pointEntries(backend, s)
+  } catch (err) {
+    warnOnce(backend, 'vector ids not recorded in the index', err, 'search uses the vectors all the same')
+  }
   let migrated = false
   if (left === 0 && backend.writeBytesAtomic !== undefined) {
     try {
