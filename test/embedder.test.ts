@@ -10,26 +10,28 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   TOOLS,
   assembleHandler,
-  createFileBackend,
   embedHandler,
-  flushCaches,
   outputViolation,
   searchHandler,
   setEmbedder,
-  signalsSettled,
   sweepHandler,
   vectorDiagnostics,
   verifyHandler,
   writeHandler,
   forgetValueHandler,
+  AUTO_SETTLE_DEFAULTS,
   rebuildIndex,
   type MemoryBackend,
 } from '../src/api.js'
 import { conceptVector, startEmbeddingsServer, type EmbeddingsServer } from './embeddings-server.js'
+import { tempStores } from './store-kit.js'
+import { Heartbeat } from '../src/host/heartbeat.js'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 let server: EmbeddingsServer
 beforeAll(async () => {
@@ -39,19 +41,8 @@ afterAll(async () => {
   await server.close()
 })
 
-const opened: MemoryBackend[] = []
-afterEach(async () => {
-  for (const b of opened.splice(0)) {
-    await signalsSettled(b)
-    await flushCaches(b)
-  }
-})
-
-function store(): MemoryBackend {
-  const b = createFileBackend(mkdtempSync(path.join(tmpdir(), 'embedder-')))
-  opened.push(b)
-  return b
-}
+const newStore = tempStores('embedder-')
+const store = async (): Promise<MemoryBackend> => (await newStore()).backend
 
 function configure(b: MemoryBackend, embedder: Record<string, unknown> | null): void {
   writeFileSync(path.join(b.root, 'config.json'), JSON.stringify(embedder === null ? {} : { embedder }))
@@ -85,7 +76,7 @@ const QUERIES = ['开会是啥时候', 'kitten', 'Postgres invoices', 'what is s
 
 describe('hybrid retrieval through an embeddings server', () => {
   it('a query sharing no word with a memory finds it by meaning, said in its reason, after embed', async () => {
-    const b = store()
+    const b = await store()
     const ids = await seed(b)
     // Keyword-only first: these queries share no word with their memories.
     expect((await searchHandler(b, { query: '开会是啥时候' })).hits).toEqual([])
@@ -111,7 +102,7 @@ describe('hybrid retrieval through an embeddings server', () => {
   })
 
   it('without an embedder every answer is the keyword answer, byte for byte, and nothing is written under .cache/vectors', async () => {
-    const b = store()
+    const b = await store()
     await seed(b)
     const before: string[] = []
     for (const query of QUERIES) before.push(JSON.stringify(comparable(await searchHandler(b, { query, top_k: 3 }))))
@@ -135,7 +126,7 @@ describe('hybrid retrieval through an embeddings server', () => {
   })
 
   it('filters, statuses and as-of apply before fusion; memory_verify never counts similarity as support', async () => {
-    const b = store()
+    const b = await store()
     const cat = (await writeHandler(b, { summary: 'Mimi the cat sleeps on the sofa', tags: ['pets'] })).id
     await writeHandler(b, { summary: 'The deploy window is Friday evening', tags: ['ops'] })
     configure(b, concept())
@@ -152,7 +143,7 @@ describe('hybrid retrieval through an embeddings server', () => {
   })
 
   it('diagnostics in memory_sweep: kind, id, dim, coverage, queue', async () => {
-    const b = store()
+    const b = await store()
     await seed(b)
     configure(b, concept())
     await embedHandler(b, { limit: 2 })
@@ -165,7 +156,7 @@ describe('hybrid retrieval through an embeddings server', () => {
 
 describe('vectors are derived data', () => {
   it('vector_id in the index points to the vector; memory files never hold one; a rebuild or a deleted .cache costs only what it must', async () => {
-    const b = store()
+    const b = await store()
     const ids = await seed(b)
     configure(b, concept())
     await embedHandler(b, {})
@@ -195,7 +186,7 @@ describe('vectors are derived data', () => {
 
 describe('failures', () => {
   it('an unreachable endpoint: embed fails naming the URL; search goes on by keywords and says why', async () => {
-    const b = store()
+    const b = await store()
     await seed(b)
     const dead = await startEmbeddingsServer()
     const url = dead.url
@@ -214,7 +205,7 @@ describe('failures', () => {
   })
 
   it('a dimension mismatch: an endpoint answering another length is refused by name; vectors of another length are counted and embedded again', async () => {
-    const b = store()
+    const b = await store()
     await seed(b)
     const wide = await startEmbeddingsServer({ dim: 16 })
     try {
@@ -237,7 +228,7 @@ describe('failures', () => {
 
 describe('a change of embedder, and a crash', () => {
   it('re-embeds once: the marker records the change, the old vectors go, a second run does nothing', async () => {
-    const b = store()
+    const b = await store()
     await seed(b)
     configure(b, concept('model-a'))
     expect(await embedHandler(b, {})).toMatchObject({ embedded: MEMORIES.length, migrated: true })
@@ -271,7 +262,7 @@ function runCli(args: readonly string[], env: Record<string, string> = {}): { do
 
 describe('memory-agent embed, killed and run again', () => {
   it('resumes from the segments written: only the rest is embedded, once', async () => {
-    const b = store()
+    const b = await store()
     const total = 150
     for (let i = 0; i < total; i++) await writeHandler(b, { summary: i % 2 === 0 ? `第${i}次周会记录：讨论了数据库迁移` : `Standup note ${i}: the cat photo contest moved` })
     const slow = await startEmbeddingsServer({ delayMs: 400 })
@@ -305,7 +296,7 @@ describe('memory-agent embed, killed and run again', () => {
   }, 120_000)
 
   it('an unreachable endpoint: the command exits non-zero naming the URL', async () => {
-    const b = store()
+    const b = await store()
     await seed(b)
     const out = await runCli(['embed', '--root', b.root, '--embedder-url', 'http://127.0.0.1:9/v1', '--embedder-model', 'm', '--embedder-dimensions', '12', '--embedder-retries', '0']).done
     expect(out.code).toBe(1)
@@ -335,4 +326,45 @@ describe('bench/retrieval.ts --embedder', () => {
     // Every memory of both data sets went through the endpoint, and every question too.
     expect((server.texts.get('bench-concepts') ?? 0) - before).toBeGreaterThan(100)
   }, 600_000)
+})
+
+describe('the MCP server embeds when idle', () => {
+  it('writes over MCP do not wait; once idle the server drains the queue, and search finds by meaning', async () => {
+    const b = await store()
+    const client = new Client({ name: 'embedder-test', version: '1.0.0' })
+    const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp', '--root', b.root, '--no-user-root', '--tools', 'all', '--consolidate-idle-ms', '1500', '--embedder-url', server.url, '--embedder-model', 'idle', '--embedder-dimensions', '12'],
+        env,
+        stderr: 'pipe',
+      }),
+    )
+    try {
+      const before = server.texts.get('idle') ?? 0
+      for (const summary of MEMORIES) await client.callTool({ name: 'write_memory', arguments: { summary } })
+      // The writes returned before any vector was asked for.
+      expect((server.texts.get('idle') ?? 0) - before).toBe(0)
+      const deadline = Date.now() + 30_000
+      while ((server.texts.get('idle') ?? 0) - before < MEMORIES.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      expect((server.texts.get('idle') ?? 0) - before).toBe(MEMORIES.length)
+      const found = (await client.callTool({ name: 'memory_search_hybrid', arguments: { query: 'kitten' } })).structuredContent as { hits: Array<{ reason: string; summary: string }> }
+      expect(found.hits[0]).toMatchObject({ reason: 'meaning', summary: MEMORIES[1] })
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
+})
+
+describe('the DSH heartbeat embeds in the background', () => {
+  it('a tick starts the drain without waiting for it; when it settles every memory has a vector', async () => {
+    const b = await store()
+    await seed(b)
+    configure(b, concept('heartbeat'))
+    const heartbeat = new Heartbeat(b, AUTO_SETTLE_DEFAULTS)
+    heartbeat.tick(undefined)
+    await heartbeat.idle()
+    expect(await vectorDiagnostics(b)).toMatchObject({ embedder: 'openai:heartbeat:12', embedded: MEMORIES.length, pending: 0 })
+  })
 })
