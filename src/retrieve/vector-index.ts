@@ -11,8 +11,8 @@
 
 /** Up to this many rows a query scores every row exactly. */
 export const EXACT_SCAN_ROWS = 16_384
-/** Above it, at least this many rows nearest by sign code are scored exactly (or 32 per hit asked for). */
-export const RERANK_ROWS = 1024
+/** Above it, this many rows nearest by sign code are scored exactly (or 32 per hit asked for, when more). */
+export const RERANK_ROWS = 512
 
 export interface VectorHit {
   key: string
@@ -40,6 +40,12 @@ const BITS16 = (() => {
   for (let i = 1; i < 65536; i++) t[i] = (t[i >>> 1] as number) + (i & 1)
   return t
 })()
+
+function countBelow(histogram: Uint32Array, limit: number): number {
+  let n = 0
+  for (let d = 0; d < limit; d++) n += histogram[d] as number
+  return n
+}
 
 /** The k best of a stream of (row, score), best first. */
 class TopK {
@@ -171,7 +177,7 @@ export class VectorIndex {
     return (d0 + d1 + d2 + d3) * (this.scales[row] as number)
   }
 
-  /** Rows ordered by Hamming distance of their sign code to the query's, nearest first, at least `want` of them (ties kept). */
+  /** The `want` rows (or all, when fewer) nearest to the query by Hamming distance of their sign codes, in row order. */
   private nearestBySign(q: Float32Array, want: number): Int32Array {
     const qs = new Uint32Array(this.words)
     for (let i = 0; i < this.dim; i++) if ((q[i] as number) > 0) qs[i >>> 5] = ((qs[i >>> 5] as number) | (1 << (i & 31))) >>> 0
@@ -198,8 +204,18 @@ export class VectorIndex {
       seen += histogram[limit] as number
       if (seen >= want) break
     }
+    // Every row nearer than the limit, and rows at the limit only until `want` are taken: on
+    // clustered vectors one distance can hold thousands of rows.
+    let atLimit = want - (limit > 0 ? countBelow(histogram, limit) : 0)
     const out: number[] = []
-    for (let r = 0; r < n; r++) if ((dist[r] as number) <= limit) out.push(r)
+    for (let r = 0; r < n; r++) {
+      const d = dist[r] as number
+      if (d < limit) out.push(r)
+      else if (d === limit && atLimit > 0) {
+        out.push(r)
+        atLimit--
+      }
+    }
     return Int32Array.from(out)
   }
 
