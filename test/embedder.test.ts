@@ -177,6 +177,16 @@ describe('vectors are derived data', () => {
     expect(await embedHandler(b, {})).toMatchObject({ embedded: 0, pending: 0 })
     expect(server.requests).toBe(requests)
     expect((await b.indexView()).get(ids[0] as string)?.vector_id).toMatch(/^[0-9a-f]{40}$/)
+    // A text changed by hand: its new text is embedded and the old vector leaves the files.
+    const edited = (await b.indexView()).get(ids[3] as string)!
+    const oldKey = edited.vector_id as string
+    const file = path.join(b.root, edited.path)
+    writeFileSync(file, readFileSync(file, 'utf8').replace('她对花生过敏', '她对芒果过敏'))
+    expect(await embedHandler(b, {})).toMatchObject({ embedded: 1, pending: 0 })
+    const after = (await b.listFiles('.cache/vectors')).filter((f) => f.endsWith('.bin'))
+    expect(after.length).toBe(1)
+    expect(readFileSync(path.join(b.root, after[0] as string)).includes(Buffer.from(oldKey, 'hex'))).toBe(false)
+    expect((await b.indexView()).get(ids[3] as string)?.vector_id).not.toBe(oldKey)
     // .cache deleted: everything is embedded again, and found again.
     rmSync(path.join(b.root, '.cache'), { recursive: true, force: true })
     expect(await embedHandler(b, {})).toMatchObject({ embedded: MEMORIES.length, pending: 0 })

@@ -73,7 +73,7 @@ export class VectorIndex {
   private codes: Int8Array
   private scales: Float32Array
   private signs: Uint32Array
-  private readonly keys: string[] = []
+  private readonly keyOfRow: string[] = []
   private readonly rows = new Map<string, number>()
   /** Scratch for the sign-code distances of a query. */
   private distances = new Uint16Array(0)
@@ -94,11 +94,16 @@ export class VectorIndex {
   }
 
   get size(): number {
-    return this.keys.length
+    return this.keyOfRow.length
   }
 
   has(key: string): boolean {
     return this.rows.has(key)
+  }
+
+  /** The keys held, in the order they were added. */
+  keys(): IterableIterator<string> {
+    return this.keyOfRow.values()
   }
 
   /** Bytes held per vector: the int8 row, its scale and its sign code. */
@@ -139,13 +144,13 @@ export class VectorIndex {
   /** Adds a row already quantised (read from a segment); false when the key is already held. */
   addQuantised(key: string, codes: Int8Array, scale: number): boolean {
     if (this.rows.has(key)) return false
-    const row = this.keys.length
+    const row = this.keyOfRow.length
     if (row >= this.scales.length) this.grow()
     this.codes.set(codes.subarray(0, this.dim), row * this.dim)
     this.scales[row] = scale
     const base = row * this.words
     for (let i = 0; i < this.dim; i++) if ((codes[i] as number) > 0) this.signs[base + (i >>> 5)] = ((this.signs[base + (i >>> 5)] as number) | (1 << (i & 31))) >>> 0
-    this.keys.push(key)
+    this.keyOfRow.push(key)
     this.rows.set(key, row)
     return true
   }
@@ -181,7 +186,7 @@ export class VectorIndex {
   private nearestBySign(q: Float32Array, want: number): Int32Array {
     const qs = new Uint32Array(this.words)
     for (let i = 0; i < this.dim; i++) if ((q[i] as number) > 0) qs[i >>> 5] = ((qs[i >>> 5] as number) | (1 << (i & 31))) >>> 0
-    const n = this.keys.length
+    const n = this.keyOfRow.length
     // Reused between queries: a fresh array per query is work for the collector at every search.
     if (this.distances.length < n) this.distances = new Uint16Array(this.scales.length)
     const dist = this.distances
@@ -226,14 +231,14 @@ export class VectorIndex {
   search(query: ArrayLike<number>, k: number, accept: ((key: string) => boolean) | null = null): VectorHit[] {
     if (query.length !== this.dim) throw new RangeError(`query of ${query.length} dimensions for an index of ${this.dim}`)
     const q = normalised(query)
-    if (q === null || k <= 0 || this.keys.length === 0) return []
+    if (q === null || k <= 0 || this.keyOfRow.length === 0) return []
     const top = new TopK(k)
     const consider = (row: number) => {
-      if (accept !== null && !accept(this.keys[row] as string)) return false
+      if (accept !== null && !accept(this.keyOfRow[row] as string)) return false
       top.offer(row, this.score(q, row))
       return true
     }
-    let exact = this.keys.length <= this.exactScanRows
+    let exact = this.keyOfRow.length <= this.exactScanRows
     if (!exact) {
       let accepted = 0
       for (const row of this.nearestBySign(q, Math.max(RERANK_ROWS, k * 32))) if (consider(row)) accepted++
@@ -244,7 +249,7 @@ export class VectorIndex {
         exact = true
       }
     }
-    if (exact) for (let row = 0; row < this.keys.length; row++) consider(row)
-    return top.rows.map((row, i) => ({ key: this.keys[row] as string, similarity: top.scores[i] as number }))
+    if (exact) for (let row = 0; row < this.keyOfRow.length; row++) consider(row)
+    return top.rows.map((row, i) => ({ key: this.keyOfRow[row] as string, similarity: top.scores[i] as number }))
   }
 }

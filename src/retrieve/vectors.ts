@@ -29,7 +29,7 @@ export const VECTORS_DIR = '.cache/vectors'
 export const EMBEDDER_MARKER = `${VECTORS_DIR}/embedder.json`
 /** Vectors per segment file: a crash costs at most this many embeddings. */
 export const SEGMENT_VECTORS = 64
-/** More segment files than this are merged into one after a drain. */
+/** More segment files than this are merged into one after a drain (as is any vector whose text is gone). */
 export const MAX_SEGMENTS = 16
 
 interface Loaded {
@@ -130,16 +130,30 @@ async function writeSegment(backend: MemoryBackend, s: Loaded, segmentKeys: read
   return file
 }
 
-/** Merges the segments into one holding the vectors of live texts only (written first, then the old ones removed). */
-async function compact(backend: MemoryBackend, s: Loaded, live: ReadonlySet<string>): Promise<void> {
+/**
+ * Merges the segments into one holding the vectors of texts some entry still has (written first,
+ * then the old ones removed), so the vector of a purged or rewritten text does not outlive it.
+ * The state is loaded again from the merged segment at the next look.
+ */
+async function compact(backend: MemoryBackend, s: Loaded, kept: readonly string[]): Promise<void> {
   const old = [...s.segments]
-  const kept = [...live].filter((k) => s.index.has(k))
   const merged = await writeSegment(backend, s, kept)
   if (merged === null) return
-  for (const file of old) {
-    await backend.removeFile(file)
-    s.segments.delete(file)
+  for (const file of old) await backend.removeFile(file)
+  states.delete(backend)
+}
+
+/** The keys held whose text no entry of the view has any more (any status: a restore needs no new vector). */
+function deadKeys(s: Loaded, view: IndexView): { kept: string[]; dead: number } {
+  const texts = new Set<string>()
+  for (const e of view.values()) if (e.type !== 'raw') texts.add(keyOf(e))
+  const kept: string[] = []
+  let dead = 0
+  for (const key of s.index.keys()) {
+    if (texts.has(key)) kept.push(key)
+    else dead++
   }
+  return { kept, dead }
 }
 
 interface Marker {
@@ -252,7 +266,8 @@ async function drain(backend: MemoryBackend, embedder: Embedder, options: EmbedO
   let migrated = false
   if (left === 0 && backend.writeBytesAtomic !== undefined) {
     try {
-      if (s.segments.size > MAX_SEGMENTS) await compact(backend, s, new Set(live.keys()))
+      const { kept, dead } = deadKeys(s, view)
+      if (dead > 0 || s.segments.size > MAX_SEGMENTS) await compact(backend, s, kept)
       migrated = await completeMigration(backend, s)
     } catch (err) {
       warnOnce(backend, 'vectors not saved', err, 'each process embeds again')
