@@ -8,7 +8,8 @@
  * Filters, scopes, statuses and as-of decide what is eligible before either side ranks: the
  * vector side scores only what the keyword side could have returned. Hits that share an
  * identifier with the query (`literalMatch`) still come first. A hit found only by vectors says
- * so (`reason: "meaning"`). With no embedder configured, `searchRanked` is exactly `runSearch`.
+ * so (`reason: "meaning"`). With no embedder configured, or no vector close enough to the query,
+ * `searchRanked` is exactly `runSearch` (plus, when the embedder failed, a note saying so).
  */
 
 import type { MemoryBackend } from '../store/backend.js'
@@ -37,8 +38,9 @@ export function reciprocalRankFusion(lists: readonly (readonly string[])[], k: n
 }
 
 const round = (x: number) => Math.round(x * 1_000_000) / 1_000_000
+const unusedNote = (error: string) => ` Vectors were not used: ${error}.`
 
-/** The keyword result and the vector side as one answer of req.top_k hits. Pure. */
+/** The keyword result and the vector side (with at least one hit) as one answer of req.top_k hits. Pure. */
 export function fuseResults(source: EntrySource, req: SearchRequest, keyword: SearchResult, vector: VectorSide): SearchResult {
   const literal = keyword.hits.filter((h) => (h.literalMatch ?? 0) > 0)
   const ranked = keyword.hits.filter((h) => (h.literalMatch ?? 0) === 0)
@@ -60,8 +62,6 @@ export function fuseResults(source: EntrySource, req: SearchRequest, keyword: Se
     }
   }
   const top = hits.slice(0, req.top_k)
-  const unused = vector.error !== undefined ? ` Vectors were not used: ${vector.error}.` : ''
-  if (top.length === 0) return { ...keyword, guidance: `${keyword.guidance}${unused}` }
   const aliasHits = top.filter((h) => h.reason === 'alias').length
   const meaningHits = top.filter((h) => h.reason === 'meaning').length
   const found = new Set([...keyword.hits.map((h) => h.id), ...vector.hits.map((h) => h.id)]).size
@@ -75,7 +75,7 @@ export function fuseResults(source: EntrySource, req: SearchRequest, keyword: Se
     eligible: keyword.eligible,
     reason: 'ok',
     nearMisses: [],
-    guidance: `${memories(top.length)} matched.${literalNote}${aliasNote}${meaningNote}${more}${unused}`,
+    guidance: `${memories(top.length)} matched.${literalNote}${aliasNote}${meaningNote}${more}`,
   }
 }
 
@@ -98,6 +98,10 @@ export async function searchRanked(backend: MemoryBackend, state: RankingState, 
   }
   const depth = Math.max(req.top_k, FUSION.depth)
   const vector = await vectorSearch(backend, req.query, depth, acceptId)
-  if (vector === null) return runSearch(state.entries, state.index, state.aliases, req)
+  if (vector === null || vector.hits.length === 0) {
+    // Nothing close in meaning (or no vector yet): the keyword answer as it is, saying why vectors were left out.
+    const keyword = runSearch(state.entries, state.index, state.aliases, req)
+    return vector?.error !== undefined ? { ...keyword, guidance: `${keyword.guidance}${unusedNote(vector.error)}` } : keyword
+  }
   return fuseResults(state.entries, req, runSearch(state.entries, state.index, state.aliases, { ...req, top_k: depth }), vector)
 }
