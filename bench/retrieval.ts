@@ -5,6 +5,9 @@
  *
  *   npm run bench:retrieval                      (builds lib/, then runs this file with tsx)
  *   tsx bench/retrieval.ts --only locomo|madial --limit-conversations N --data DIR
+ *   tsx bench/retrieval.ts --embedder http://127.0.0.1:11434/v1 --embedder-model bge-m3 --embedder-dimensions 1024
+ *       hybrid ranking: each store's memories embedded through that OpenAI-compatible endpoint
+ *       (key in $MEMORY_AGENT_EMBEDDER_KEY) before its questions, keyword and vector candidates fused
  *
  * Tables go to stdout, progress to stderr, figures to bench/results/retrieval.json.
  */
@@ -15,7 +18,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { consolidate, createFileBackend, memoryStats, searchHandler, signalsSettled, writeHandler } from '../lib/api.js'
+import { consolidate, createFileBackend, embedPending, memoryStats, openAiEmbedder, searchHandler, setEmbedder, signalsSettled, writeHandler, type Embedder, type MemoryBackend } from '../lib/api.js'
 import { charBigrams, PlainBM25, wordTokens } from './plain-bm25.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -27,11 +30,14 @@ interface Args {
   dataDir: string
   /** LoCoMo: also consolidate each conversation's store and ask again (issue 17). */
   consolidate: boolean
+  /** Hybrid ranking through this OpenAI-compatible endpoint (--embedder, --embedder-model, --embedder-dimensions). */
+  embedder: { baseUrl: string; model: string; dimensions: number } | null
 }
 
 function parseArgs(argv: string[]): Args {
   // The public data sets are kept in the repository (bench/data/, with their licences).
-  const args: Args = { only: null, limitConversations: null, dataDir: join(dirname(fileURLToPath(import.meta.url)), 'data'), consolidate: false }
+  const args: Args = { only: null, limitConversations: null, dataDir: join(dirname(fileURLToPath(import.meta.url)), 'data'), consolidate: false, embedder: null }
+  const endpoint = { baseUrl: '', model: '', dimensions: 0 }
   for (const { name: a, value } of flags(argv)) {
     if (a === '--only') {
       const v = value()
@@ -45,14 +51,39 @@ function parseArgs(argv: string[]): Args {
       args.dataDir = value()
     } else if (a === '--consolidate') {
       args.consolidate = true
+    } else if (a === '--embedder') {
+      endpoint.baseUrl = value()
+    } else if (a === '--embedder-model') {
+      endpoint.model = value()
+    } else if (a === '--embedder-dimensions') {
+      endpoint.dimensions = Number(value())
     } else {
-      throw new Error(`unknown argument ${a} (known: --only locomo|madial, --limit-conversations N, --data DIR, --consolidate)`)
+      throw new Error(`unknown argument ${a} (known: --only locomo|madial, --limit-conversations N, --data DIR, --consolidate, --embedder URL --embedder-model NAME --embedder-dimensions N)`)
     }
   }
+  if (endpoint.baseUrl !== '') {
+    if (endpoint.model === '' || !Number.isInteger(endpoint.dimensions) || endpoint.dimensions < 1) throw new Error('--embedder needs --embedder-model NAME and --embedder-dimensions N (a positive integer)')
+    args.embedder = endpoint
+  } else if (endpoint.model !== '' || endpoint.dimensions !== 0) throw new Error('--embedder-model and --embedder-dimensions go with --embedder URL')
   return args
 }
 
 const log = (line: string): void => void process.stderr.write(line + '\n')
+
+/** The embedder of every store of this run (--embedder), or null: keyword ranking only. */
+let embedder: Embedder | null = null
+
+function openStore(root: string): MemoryBackend {
+  const backend = createFileBackend(root)
+  if (embedder !== null) setEmbedder(backend, embedder)
+  return backend
+}
+
+/** With an embedder, every searchable memory gets its vector before the questions (without one, nothing happens). */
+async function embedAll(backend: MemoryBackend): Promise<void> {
+  const r = await embedPending(backend)
+  if (r.embedder !== null) log(`  embedded ${r.embedded} texts with ${r.embedder}`)
+}
 
 // ---------------------------------------------------------------------------------------------
 // Metrics
@@ -244,7 +275,7 @@ async function runLocomo(dataDir: string, limit: number | null, consolidated: bo
       .sort((a, b) => a - b)
 
     const root = await mkdtemp(join(tmpdir(), `dsh-bench-locomo-${conv.sample_id}-`))
-    const backend = createFileBackend(root)
+    const backend = openStore(root)
     const baseline = new PlainBM25<string>(wordTokens)
     const sources = new Map<string, string[]>()
     const diaIds = new Set<string>()
@@ -275,6 +306,7 @@ async function runLocomo(dataDir: string, limit: number | null, consolidated: bo
         }
       }
 
+      await embedAll(backend)
       let questions = 0
       const asked: Array<{ outcome: LocomoOutcome; question: string; gold: Set<string> }> = []
       for (const qa of conv.qa) {
@@ -304,6 +336,7 @@ async function runLocomo(dataDir: string, limit: number | null, consolidated: bo
         await signalsSettled(backend)
         counts.searchableBefore += (await memoryStats(backend)).searchable
         const report = await consolidate(backend, { dryRun: false, maxItems: 100_000, maxSeconds: 3600 })
+        await embedAll(backend)
         counts.promoted += report.promoted.length
         counts.reflected += report.reflected.length
         counts.archived += report.archived.length
@@ -403,7 +436,7 @@ async function runMadial(dataDir: string) {
   for (const user of users) {
     const started = Date.now()
     const root = await mkdtemp(join(tmpdir(), `dsh-bench-madial-u${user}-`))
-    const backend = createFileBackend(root)
+    const backend = openStore(root)
     const baseline = new PlainBM25<string>(charBigrams)
     const sources = new Map<string, string[]>()
     const pool = memories.filter((m) => m['user-id'] === user)
@@ -422,6 +455,7 @@ async function runMadial(dataDir: string) {
         baseline.add(String(m.id), summary)
       }
       entry.memories = sources.size
+      await embedAll(backend)
 
       for (const d of dialogues.filter((x) => x['user-id'] === user)) {
         const turn = d['test-turn'][0]
@@ -500,17 +534,22 @@ const rowJson = (rows: readonly Row[]) =>
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2))
+  if (args.embedder !== null) {
+    const key = process.env['MEMORY_AGENT_EMBEDDER_KEY']
+    embedder = openAiEmbedder({ ...args.embedder, ...(key !== undefined && key !== '' ? { apiKey: key } : {}) })
+  }
   const started = Date.now()
   const date = new Date().toISOString()
   const results: Record<string, unknown> = {
     date,
     node: process.version,
     ...gitState(),
-    args: { only: args.only, limitConversations: args.limitConversations, dataDir: args.dataDir, consolidate: args.consolidate },
+    args: { only: args.only, limitConversations: args.limitConversations, dataDir: args.dataDir, consolidate: args.consolidate, embedder: args.embedder },
+    ranking: embedder === null ? 'keywords (BM25 with aliases)' : `hybrid: keywords and vectors of ${embedder.id}, reciprocal-rank fusion`,
     baseline: 'plain BM25 (bench/plain-bm25.ts): k1 1.2, b 0.75, idf log(1 + (N - df + 0.5)/(df + 0.5)); LoCoMo lowercase [a-z0-9]+ words, MADial character bigrams',
   }
 
-  console.log(`dsh-memory-agent retrieval bench, ${date}`)
+  console.log(`dsh-memory-agent retrieval bench, ${date}; ours ranks by ${String(results.ranking)}`)
 
   if (args.only !== 'madial') {
     const t0 = Date.now()

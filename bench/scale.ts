@@ -5,6 +5,7 @@
  *
  *   npm run bench:scale                        (builds lib/, then runs this file with tsx)
  *   tsx bench/scale.ts --sizes 1000,10000,100000 --queries 200 --window 1000 --budget-minutes 25 --keep
+ *                      --vectors 100000 --vector-dim 384   (the vector arm, vector-scale.ts; --vectors 0 skips it)
  *
  * At each size, for each engine:
  *   - sustained write rate: writes per second over the last window before the size is reached
@@ -32,6 +33,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { createFileBackend, flushCaches, searchHandler, signalsSettled, tokenize, writeHandler } from '../lib/api.js'
+import { printVectorArm, runVectorArm, type VectorArmResult } from './vector-scale.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const CHILD = join(HERE, 'scale-child.mjs')
@@ -48,10 +50,13 @@ interface Args {
   budgetMinutes: number
   seed: number
   keep: boolean
+  /** The vector arm (vector-scale.ts): vectors and their dimension; 0 vectors skips it. */
+  vectors: number
+  vectorDim: number
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [1000, 10000], queries: 200, window: 1000, budgetMinutes: 0, seed: 20260501, keep: false }
+  const args: Args = { sizes: [1000, 10000], queries: 200, window: 1000, budgetMinutes: 0, seed: 20260501, keep: false, vectors: 100_000, vectorDim: 384 }
   const int = (flag: string, v: string, min: number): number => {
     const n = Number(v)
     if (!Number.isInteger(n) || n < min) throw new Error(`${flag} takes an integer >= ${min}, not ${v}`)
@@ -65,7 +70,9 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--budget-minutes') args.budgetMinutes = Number(value())
     else if (a === '--seed') args.seed = int(a, value(), 0)
     else if (a === '--keep') args.keep = true
-    else throw new Error(`unknown argument ${a} (known: --sizes N,N,.. --queries N --window N --budget-minutes M --seed N --keep)`)
+    else if (a === '--vectors') args.vectors = int(a, value().replace(/_/g, ''), 0)
+    else if (a === '--vector-dim') args.vectorDim = int(a, value(), 8)
+    else throw new Error(`unknown argument ${a} (known: --sizes N,N,.. --queries N --window N --budget-minutes M --seed N --keep --vectors N --vector-dim D)`)
   }
   if (!(args.budgetMinutes >= 0)) throw new Error('--budget-minutes takes a number >= 0 (0: no limit)')
   return args
@@ -676,6 +683,8 @@ async function grow(run: EngineRun, corpus: readonly Memory[], size: number, win
 // Reporting
 
 const TARGETS = { size: 10_000, firstAnswerMs: 1500, queryP95Ms: 15, writeRate: 300 }
+/** The vector arm's target (issue 19): a query over 100 000 vectors of 384 dimensions at p95 <= 10 ms. */
+const VECTOR_TARGET_P95_MS = 10
 
 function fmt(v: number | undefined, digits = 1): string {
   if (v === undefined || !Number.isFinite(v)) return '–'
@@ -815,6 +824,13 @@ async function main(): Promise<void> {
   log(`queries: ${args.queries} zh + ${args.queries} en; e.g. ${JSON.stringify(queries.zh.slice(0, 3))} ${JSON.stringify(queries.en.slice(0, 3))}`)
   log(`git ${git.head.slice(0, 10)}${git.srcDirty ? ` with uncommitted src/ changes (diff sha1 ${git.srcDiffSha1?.slice(0, 10)})` : ''}; node ${process.version}; sqlite ${sqliteVersion}`)
 
+  let vectorArm: VectorArmResult | null = null
+  if (args.vectors > 0) {
+    log(`vectors: ${args.vectors.toLocaleString('en')} x ${args.vectorDim}, ${args.queries} queries`)
+    vectorArm = runVectorArm(args.vectors, args.vectorDim, args.queries, args.seed, log)
+    printVectorArm(vectorArm, VECTOR_TARGET_P95_MS)
+  }
+
   const oursRoot = await mkdtemp(join(tmpdir(), 'scale-ours-'))
   const ftsRoot = await mkdtemp(join(tmpdir(), 'scale-fts5-'))
   const runs: Record<'ours' | 'fts5', EngineRun> = {
@@ -859,6 +875,7 @@ async function main(): Promise<void> {
       }
     }),
     writeWindows: { ours: runs.ours.windows, fts5: runs.fts5.windows },
+    vectors: vectorArm,
   })
   const save = async (): Promise<void> => {
     await mkdir(dirname(RESULTS), { recursive: true })

@@ -58,7 +58,13 @@ export interface IndexEntry {
   session_id: string | null
   confidence: number
   raw_ref: string | null
-  vector_id: null
+  /**
+   * The key of the memory's vector under `.cache/vectors/` (the sha1 of the text embedded,
+   * retrieve/vectors.ts), set in the index by the embedding queue once it has one; null before,
+   * and always null without an embedder. Derived: never written to the memory file, so a rebuild
+   * from the files sets it to null and the next drain sets it again without embedding anything.
+   */
+  vector_id: string | null
   status: MemoryStatus
   /**
    * Slot key: writes with the same key are versions of one fact. Either a caller's `key` (or a

@@ -287,6 +287,8 @@ describe('the DSH plugin in process', () => {
     expect((await ok('memory_review_queue', {})).due_total).toEqual(expect.any(Number))
     expect((await ok('memory_review', { id: one.id })).id).toBe(one.id)
     expect((await ok('memory_report', { id: one.id, grade: 4 })).recalled).toBe(true)
+    // No embedder configured: nothing to embed, and it says how to configure one.
+    expect(await ok('memory_embed', {})).toMatchObject({ embedded: 0, pending: 0, migrated: false })
 
     // forget: soft, then hard
     await ok('forget_memories_by_session', { session_id: 'session-a' })

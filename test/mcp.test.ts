@@ -181,6 +181,7 @@ describe('MCP server over stdio (built CLI)', () => {
     expect((await ok('memory_review_queue', {})).due_total).toEqual(expect.any(Number))
     expect((await ok('memory_review', { id: one.id })).id).toBe(one.id)
     expect((await ok('memory_report', { id: one.id, grade: 4 })).recalled).toBe(true)
+    expect(await ok('memory_embed', {})).toMatchObject({ embedded: 0, pending: 0 })
 
     expect([...called].sort()).toEqual(TOOLS.map((t) => t.name).sort())
   })

@@ -20,6 +20,7 @@ import type { SessionSummary } from '../../lib/memory/reading/sessions.js'
 import type { QueryLogLine } from '../../lib/memory/organisation/signals.js'
 import type { StatusMove } from '../../lib/memory/forgetting/soft-delete.js'
 import type { MemoryStats } from '../../lib/memory/reading/stats.js'
+import type { VectorDiagnostics } from '../../lib/retrieve/vectors.js'
 import type { WriteResult } from '../../lib/memory/writing/write.js'
 import type { SearchHit, SearchResult } from '../../lib/retrieve/search.js'
 import type { RebuildResult } from '../../lib/store/rebuild.js'
@@ -40,7 +41,8 @@ export interface Detail {
 
 /** Every op: what it takes and what it answers. */
 export interface Ops {
-  status: { args: Record<string, never>; result: { root: string; stats: MemoryStats; config: RuntimeConfig } }
+  /** `embeddings` only when the store has an embedder. */
+  status: { args: Record<string, never>; result: { root: string; stats: MemoryStats; config: RuntimeConfig; embeddings?: VectorDiagnostics } }
   'config.set': { args: Partial<RuntimeConfig>; result: { written: Partial<RuntimeConfig>; config: RuntimeConfig; replaced_invalid_file?: boolean } }
   rebuild: { args: Record<string, never>; result: RebuildResult }
   confirm: { args: { id: string }; result: ConfirmResult }

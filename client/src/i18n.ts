@@ -22,6 +22,8 @@ const zh = {
   statPendingCleanup: '待清理',
   statOrphaned: '孤儿',
   statArchived: '已归档',
+  vectorsLine: '向量：{kind} {embedder}（{dim} 维）已嵌入 {embedded}/{searchable}，排队 {pending}，维度不符 {mismatches}',
+  vectorsMigrating: '，正在从 {from} 切换',
 
   tabMemories: '记忆',
   tabRooms: '房间',
@@ -241,6 +243,8 @@ const en: Record<MessageKey, string> = {
   statPendingCleanup: 'To clean',
   statOrphaned: 'Orphans',
   statArchived: 'Archived',
+  vectorsLine: 'Vectors: {kind} {embedder} ({dim} dimensions), {embedded}/{searchable} embedded, {pending} queued, {mismatches} dimension mismatches',
+  vectorsMigrating: ', changing from {from}',
 
   tabMemories: 'Memories',
   tabRooms: 'Rooms',

@@ -71,6 +71,7 @@ export function mountPanel(container: HTMLElement, options: PanelOptions): () =>
   const body = h('div', { class: 'dma-body', attrs: { role: 'tabpanel' } })
   let pathEl: HTMLElement | null = null
   let statsEl: HTMLElement | null = null
+  let vectorsEl: HTMLElement | null = null
   let locked = false
 
   const ctx: PanelContext = {
@@ -121,6 +122,19 @@ export function mountPanel(container: HTMLElement, options: PanelOptions): () =>
         ),
       ),
     )
+    drawVectors()
+  }
+
+  /** The embedder's line under the counters: shown only when the store has one. */
+  function drawVectors(): void {
+    const v = status?.embeddings
+    if (vectorsEl === null) return
+    vectorsEl.hidden = v === undefined
+    if (v === undefined) return
+    const migrating = v.completedEmbedder !== null && v.completedEmbedder !== v.embedder ? t('vectorsMigrating', { from: v.completedEmbedder }) : ''
+    vectorsEl.textContent =
+      t('vectorsLine', { kind: v.kind, embedder: v.embedder, dim: v.dim, embedded: v.embedded, searchable: v.searchable, pending: v.pending, mismatches: v.dimensionMismatches }) + migrating
+    vectorsEl.setAttribute('data-alert', v.pending > 0 || v.dimensionMismatches > 0 ? 'true' : 'false')
   }
 
   function selectTab(id: TabId): void {
@@ -145,6 +159,7 @@ export function mountPanel(container: HTMLElement, options: PanelOptions): () =>
     locked = false
     pathEl = h('code', { class: 'dma-path', attrs: { 'data-role': 'store-path' } }, t('loading'))
     statsEl = h('ul', { class: 'dma-stats' })
+    vectorsEl = h('p', { class: 'dma-vectors', attrs: { 'data-role': 'vectors', hidden: true } })
     const actions = h(
       'div',
       { class: 'dma-headactions' },
@@ -163,7 +178,7 @@ export function mountPanel(container: HTMLElement, options: PanelOptions): () =>
     )
     replaceChildren(
       root,
-      h('div', { class: 'dma-head' }, h('div', { class: 'dma-pathrow' }, h('span', { class: 'dma-pathlabel' }, t('storePath')), pathEl, actions), statsEl),
+      h('div', { class: 'dma-head' }, h('div', { class: 'dma-pathrow' }, h('span', { class: 'dma-pathlabel' }, t('storePath')), pathEl, actions), statsEl, vectorsEl),
       notice.el,
       h('div', { class: 'dma-tabs', attrs: { role: 'tablist' } }, ...tabButtons.values()),
       body,

@@ -27,6 +27,7 @@ box-sizing:border-box;width:100%;max-width:760px;color:var(--dma-fg);font-size:1
 .dma-stats{display:grid;grid-template-columns:repeat(7,minmax(0,1fr));gap:8px;margin:0;padding:0;list-style:none}
 .dma-stat{border:1px solid var(--dma-border);background:var(--dma-card);border-radius:10px;padding:8px 10px;min-width:0}
 .dma-stat-n{display:block;font-size:20px;line-height:26px;font-weight:600;font-variant-numeric:tabular-nums}
+.dma-vectors{margin:8px 0 0;color:var(--dma-fg3);font-size:12px;line-height:16px}.dma-vectors[data-alert="true"]{color:var(--dma-fg2)}
 .dma-stat-l{display:block;color:var(--dma-fg3);font-size:12px;line-height:16px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .dma-stat[data-alert=true] .dma-stat-n{color:var(--dma-warn)}
 .dma-tabs{display:flex;gap:4px;border-bottom:1px solid var(--dma-border);overflow-x:auto}

@@ -34,6 +34,9 @@ import { parseFlags, splitStoreFlags, type FlagSpec } from './flags.js'
 import { syncCommand } from './sync-command.js'
 import { progressBar } from './progress.js'
 import { exportCommand, importCommand } from './transfer.js'
+import { applyEmbedderSettings, EMBEDDER_HELP, embedderFromSettings, takeEmbedderSettings, type EmbedderSettings } from './embedder-options.js'
+import { listenToProgress } from '../store/progress.js'
+import { describeVectors, vectorDiagnostics } from '../retrieve/vectors.js'
 
 const USAGE = `memory-agent: long-term memory for AI agents, kept as plain markdown files
 
@@ -66,6 +69,7 @@ command's text argument (write's summary).
 consolidate (and serve's panel) uses a model when $MEMORY_AGENT_LLM_BASE_URL and $MEMORY_AGENT_LLM_MODEL name an
 OpenAI-compatible chat-completions endpoint ($MEMORY_AGENT_LLM_API_KEY its key, if it needs one);
 without them it runs without a model.
+${EMBEDDER_HELP}
 Exit codes: 0 ok, 2 usage or INVALID_INPUT, 3 NOT_FOUND, 4 INVALID_STATE, 5 PATH_OUTSIDE_ROOT,
 6 LOCK_TIMEOUT, 1 anything else.
 `
@@ -181,7 +185,7 @@ async function readInput(source: string): Promise<string> {
 }
 
 /** A tool command: flags from the tool's schema, its text rendering or --json, caches flushed after. */
-async function runTool(command: string, args: string[]): Promise<number> {
+async function runTool(command: string, args: string[], embedder: EmbedderSettings): Promise<number> {
   const parsed = await parseToolCommand(command, args, readInput)
   if (parsed.help) {
     process.stdout.write(commandHelp(command))
@@ -194,14 +198,19 @@ async function runTool(command: string, args: string[]): Promise<number> {
   // memory_consolidate may use a chat-completions endpoint the environment names (MEMORY_AGENT_LLM_*).
   const model = modelFromEnv(process.env)
   for (const b of [backend, user]) if (b !== undefined) setConsolidationModel(b, model)
+  const progress = parsed.tool.progress !== undefined ? progressBar(process.stderr, parsed.tool.progress) : null
   try {
+    await applyEmbedderSettings(embedder, ...(user !== undefined ? [backend, user] : [backend]))
+    if (progress !== null) listenToProgress(backend, progress.update)
     const tool = user !== undefined ? routeTool(parsed.tool, { user, projectId: personal?.projectId ?? '' }) : parsed.tool
     // The handler validates the input (INVALID_INPUT naming the field), so it takes it as parsed.
     const untyped = tool as unknown as { handler(backend: MemoryBackend, input: unknown): Promise<unknown> }
     const out = await untyped.handler(backend, parsed.input)
+    progress?.finish()
     process.stdout.write(`${parsed.json ? JSON.stringify(out, null, 2) : renderValue(parsed.tool.name, out, (v) => renderOutline(parsed.tool.output, v))}\n`)
     return 0
   } finally {
+    progress?.finish()
     await flushCaches(backend)
     if (user !== undefined) await flushCaches(user)
   }
@@ -212,12 +221,14 @@ const STATS_HELP = `memory-agent stats: count the store's memories by status
 Usage: memory-agent stats [--root DIR | --user] [--user-root DIR] [--no-user-root] [--json]
 `
 
-async function stats(args: string[]): Promise<number> {
+async function stats(args: string[], embedder: EmbedderSettings): Promise<number> {
   const backend = createFileBackend(storeRoot(args))
   try {
+    await applyEmbedderSettings(embedder, backend)
     const s = await memoryStats(backend)
-    if (args.includes('--json')) process.stdout.write(`${JSON.stringify(s, null, 2)}\n`)
-    else process.stdout.write(`${Object.entries(s).map(([k, v]) => `${k.padEnd(15)} ${v}`).join('\n')}\n`)
+    const vectors = await vectorDiagnostics(backend)
+    if (args.includes('--json')) process.stdout.write(`${JSON.stringify(vectors !== null ? { ...s, embeddings: vectors } : s, null, 2)}\n`)
+    else process.stdout.write(`${Object.entries(s).map(([k, v]) => `${k.padEnd(15)} ${v}`).join('\n')}\n${vectors !== null ? `${describeVectors(vectors)}\n` : ''}`)
     return 0
   } finally {
     await flushCaches(backend)
@@ -235,12 +246,13 @@ const OWN_FLAGS: Readonly<Record<string, FlagSpec>> = {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...given] = argv
-  const args = splitStoreFlags(given)
+  const { rest, settings: embedder } = takeEmbedderSettings(given, process.env)
+  const args = splitStoreFlags(rest)
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE)
     return command === undefined ? 2 : 0
   }
-  if (TOOL_COMMANDS[command] !== undefined) return runTool(command, args)
+  if (TOOL_COMMANDS[command] !== undefined) return runTool(command, args, embedder)
   if (command === 'sync') return syncCommand(args, storeRoot)
   if (command === 'export') return exportCommand(args, storeRoot)
   if (command === 'import') return importCommand(args, storeRoot)
@@ -281,11 +293,13 @@ async function main(argv: string[]): Promise<number> {
         throw usageError(`mcp: --consolidate-idle-ms: expected milliseconds 1-86400000, got ${JSON.stringify(idleText)}`)
       }
       // stdout is the protocol from here on; everything else goes to stderr.
-      await serveStdio(storeRoot(args), packageVersion(), personalStore(args, storeRoot(args)), tools, consolidateIdleMs === undefined ? {} : { consolidateIdleMs })
+      const vectors = await embedderFromSettings(createFileBackend(storeRoot(args)), embedder)
+      const options = { ...(consolidateIdleMs === undefined ? {} : { consolidateIdleMs }), ...(vectors !== undefined ? { embedder: vectors } : {}) }
+      await serveStdio(storeRoot(args), packageVersion(), personalStore(args, storeRoot(args)), tools, options)
       return 0
     }
     case 'stats':
-      return stats(args)
+      return stats(args, embedder)
     case 'serve':
       return serve(storeRoot(args), args)
     case 'panel-key':

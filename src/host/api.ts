@@ -48,6 +48,7 @@ import { listSessions } from '../memory/reading/sessions.js'
 import { readQueryLog, readUsage } from '../memory/organisation/signals.js'
 import { restore, softDelete } from '../memory/forgetting/soft-delete.js'
 import { memoryStats } from '../memory/reading/stats.js'
+import { vectorDiagnostics } from '../retrieve/vectors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { unreadableFiles } from '../store/frontmatter.js'
 import { rebuildIndex } from '../store/rebuild.js'
@@ -209,12 +210,17 @@ async function detail(backend: MemoryBackend, id: string) {
 
 const OPS: Readonly<Record<string, OpHandler>> = {
   // memoryStats brings the index up to date first, so a file broken by hand is listed at once.
-  status: withArgs(NO_ARGS, async (_args, deps) => ({
-    root: deps.backend.root,
-    stats: await memoryStats(deps.backend),
-    config: deps.config.get(),
-    unreadable: unreadableFiles((await deps.backend.indexView()).values()).slice(0, UNREADABLE_SHOWN),
-  })),
+  status: withArgs(NO_ARGS, async (_args, deps) => {
+    const stats = await memoryStats(deps.backend)
+    const embeddings = await vectorDiagnostics(deps.backend)
+    return {
+      root: deps.backend.root,
+      stats,
+      config: deps.config.get(),
+      unreadable: unreadableFiles((await deps.backend.indexView()).values()).slice(0, UNREADABLE_SHOWN),
+      ...(embeddings !== null ? { embeddings } : {}),
+    }
+  }),
   'config.set': async (args, deps) => {
     const { written, replacedInvalid } = await saveConfigPatch(deps.backend, args)
     const config = Object.keys(written).length > 0 ? deps.config.set(written) : deps.config.get()

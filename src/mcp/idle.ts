@@ -1,7 +1,8 @@
 /**
  * Consolidation when the MCP server is idle: every tool call begins and ends here; once no call
- * has run for `idleMs`, the store is consolidated in the background if a run is due
- * (lifecycle/background-consolidation.ts decides and runs, one at a time). Its timer never keeps
+ * has run for `idleMs`, the store is consolidated in the background if a run is due, and the
+ * embedding queue drained when the store has an embedder (lifecycle/background-consolidation.ts
+ * decides and runs, one at a time). Its timer never keeps
  * the process alive, and nothing starts before `arm` (the server arms it when it connects).
  */
 

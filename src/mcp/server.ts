@@ -20,6 +20,7 @@ import type { ToolDeclaration } from '../tools/declare/tool.js'
 import { setConsolidationModel } from '../memory/consolidation/model.js'
 import { IdleConsolidation } from './idle.js'
 import { samplingModel } from './sampling.js'
+import { setEmbedder, type Embedder } from '../retrieve/embedder.js'
 import { selectTools, serverInstructions } from './profile.js'
 import { permissiveInput, toZod } from './zod.js'
 
@@ -30,6 +31,8 @@ export const CONSOLIDATE_IDLE_MS = 30_000
 export interface McpServerOptions {
   /** Milliseconds without a tool call before a due consolidation starts (default CONSOLIDATE_IDLE_MS); null: never. */
   consolidateIdleMs?: number | null
+  /** The store's embedder for this server (flags, environment), over its config.json (retrieve/embedder.ts). */
+  embedder?: Embedder
 }
 
 /** The MCP server and its idle work: `connect` serves over a transport, `close` ends both. */
@@ -74,6 +77,7 @@ export function createMcpServer(
   options: McpServerOptions = {},
 ): MemoryMcpServer {
   const idleMs = options.consolidateIdleMs === undefined ? CONSOLIDATE_IDLE_MS : options.consolidateIdleMs
+  if (options.embedder !== undefined) setEmbedder(backend, options.embedder)
   const idle = idleMs === null ? null : new IdleConsolidation(backend, idleMs)
   const server = new McpServer({ name: SERVER_NAME, version }, { instructions: serverInstructions(tools) })
   for (const tool of personal !== undefined ? routeTools(tools, personal) : tools) {

@@ -40,7 +40,10 @@ export interface SearchHit {
   time: string
   tags: string[]
   score: number
-  reason: 'match' | 'alias'
+  /** `meaning`: found by the embedder's vectors only (fusion.ts), sharing no search word with the query. */
+  reason: 'match' | 'alias' | 'meaning'
+  /** Cosine similarity to the query, for a hit the vector side found (fusion.ts). */
+  similarity?: number
   /** How many identifiers (D-387, a sha, a version) the query shares with it; such hits come first. */
   literalMatch?: number
 }
@@ -71,7 +74,7 @@ function lowerSet(items: readonly string[]): Set<string> {
 }
 
 /** A predicate for the request's filters, applied before scoring. */
-function filterOf(req: SearchRequest): (e: IndexEntry) => boolean {
+export function filterOf(req: SearchRequest): (e: IndexEntry) => boolean {
   const tags = req.tags && req.tags.length > 0 ? lowerSet(req.tags) : null
   const entities = req.entities && req.entities.length > 0 ? lowerSet(req.entities) : null
   const from = req.time_range?.from ? Date.parse(req.time_range.from) : null
@@ -110,7 +113,7 @@ function namesKeyword(entry: IndexEntry, queryTokens: ReadonlySet<string>): bool
   return keywords.some((tokens) => tokens.every((t) => queryTokens.has(t)))
 }
 
-function toHit(e: IndexEntry, score: number, reason: SearchHit['reason'], literalMatch = 0): SearchHit {
+export function toHit(e: IndexEntry, score: number, reason: SearchHit['reason'], literalMatch = 0): SearchHit {
   return {
     ...briefOf(e),
     tags: e.tags,

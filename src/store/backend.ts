@@ -68,6 +68,10 @@ export interface MemoryBackend {
    * `fsync: false` skips the flush to disk, for derived state that can be rebuilt after a crash.
    */
   writeFileAtomic(relPath: string, text: string, options?: { fsync?: boolean }): Promise<void>
+  /** Optional: the bytes of a file under the root, or null when there is none (derived binary caches). */
+  readBytes?(relPath: string): Promise<Uint8Array | null>
+  /** Optional: writeFileAtomic for bytes (derived binary caches: written aside and renamed). */
+  writeBytesAtomic?(relPath: string, bytes: Uint8Array, options?: { fsync?: boolean }): Promise<void>
   /**
    * Rewrites a file under the root from what it holds now, never over a change made meanwhile
    * (compare-and-swap): `change` gets the current text and returns the new text, or null to

@@ -288,11 +288,30 @@ class FileBackend implements MemoryBackend {
   }
 
   async writeFileAtomic(relPath: string, text: string, options: { fsync?: boolean } = {}): Promise<void> {
+    this.writeAtomicSync(relPath, text, options.fsync ?? true)
+  }
+
+  async readBytes(relPath: string): Promise<Uint8Array | null> {
+    const abs = this.resolveSync(relPath)
+    try {
+      return fsSync.readFileSync(abs)
+    } catch (err) {
+      const code = errno(err)
+      if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return null
+      throw ioError('read', abs, err)
+    }
+  }
+
+  async writeBytesAtomic(relPath: string, bytes: Uint8Array, options: { fsync?: boolean } = {}): Promise<void> {
+    this.writeAtomicSync(relPath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), options.fsync ?? true)
+  }
+
+  private writeAtomicSync(relPath: string, data: string | Buffer, fsync: boolean): void {
     const abs = this.resolveSync(relPath)
     makeDirs(path.dirname(abs))
     // The folders just created may not be symlinks, but an existing one on the way could be.
     this.resolveSync(relPath)
-    io('write', abs, () => writeFileAtomicImpl.sync(abs, text, { encoding: 'utf8', fsync: options.fsync ?? true }))
+    io('write', abs, () => writeFileAtomicImpl.sync(abs, data, typeof data === 'string' ? { encoding: 'utf8', fsync } : { fsync }))
   }
 
   async rewriteFile(relPath: string, change: (current: string) => string | null): Promise<Rewrite | null> {

@@ -53,7 +53,7 @@ export function parseIndexLine(line: string): IndexEntry | null {
     session_id: stringOr(r.session_id, null),
     confidence: typeof r.confidence === 'number' ? r.confidence : 0.6,
     raw_ref: stringOr(r.raw_ref, null),
-    vector_id: null,
+    vector_id: typeof r.vector_id === 'string' && /^[0-9a-f]{40}$/.test(r.vector_id) ? r.vector_id : null,
     status: r.status as MemoryStatus,
     key: stringOr(r.key, null),
     ...(r.key_derived === true && typeof r.key === 'string' ? { key_derived: true as const } : {}),

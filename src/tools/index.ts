@@ -29,6 +29,7 @@ import { memoryDecayTool } from './memory-decay.js'
 import { memoryConsolidateTool } from './memory-consolidate.js'
 import { memoryRestoreTool } from './memory-restore.js'
 import { memoryAuditForgottenTool } from './memory-audit-forgotten.js'
+import { memoryEmbedTool } from './memory-embed.js'
 
 export const TOOLS: readonly ToolDeclaration[] = [
   memoryNavTool,
@@ -59,6 +60,7 @@ export const TOOLS: readonly ToolDeclaration[] = [
   memoryReviewQueueTool,
   memoryReviewTool,
   memoryReportTool,
+  memoryEmbedTool,
 ]
 
 export function findTool(name: string): ToolDeclaration | undefined {

@@ -3,6 +3,7 @@
 import { DEFAULT_LONG_UNUSED_DAYS, sweep } from '../memory/organisation/sweep.js'
 import { nullableString } from './declare/shapes.js'
 import { defineTool, READS_ONLY } from './declare/tool.js'
+import { vectorDiagnosticsShape } from './declare/vector-shapes.js'
 
 export const memorySweepTool = defineTool(
   {
@@ -10,7 +11,7 @@ export const memorySweepTool = defineTool(
     title: 'Health check',
     group: 'curate',
     description:
-      'List what may need attention, changing nothing: memories without a search hit for `days` days (default 90), superseded versions still on disk, recent queries that found nothing (what the store lacks), memories whose anchors no longer hold, and files whose front-matter does not parse (with the line; out of search until a person fixes them). Act with forget, resolve or a new write.',
+      'List what may need attention, changing nothing: memories without a search hit for `days` days (default 90), superseded versions still on disk, recent queries that found nothing (what the store lacks), memories whose anchors no longer hold, files whose front-matter does not parse (with the line; out of search until a person fixes them), and with an embedder, vector coverage and dimension mismatches. Act with forget, resolve or a new write.',
     input: {
       type: 'object',
       properties: {
@@ -79,6 +80,7 @@ export const memorySweepTool = defineTool(
           },
           description: 'Files whose front-matter does not parse: the line the parser stopped at, and why. Out of search until a person fixes them.',
         },
+        embeddings: vectorDiagnosticsShape,
       },
       required: ['at', 'scanned', 'thresholds', 'longUnused', 'supersededBacklog', 'zeroHitQueries', 'staleAnchors', 'unreadable'],
       additionalProperties: false,

@@ -130,6 +130,8 @@ describe('the real DSH host (rc.8, Node 22)', () => {
         { name: 'memory_report', arguments: { id: '$1.id', grade: 4 } },
         // Consolidation (issue 17): a preview.
         { name: 'memory_consolidate', arguments: {} },
+        // Vectors (issue 19): no embedder configured, nothing to embed.
+        { name: 'memory_embed', arguments: {} },
       ]
       const patch = writePatch(sandbox, 'driver.patch.yml', [
         {

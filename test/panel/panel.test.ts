@@ -11,13 +11,14 @@
  */
 
 import { spawnSync } from 'node:child_process'
-import { readFileSync, existsSync, mkdtempSync } from 'node:fs'
+import { readFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createFileBackend, decayHandler, roomsHandler, flushCaches, memoryStats, softDelete, writeHandler, type MemoryBackend, type MemoryStatus } from '../../src/api.js'
+import { createFileBackend, decayHandler, embedHandler, roomsHandler, flushCaches, memoryStats, softDelete, writeHandler, type MemoryBackend, type MemoryStatus } from '../../src/api.js'
 import { apiFetch, artifacts, ensureBuilt, ensureChromium, launchBrowser, repo, startServe, type Served } from './harness.js'
+import { startEmbeddingsServer } from '../embeddings-server.js'
 
 let root: string
 let served: Served
@@ -484,6 +485,31 @@ describe('the panel in English, and locked again', () => {
     expect(overflow).toBe(0)
     await shot('en-narrow')
     await page.setViewportSize({ width: 1000, height: 900 })
+  })
+
+  it('shows the embedder line under the counters only when the store has an embedder: coverage and queue', async () => {
+    expect(await page.locator('[data-role=vectors]').isHidden()).toBe(true)
+    const endpoint = await startEmbeddingsServer()
+    const configFile = path.join(root, 'config.json')
+    const before = existsSync(configFile) ? readFileSync(configFile, 'utf8') : '{}'
+    try {
+      writeFileSync(configFile, JSON.stringify({ ...(JSON.parse(before) as object), embedder: { baseUrl: endpoint.url, model: 'concepts', dimensions: 12 } }))
+      const searchable = (await memoryStats(store)).searchable
+      await page.click('[data-action=refresh]')
+      const line = page.locator('[data-role=vectors]')
+      await line.filter({ hasText: `0/${searchable} embedded, ${searchable} queued` }).waitFor()
+      expect(await line.textContent()).toBe(`Vectors: openai openai:concepts:12 (12 dimensions), 0/${searchable} embedded, ${searchable} queued, 0 dimension mismatches`)
+      expect(await line.getAttribute('data-alert')).toBe('true')
+      await embedHandler(store, {})
+      await page.click('[data-action=refresh]')
+      await line.filter({ hasText: `${searchable}/${searchable} embedded, 0 queued` }).waitFor()
+      await shot('en-vectors')
+    } finally {
+      writeFileSync(configFile, before)
+      await endpoint.close()
+    }
+    await page.click('[data-action=refresh]')
+    await page.locator('[data-role=vectors]').waitFor({ state: 'hidden' })
   })
 
   it('forgetting the key locks the panel, and the page’s own request without it gets 403', async () => {

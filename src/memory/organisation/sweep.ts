@@ -8,6 +8,7 @@ import type { MemoryBackend } from '../../store/backend.js'
 import { ensureFresh } from '../../store/freshness.js'
 import { unreadableFiles, type UnreadableFile } from '../../store/frontmatter.js'
 import { isSearchable } from '../../retrieve/search-index.js'
+import { vectorDiagnostics, type VectorDiagnostics } from '../../retrieve/vectors.js'
 import { staleAnchor } from '../truth/anchors.js'
 import { readQueryLog, readUsage } from './signals.js'
 
@@ -24,6 +25,8 @@ export interface SweepResult {
   staleAnchors: Array<{ id: string; path: string; title: string; kind: string; name: string | null; value: string; reason: string }>
   /** Files whose front-matter does not parse, with the line it breaks at: out of search until fixed by hand. */
   unreadable: UnreadableFile[]
+  /** The vectors, when the store has an embedder: coverage, queue, dimension mismatches (retrieve/vectors.ts). */
+  embeddings?: VectorDiagnostics
 }
 
 export async function sweep(backend: MemoryBackend, days: number, limit: number): Promise<SweepResult> {
@@ -56,6 +59,7 @@ export async function sweep(backend: MemoryBackend, days: number, limit: number)
     .reverse()
     .slice(0, 20)
     .map((q) => ({ at: q.at, query: q.query }))
+  const embeddings = await vectorDiagnostics(backend)
   return {
     at,
     scanned,
@@ -65,5 +69,6 @@ export async function sweep(backend: MemoryBackend, days: number, limit: number)
     zeroHitQueries,
     staleAnchors: staleAnchors.slice(0, 20),
     unreadable: unreadableFiles(view.values()).slice(0, limit),
+    ...(embeddings !== null ? { embeddings } : {}),
   }
 }

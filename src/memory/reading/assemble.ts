@@ -17,7 +17,7 @@ import { charsForBudget, estimateTokens, type IndexEntry } from '../../types.js'
 import type { IndexLookup } from '../../store/index-view.js'
 import { retrievalState } from '../../retrieve/retriever.js'
 import { isSearchable } from '../../retrieve/search-index.js'
-import { runSearch } from '../../retrieve/search.js'
+import { searchRanked } from '../../retrieve/fusion.js'
 import { findSlot, isStale, readDigest } from '../organisation/digest.js'
 import { recordSearch } from '../organisation/signals.js'
 import { loadConfig } from '../settings/config.js'
@@ -199,7 +199,7 @@ export async function assembleForTask(backend: MemoryBackend, input: AssembleInp
       .map(({ h }) => state.entries.get(h.id))
       .filter((e): e is IndexEntry => e !== undefined && isSearchable(e))
   } else {
-    const found = runSearch(state.entries, state.index, state.aliases, { query: input.task, top_k: ASSEMBLE_SEARCH_K })
+    const found = await searchRanked(backend, state, { query: input.task, top_k: ASSEMBLE_SEARCH_K })
     recordSearch(backend, { query: input.task, hitIds: found.hits.map((h) => h.id) })
     ranked = found.hits.map((h) => state.entries.get(h.id)).filter((e): e is IndexEntry => e !== undefined)
   }

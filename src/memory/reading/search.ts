@@ -13,7 +13,8 @@
 
 import { invalidInput } from '../../errors.js'
 import { retrievalState } from '../../retrieve/retriever.js'
-import { runSearch, type SearchRequest, type SearchResult } from '../../retrieve/search.js'
+import { searchRanked } from '../../retrieve/fusion.js'
+import type { SearchRequest, SearchResult } from '../../retrieve/search.js'
 import type { MemoryBackend } from '../../store/backend.js'
 import { recordSearch } from '../organisation/signals.js'
 import { loadConfig } from '../settings/config.js'
@@ -43,7 +44,7 @@ export async function searchMemories(backend: MemoryBackend, input: SearchInput)
   const asOf = input.asOf !== undefined ? parseAsOf(input.asOf) : null
   const [config, state] = await Promise.all([loadConfig(backend), asOf !== null ? retrievalAsOf(backend, asOf) : retrievalState(backend)])
   const request: SearchRequest = { ...input, scope: requestPremises(input.scope), top_k: Math.min(input.top_k, config.maxTopK) }
-  const result = runSearch(state.entries, state.index, state.aliases, request)
+  const result = await searchRanked(backend, state, request)
   const annotated: Annotated = { ...result, ...annotateSearch(state, request, result.hits, asOf ?? Date.parse(backend.now())) }
   // First, so a search refused for its session (a credential) is not recorded as use.
   const { batchId, refs } = await registerBatch(backend, input.session_id, annotated.hits.map((h) => h.id))

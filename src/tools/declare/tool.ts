@@ -51,6 +51,8 @@ export interface ToolMeta<I extends ObjectSchema = ObjectSchema, O extends Objec
   /** session_id names the session a write or a forget is about: a host that knows the current session fills it in. */
   readonly sessionDefault?: true
   readonly cli?: CommandHints
+  /** A long tool: the label of the progress bar a command line draws while it runs (store/progress.ts). */
+  readonly progress?: string
 }
 
 export interface ToolDeclaration<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> extends ToolMeta<I, O> {
