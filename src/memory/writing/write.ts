@@ -155,6 +155,8 @@ export interface WriteOptions {
   nearDuplicates?: boolean
   /** The memories this one was made from (consolidation): front-matter `derived_from`. */
   derivedFrom?: string[]
+  /** False: the text restates what was said (a folded exchange), so it files no version and revises nothing. Default true. */
+  revise?: boolean
 }
 
 /** Front-matter fields this program writes or derives; everything else in a file is a person's own. */
@@ -233,7 +235,7 @@ export function prepareWrite(config: RuntimeConfig, req: WriteRequest, options: 
   const claim = prepareClaim(r)
   // Without a key, the text itself may name its subject; retractions and guards are never versions.
   const said = deriveClaim(summary)
-  const derived = slotKey === null && config.autoRevise && claim.retracts === null && claim.frontMatter.guard_trigger === undefined ? said : null
+  const derived = slotKey === null && config.autoRevise && options.revise !== false && claim.retracts === null && claim.frontMatter.guard_trigger === undefined ? said : null
   return {
     summary,
     raw,
@@ -348,7 +350,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
   const confidence = req.confidence ?? 0.6
   const noted = [...(said !== null ? rangeWarnings(said) : []), ...[confidenceWarning(confidence, config)].filter((x): x is string => x !== null)]
   // A keyless write that announces a change may revise memories no subject links it to.
-  const revising = slotKey === null && config.autoRevise && claim.retracts === null && !gated
+  const revising = slotKey === null && config.autoRevise && options.revise !== false && claim.retracts === null && !gated
   const byFrame = revising && wantsFrameRevision(summary, derived)
 
   return transact(backend, async (txn) => {
