@@ -35,7 +35,7 @@ import { sameSubject } from '../truth/verify.js'
 import { confirmMemory } from '../writing/confirm.js'
 import { setStatus } from '../writing/slots.js'
 import { transact } from '../writing/txn.js'
-import { NEAR_DUPLICATE_THRESHOLD, writeMemory } from '../writing/write.js'
+import { NEAR_DUPLICATE_THRESHOLD, writeMemory, type WriteOptions, type WriteRequest } from '../writing/write.js'
 import { EXCHANGE_TAG, exchanges } from './fold.js'
 import { promotionGroups, strongEvidence, type Candidate, type PromotionGroup } from './promote.js'
 import { SESSION_SUMMARY_TAG, sessionSummaries } from './reflect.js'
@@ -209,9 +209,11 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
     } else {
       await promote(backend, ledger, report, budget, dryRun)
       await reflect(backend, report, budget, dryRun)
-      await fold(backend, report, budget, dryRun, config.consolidateIdleDays)
+      // A person's restore wins: consolidation neither folds nor archives what was brought back.
+      const restored = new Set(ledger.filter((ev) => ev.event === 'restore' && typeof ev.id === 'string').map((ev) => ev.id as string))
+      await fold(backend, report, budget, dryRun, config.consolidateIdleDays, restored)
       await merge(backend, report, budget, dryRun)
-      await archiveCovered(backend, report, budget, dryRun, config.consolidateIdleDays)
+      await archiveCovered(backend, report, budget, dryRun, config.consolidateIdleDays, restored)
       if (budget.allows('decay')) {
         const d = await decay(backend, { days: config.consolidateIdleDays, dryRun, limit: Math.max(1, (options.maxItems ?? config.consolidateMaxItems) - budget.used) })
         report.decayed = d.archived.map((c) => c.id)
@@ -324,7 +326,7 @@ async function promoteGroup(backend: MemoryBackend, report: ConsolidationReport,
   report.promoted.push({ id: out.id, summary: g.text.summary, status: out.status, derived_from: derived, sessions: g.sessions, reason, superseded: out.superseded })
 }
 
-async function addSources(backend: MemoryBackend, holder: IndexEntry, ids: readonly string[], event: 'promote' | 'fold'): Promise<void> {
+async function addSources(backend: MemoryBackend, holder: IndexEntry, ids: readonly string[], event: 'promote' | 'reflect' | 'fold'): Promise<void> {
   await transact(backend, async (txn) => {
     const current = txn.index.get(holder.id)
     if (current === undefined) return
@@ -342,13 +344,7 @@ async function reflect(backend: MemoryBackend, report: ConsolidationReport, budg
     const derived = s.quoted.map((m) => m.id)
     let id: string | null = null
     if (!dryRun) {
-      const out = await writeMemory(
-        backend,
-        { summary: s.summary, type: 'episode', session_id: s.session, source: 'plugin', time: s.time, tags: [SESSION_SUMMARY_TAG] },
-        { derivedFrom: derived, titleIsSlot: false, nearDuplicates: false },
-      )
-      id = out.id
-      await transact(backend, async (txn) => txn.log({ event: 'reflect', id: out.id, ids: derived, session_id: s.session }))
+      id = await writeDerived(backend, { summary: s.summary, type: 'episode', session_id: s.session, time: s.time, tags: [SESSION_SUMMARY_TAG] }, derived, 'reflect')
       budget.spend()
     }
     report.reflected.push({ id, session: s.session, summary: s.summary, derived_from: derived })
@@ -360,39 +356,43 @@ async function reflect(backend: MemoryBackend, report: ConsolidationReport, budg
  * one topic holding its episodes' words in order, `derived_from` naming them; ARCHIVE then sets the
  * episodes aside. The topic files no version and revises nothing: it restates what was said.
  */
-async function fold(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean, idleDays: number): Promise<void> {
+async function fold(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean, idleDays: number, restored: ReadonlySet<string>): Promise<void> {
   const entries = [...(await backend.indexView()).values()]
   const held = heldByExchanges(entries)
   const now = Date.parse(backend.now())
-  const episodes = entries.filter((e) => e.type === 'episode' && e.status === 'active' && !isSessionSummary(e) && e.derived_from === undefined && e.guard === undefined && !held.has(e.id))
+  const episodes = entries.filter((e) => e.type === 'episode' && e.status === 'active' && !isSessionSummary(e) && e.derived_from === undefined && e.guard === undefined && !held.has(e.id) && !restored.has(e.id))
   const ready = (_: string, members: readonly IndexEntry[]) => now - Date.parse((members.at(-1) as IndexEntry).time) >= idleDays * 86_400_000
   for (const x of exchanges(episodes, ready)) {
     if (!budget.allows('fold')) return
     const derived = x.members.map((m) => m.id)
     let id: string | null = null
     if (!dryRun) {
-      const out = await writeMemory(
-        backend,
-        {
-          summary: x.summary,
-          type: 'topic',
-          session_id: x.session,
-          source: 'plugin',
-          time: (x.members.at(-1) as IndexEntry).time,
-          tags: [...new Set([EXCHANGE_TAG, ...x.members.flatMap((m) => m.tags)])],
-          entities: [...new Set(x.members.flatMap((m) => m.entities))],
-        },
-        { derivedFrom: derived, titleIsSlot: false, nearDuplicates: false, revise: false },
-      )
-      id = out.id
-      const existing = out.dedupe !== undefined ? (await backend.indexView()).get(out.id) : undefined
-      // The same words folded before (another session said exactly this): that topic holds these episodes too.
-      if (existing !== undefined) await addSources(backend, existing, derived, 'fold')
-      else await transact(backend, async (txn) => txn.log({ event: 'fold', id: out.id, ids: derived, session_id: x.session }))
+      const request: WriteRequest = {
+        summary: x.summary,
+        type: 'topic',
+        session_id: x.session,
+        time: (x.members.at(-1) as IndexEntry).time,
+        tags: [...new Set([EXCHANGE_TAG, ...x.members.flatMap((m) => m.tags)])],
+        entities: [...new Set(x.members.flatMap((m) => m.entities))],
+      }
+      id = await writeDerived(backend, request, derived, 'fold', { revise: false })
       budget.spend()
     }
     report.exchanges.push({ id, session: x.session, derived_from: derived })
   }
+}
+
+/**
+ * Writes what a step made from `derived` (no slot from its title, only exact repeats) and logs the
+ * step's event naming them; the id written, or that of the same words written before, which is
+ * then derived from these episodes too.
+ */
+async function writeDerived(backend: MemoryBackend, req: WriteRequest, derived: string[], event: 'reflect' | 'fold', options: WriteOptions = {}): Promise<string> {
+  const out = await writeMemory(backend, { ...req, source: 'plugin' }, { ...options, derivedFrom: derived, titleIsSlot: false, nearDuplicates: false })
+  const existing = out.dedupe !== undefined ? (await backend.indexView()).get(out.id) : undefined
+  if (existing !== undefined) await addSources(backend, existing, derived, event)
+  else await transact(backend, async (txn) => txn.log({ event, id: out.id, ids: derived, session_id: req.session_id ?? null }))
+  return out.id
 }
 
 async function merge(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean): Promise<void> {
@@ -409,8 +409,11 @@ async function merge(backend: MemoryBackend, report: ConsolidationReport, budget
   }
 }
 
-/** Episodes a live topic was made of, idle beyond the window: out of search, files kept (memory_restore). */
-async function archiveCovered(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean, idleDays: number): Promise<void> {
+/**
+ * Episodes a live topic was made of, idle beyond the window: out of search, files kept. memory_restore
+ * brings one back, and then no run archives it again.
+ */
+async function archiveCovered(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean, idleDays: number, restored: ReadonlySet<string>): Promise<void> {
   const now = Date.parse(backend.now())
   const usage = await readUsage(backend)
   const idle = (e: IndexEntry) => {
@@ -424,7 +427,7 @@ async function archiveCovered(backend: MemoryBackend, report: ConsolidationRepor
   // the time it was written counts, not when it was last found.
   const whole = heldByExchanges(coveringTopics)
   const written = (e: IndexEntry) => now - Date.parse(e.time) >= idleDays * 86_400_000
-  const due = entries.filter((e) => covered.has(e.id) && e.type === 'episode' && e.status === 'active' && (whole.has(e.id) ? written(e) : idle(e)))
+  const due = entries.filter((e) => covered.has(e.id) && e.type === 'episode' && e.status === 'active' && !restored.has(e.id) && (whole.has(e.id) ? written(e) : idle(e)))
   if (dryRun) {
     // The exchanges a run would fold are not written yet: their episodes would go too.
     report.archived = [...new Set([...due.map((e) => e.id), ...report.exchanges.flatMap((x) => x.derived_from)])]

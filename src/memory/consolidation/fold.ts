@@ -7,7 +7,7 @@
  * - the first asks something ("…?", "…吗"): the second is its answer (ANSWER_LINK);
  * - either carries nothing (thanks, greetings, fewer than two words of its own): chit-chat (CHATTER_LINK);
  * - they share words that name something in particular: a follow-up on the same subject (the
- *   shared words' weight over both episodes', IDF over the sessions).
+ *   shared words' weight over the lighter episode's, IDF over the sessions).
  *
  * A session is cut into exchanges of at most FOLD_MAX_EPISODES episodes and FOLD_MAX_CHARS
  * characters, always between episodes that do not belong together, otherwise where the links cut
@@ -27,8 +27,8 @@ export const FOLD_MAX_EPISODES = 3
 export const FOLD_MAX_CHARS = 2000
 /** What a question adds to the link with the episode after it (its answer). */
 export const ANSWER_LINK = 0.5
-/** What chit-chat on either side adds to a link. */
-export const CHATTER_LINK = 0.5
+/** What chit-chat on either side adds to a link: just enough to join, so a cut falls beside it before it splits a subject (any shared word weighs more). */
+export const CHATTER_LINK = 0.05
 /** Between two statements of an exchange. */
 export const FOLD_JOINER = ' \u2016 '
 
@@ -66,8 +66,8 @@ export function exchanges(episodes: readonly IndexEntry[], ready: (session: stri
   const link = (prev: IndexEntry, next: IndexEntry): number => {
     const mine = own.get(prev.id) as Set<string>
     const shared = [...(own.get(next.id) as Set<string>)].filter((t) => mine.has(t))
-    const both = Math.sqrt(mass(prev) * mass(next))
-    const words = both === 0 ? 0 : shared.reduce((sum, t) => sum + idf(t), 0) / both
+    const lighter = Math.min(mass(prev), mass(next))
+    const words = lighter === 0 ? 0 : shared.reduce((sum, t) => sum + idf(t), 0) / lighter
     return words + (asks(prev.summary) ? ANSWER_LINK : 0) + (nothing(prev) || nothing(next) ? CHATTER_LINK : 0)
   }
 
