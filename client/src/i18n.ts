@@ -200,7 +200,7 @@ const zh = {
   consolidateYes: '确认巩固',
   consolidatePreviewed: '预览（没有改动）：',
   consolidateDone: '已巩固：',
-  consolidateCounts: '{promoted} 条提升为主题，{reinforced} 条主题补充来源，{reflected} 个会话写了摘要，{merged} 次合并，{archived} 条归档，{decayed} 条衰减，{stale} 条来源已失效。',
+  consolidateCounts: '{promoted} 条提升为主题，{reinforced} 条主题补充来源，{reflected} 个会话写了摘要，{exchanges} 段对话合为主题，{merged} 次合并，{archived} 条归档，{decayed} 条衰减，{stale} 条来源已失效。',
 
   queryLogTitle: '检索日志',
   queryLogHint: '最近的检索（模型和面板的都在），新的在前。零命中说明库里缺这块内容。',
@@ -413,7 +413,7 @@ const en: Record<MessageKey, string> = {
   consolidateYes: 'Yes, consolidate',
   consolidatePreviewed: 'Preview (nothing changed): ',
   consolidateDone: 'Consolidated: ',
-  consolidateCounts: '{promoted} promoted to topics, {reinforced} topics with new sources, {reflected} sessions summarised, {merged} merges, {archived} archived, {decayed} decayed, {stale} stale.',
+  consolidateCounts: '{promoted} promoted to topics, {reinforced} topics with new sources, {reflected} sessions summarised, {exchanges} exchanges folded, {merged} merges, {archived} archived, {decayed} decayed, {stale} stale.',
 
   queryLogTitle: 'Query log',
   queryLogHint: 'Recent searches (the model’s and the panel’s), newest first. Zero hits show what the store lacks.',
