@@ -261,6 +261,7 @@ async function runLocomo(dataDir: string, limit: number | null, consolidated: bo
     searchableAfter: 0,
     promoted: 0,
     reflected: 0,
+    exchanges: 0,
     archived: 0,
   }
   const perConversation: { sample_id: string; turns: number; memories: number; questions: number }[] = []
@@ -339,6 +340,7 @@ async function runLocomo(dataDir: string, limit: number | null, consolidated: bo
         await embedAll(backend)
         counts.promoted += report.promoted.length
         counts.reflected += report.reflected.length
+        counts.exchanges += report.exchanges.length
         counts.archived += report.archived.length
         for (const e of (await backend.indexView()).values()) {
           if (e.derived_from === undefined || sources.has(e.id)) continue
@@ -571,7 +573,7 @@ async function main(): Promise<void> {
       console.log(
         `\n== LoCoMo after consolidation (each store consolidated once after its questions, then asked again; derived memories expanded into their source turns, cut at k) ==\n` +
           `searchable records ${c.searchableBefore} -> ${c.searchableAfter} (${(100 * (1 - c.searchableAfter / Math.max(1, c.searchableBefore))).toFixed(1)}% fewer); ` +
-          `promoted ${c.promoted}, session summaries ${c.reflected}, archived ${c.archived}`,
+          `promoted ${c.promoted}, session summaries ${c.reflected}, exchanges folded ${c.exchanges}, archived ${c.archived}`,
       )
       printTable('LoCoMo frac@k: consolidated (left) vs the same stores before consolidation (right)', r.consolidatedRows, 'frac', LOCOMO_KS, true)
     }

@@ -23,6 +23,7 @@ import {
   type MemoryBackend,
 } from '../src/api.js'
 import { LEASE_FILE } from '../src/memory/consolidation/consolidate.js'
+import { EXCHANGE_TAG } from '../src/memory/consolidation/fold.js'
 import { SESSION_SUMMARY_TAG } from '../src/memory/consolidation/reflect.js'
 import { expectCode, tempStores } from './store-kit.js'
 
@@ -38,7 +39,8 @@ async function entries(b: MemoryBackend): Promise<IndexEntry[]> {
   return [...(await b.indexView()).values()]
 }
 
-const derivedTopics = async (b: MemoryBackend) => (await entries(b)).filter((e) => e.type === 'topic' && e.derived_from !== undefined)
+/** Promoted topics: derived, and not a folded exchange (test/consolidation-fold.test.ts has those). */
+const derivedTopics = async (b: MemoryBackend) => (await entries(b)).filter((e) => e.type === 'topic' && e.derived_from !== undefined && !e.tags.includes(EXCHANGE_TAG))
 
 /** A small history: one fact in three sessions (English and Chinese), one-offs, chatter. */
 async function history(b: MemoryBackend): Promise<Record<string, string>> {
@@ -165,15 +167,16 @@ describe('revise: a changed value restated in free text', () => {
 })
 
 describe('reflect, archive, stale', () => {
-  it('each finished session of two or more episodes gets one summary naming them, once', async () => {
+  it('each finished session of two or more episodes gets one summary derived from the episodes it quotes, once', async () => {
     const { backend: b } = await store()
     const ids = await history(b)
     const report = await consolidate(b, { dryRun: false })
     // s3's hello is the same memory as s1's (an exact repeat gains a source): s3 has one episode of its own.
     expect(report.reflected.map((r) => r.session).sort()).toEqual(['s1', 's2'])
     const s1 = report.reflected.find((r) => r.session === 's1')
-    expect(s1?.derived_from).toEqual([ids.lisbon1, ids.hook, ids.hello1])
-    expect(s1?.summary).toMatch(/^Session s1 \(2026-02-02, 3 episodes\): /)
+    // It quotes what was done (the hook), so that is what it is derived from; it counts the whole session.
+    expect(s1?.derived_from).toEqual([ids.hook])
+    expect(s1?.summary).toMatch(/^Session s1 \(2026-02-02, 3 episodes\): Done: Set up the pre-commit hook/)
     const summary = (await b.indexView()).get(s1?.id as string)
     expect(summary?.tags).toContain(SESSION_SUMMARY_TAG)
     expect(summary?.session_id).toBe('s1')
@@ -209,16 +212,18 @@ describe('reflect, archive, stale', () => {
     expect(second.reinforced).toEqual([])
     expect(second.promoted.map((p) => p.derived_from.sort())).toEqual([[lisbon1, lisbon2].sort()])
     const summary = (await b.indexView()).get(first.reflected[0]?.id as string)
-    expect(summary?.derived_from).toEqual([lisbon1, hook])
+    expect(summary?.derived_from).toEqual([hook])
   })
 
   it('episodes a topic covers, idle past the window, leave search; memory_restore brings one back', async () => {
     const { backend: b } = await store()
     const ids = await history(b)
     const report = await consolidate(b, { dryRun: false })
-    expect(report.archived.sort()).toEqual([ids.lisbon1, ids.lisbon2, ids.lisbon3].sort())
+    // The Lisbon episodes under their topic; the hook and the hello after it folded into one exchange.
+    expect(report.archived.sort()).toEqual([ids.lisbon1, ids.lisbon2, ids.lisbon3, ids.hook, ids.hello1].sort())
+    expect(report.exchanges.map((x) => x.derived_from)).toEqual([[ids.hook, ids.hello1]])
     const view = await b.indexView()
-    expect([ids.lisbon1, ids.hook].map((id) => view.get(id)?.status)).toEqual(['archived', 'active'])
+    expect([ids.lisbon1, ids.notes].map((id) => view.get(id)?.status)).toEqual(['archived', 'active'])
     const hits = (await searchHandler(b, { query: 'Lisbon' })).hits.map((h) => h.id)
     expect(hits).not.toContain(ids.lisbon1)
     expect(hits).toContain(report.promoted[0]?.id)

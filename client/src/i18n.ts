@@ -206,7 +206,7 @@ const zh = {
   consolidateYes: '确认巩固',
   consolidatePreviewed: '预览（没有改动）：',
   consolidateDone: '已巩固：',
-  consolidateCounts: '{promoted} 条提升为主题，{reinforced} 条主题补充来源，{reflected} 个会话写了摘要，{merged} 次合并，{archived} 条归档，{decayed} 条衰减，{stale} 条来源已失效。',
+  consolidateCounts: '{promoted} 条提升为主题，{reinforced} 条主题补充来源，{reflected} 个会话写了摘要，{exchanges} 段对话合为主题，{merged} 次合并，{archived} 条归档，{decayed} 条衰减，{stale} 条来源已失效。',
   consolidateModel: '模型 {id}：请求 {calls} 次，缓存命中 {cached} 次，用了 {tokens} 个 token，{fallbacks} 项未采纳。',
   consolidateDegraded: '之后没有用模型（{reason}），按确定性规则完成。',
 
@@ -427,7 +427,7 @@ const en: Record<MessageKey, string> = {
   consolidateYes: 'Yes, consolidate',
   consolidatePreviewed: 'Preview (nothing changed): ',
   consolidateDone: 'Consolidated: ',
-  consolidateCounts: '{promoted} promoted to topics, {reinforced} topics with new sources, {reflected} sessions summarised, {merged} merges, {archived} archived, {decayed} decayed, {stale} stale.',
+  consolidateCounts: '{promoted} promoted to topics, {reinforced} topics with new sources, {reflected} sessions summarised, {exchanges} exchanges folded, {merged} merges, {archived} archived, {decayed} decayed, {stale} stale.',
   consolidateModel: 'Model {id}: {calls} requests, {cached} from the cache, {tokens} tokens, {fallbacks} answers not taken.',
   consolidateDegraded: 'Went on without the model ({reason}), by the deterministic rules.',
 

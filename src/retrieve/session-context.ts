@@ -1,7 +1,9 @@
 /**
  * Context from neighbouring turns: an episode is indexed with the summaries of the episodes just
  * before and after it in its session (at a low field weight), because a turn often answers what
- * the turn before it asked, in other words. Pure over the index view.
+ * the turn before it asked, in other words. A memory consolidation made from a session's turns (an
+ * exchange: `derived_from` and the session's id) stands in their place among them. Pure over the
+ * index view.
  */
 
 import { pushAll } from '../arrays.js'
@@ -13,9 +15,14 @@ function inTurnOrder(episodes: IndexEntry[]): IndexEntry[] {
   return episodes.sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))
 }
 
-/** The searchable episodes of a session, in time order. */
+/** A searchable turn of a session, or a searchable memory made of some of them. */
+function inTurns(e: IndexEntry): boolean {
+  return e.session_id !== null && (e.type === 'episode' || (e.type === 'topic' && e.derived_from !== undefined)) && isSearchable(e)
+}
+
+/** The searchable turns of a session, in time order. */
 function sessionEpisodes(view: IndexLookup, sessionId: string): IndexEntry[] {
-  return inTurnOrder(view.fromSession(sessionId).filter((e) => e.type === 'episode' && e.session_id === sessionId && isSearchable(e)))
+  return inTurnOrder(view.fromSession(sessionId).filter((e) => e.session_id === sessionId && inTurns(e)))
 }
 
 function withNeighbours(turns: IndexEntry[]): ContextualEntry[] {
@@ -31,7 +38,7 @@ export function allWithContext(view: IndexLookup): ContextualEntry[] {
   const sessions = new Map<string, IndexEntry[]>()
   const out: ContextualEntry[] = []
   for (const e of view.values()) {
-    if (e.type === 'episode' && e.session_id !== null && isSearchable(e)) {
+    if (e.session_id !== null && inTurns(e)) {
       const turns = sessions.get(e.session_id) ?? []
       turns.push(e)
       sessions.set(e.session_id, turns)

@@ -14,7 +14,7 @@ export const memoryConsolidateTool = defineTool(
     group: 'curate',
     description:
       'Consolidate the store without a model: a statement repeated in two or more sessions (or confirmed by the user) becomes a topic naming the episodes it came from; ' +
-      'each finished session gets a short summary; near-identical topics are folded (memory_undemote undoes it); episodes a topic covers and memories of low importance, idle for the store\'s consolidateIdleDays (30), are archived (memory_restore brings them back). ' +
+      'each finished session gets a short summary; in a session idle for consolidateIdleDays, adjacent episodes that belong together (a question and its answer, follow-ups on one subject, chit-chat) are folded word for word into one topic; near-identical topics are folded (memory_undemote undoes it); episodes a topic covers and memories of low importance, idle for the store\'s consolidateIdleDays (30), are archived (memory_restore brings them back). ' +
       'Topics whose sources were replaced or forgotten are reported as stale. A preview unless dryRun is false; one run at a time per store, within its caps. ' +
       'Where the host offers a model (DSH\'s LLM, MCP sampling, a configured endpoint), it judges promotion candidates and writes session summaries, each answer held to its source episodes (the deterministic result where it is not); ' +
       'over the model token caps (consolidateModelTokensPerRun, consolidateModelTokensPerDay) or on a model failure the run goes on without it and says why in degraded. A dry run uses cached model answers only.',
@@ -64,6 +64,16 @@ export const memoryConsolidateTool = defineTool(
             type: 'object',
             properties: { id: nullableString, session: { type: 'string' }, summary: { type: 'string' }, derived_from: ids },
             required: ['id', 'session', 'summary', 'derived_from'],
+            additionalProperties: false,
+          },
+        },
+        exchanges: {
+          type: 'array',
+          description: 'Exchanges of idle sessions (a question and its answer, a statement and its follow-ups, chit-chat) folded word for word into one topic each; their episodes are archived.',
+          items: {
+            type: 'object',
+            properties: { id: nullableString, session: { type: 'string' }, derived_from: ids },
+            required: ['id', 'session', 'derived_from'],
             additionalProperties: false,
           },
         },
@@ -129,7 +139,7 @@ export const memoryConsolidateTool = defineTool(
         },
         guidance: { type: 'string' },
       },
-      required: ['dry_run', 'promoted', 'reinforced', 'reflected', 'merged', 'merge_candidates', 'archived', 'decayed', 'stale', 'skipped', 'guidance'],
+      required: ['dry_run', 'promoted', 'reinforced', 'reflected', 'exchanges', 'merged', 'merge_candidates', 'archived', 'decayed', 'stale', 'skipped', 'guidance'],
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: false },

@@ -43,6 +43,7 @@ export function maintenanceView(ctx: PanelContext): View {
       promoted: r.promoted.length,
       reinforced: r.reinforced.length,
       reflected: r.reflected.length,
+      exchanges: r.exchanges.length,
       merged: r.merged.length,
       archived: r.archived.length,
       decayed: r.decayed.length,

@@ -6,11 +6,13 @@
  * below memory/ anything (retrieve, store, language, ground); nothing above (tools, stores,
  * adapters).
  *
- * Consolidation, deterministic (no model): PROMOTE -> REFLECT -> MERGE -> ARCHIVE -> DECAY ->
- * STALE, each step a set of ordinary transactions (a crash between two leaves a consistent store,
+ * Consolidation, deterministic (no model): PROMOTE -> REFLECT -> FOLD -> MERGE -> ARCHIVE -> DECAY
+ * -> STALE, each step a set of ordinary transactions (a crash between two leaves a consistent store,
  * and a rerun continues: promoted episodes are recognised by the topics' `derived_from`). REVISE
  * is the write path's: a promoted topic revises the topics of its subject as any write does, and
- * a correction stated once ("the port is now 9090") is promoted when it revises a topic.
+ * a correction stated once ("the port is now 9090") is promoted when it revises a topic. FOLD
+ * (fold.ts) makes one topic of each exchange of an idle session, word for word, so its episodes are
+ * fully covered and ARCHIVE sets them aside.
  *
  * With a model (model.ts, set by the adapter that opened the store), PROMOTE asks it whether a
  * group states one fact and for the fact's sentence, and REFLECT for an abstractive summary; an
@@ -39,7 +41,8 @@ import { sameSubject } from '../truth/verify.js'
 import { confirmMemory } from '../writing/confirm.js'
 import { setStatus } from '../writing/slots.js'
 import { transact } from '../writing/txn.js'
-import { NEAR_DUPLICATE_THRESHOLD, writeMemory } from '../writing/write.js'
+import { NEAR_DUPLICATE_THRESHOLD, writeMemory, type WriteOptions, type WriteRequest } from '../writing/write.js'
+import { EXCHANGE_TAG, exchanges } from './fold.js'
 import { consolidationModel, ModelRun, modelTokensOnDay, type ConsolidationModel, type Degraded, type ModelUse } from './model.js'
 import { PROMOTE_PROMPT, promotePrompt, readJudgement, readSummary, REFLECT_PROMPT, reflectPrompt } from './prompts.js'
 import { promotionGroups, strongEvidence, type Candidate, type PromotionGroup } from './promote.js'
@@ -82,6 +85,8 @@ export interface ConsolidationReport {
   /** Existing topics that gained sources (a fact promoted before, said again), with their status after. */
   reinforced: Array<{ id: string; added: string[]; status: MemoryStatus }>
   reflected: Array<{ id: string | null; session: string; summary: string; derived_from: string[] }>
+  /** Exchanges of idle sessions folded into one topic each (fold.ts); their episodes are then archived. */
+  exchanges: Array<{ id: string | null; session: string; derived_from: string[] }>
   merged: Array<{ survivor: string; folded: string[] }>
   /** Restatement groups below the merge threshold, left for a person (memory_duplicates lists them). */
   merge_candidates: number
@@ -96,7 +101,7 @@ export interface ConsolidationReport {
   guidance: string
 }
 
-const STEPS = ['promote', 'reflect', 'merge', 'archive', 'decay'] as const
+const STEPS = ['promote', 'reflect', 'fold', 'merge', 'archive', 'decay'] as const
 type Step = (typeof STEPS)[number]
 
 /** The run's caps: how many memories it may change, until when, and what it stopped at. */
@@ -162,15 +167,22 @@ function confirmedIds(ledger: readonly LedgerEvent[], episodes: readonly IndexEn
 }
 
 const isSessionSummary = (e: IndexEntry) => e.tags.includes(SESSION_SUMMARY_TAG)
+const isExchange = (e: IndexEntry) => e.type === 'topic' && e.tags.includes(EXCHANGE_TAG)
+
+/** Episode ids a holding exchange topic holds word for word. */
+function heldByExchanges(entries: readonly IndexEntry[]): Set<string> {
+  return new Set(entries.filter((e) => isExchange(e) && HOLDING.has(e.status)).flatMap((e) => e.derived_from ?? []))
+}
 
 /**
- * Episode ids some holding topic was made from, by that topic. A session summary is made from
- * episodes too, but holds no fact: a fact of a summarised session said again is still promoted.
+ * Episode ids some holding topic was made from, by that topic. A session summary or an exchange
+ * is made from episodes too, but is no fact: a fact of a summarised or folded session said again
+ * is still promoted.
  */
 function consumedBy(entries: readonly IndexEntry[]): Map<string, IndexEntry> {
   const out = new Map<string, IndexEntry>()
   for (const e of entries) {
-    if (!HOLDING.has(e.status) || e.derived_from === undefined || isSessionSummary(e)) continue
+    if (!HOLDING.has(e.status) || e.derived_from === undefined || isSessionSummary(e) || isExchange(e)) continue
     for (const id of e.derived_from) if (!out.has(id)) out.set(id, e)
   }
   return out
@@ -193,6 +205,7 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
     promoted: [],
     reinforced: [],
     reflected: [],
+    exchanges: [],
     merged: [],
     merge_candidates: 0,
     archived: [],
@@ -215,8 +228,11 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
     } else {
       await promote(backend, ledger, report, budget, dryRun, run)
       await reflect(backend, report, budget, dryRun, run)
+      // A person's restore wins: consolidation neither folds nor archives what was brought back.
+      const restored = new Set(ledger.filter((ev) => ev.event === 'restore' && typeof ev.id === 'string').map((ev) => ev.id as string))
+      await fold(backend, report, budget, dryRun, config.consolidateIdleDays, restored)
       await merge(backend, report, budget, dryRun)
-      await archiveCovered(backend, report, budget, dryRun, config.consolidateIdleDays)
+      await archiveCovered(backend, report, budget, dryRun, config.consolidateIdleDays, restored)
       if (budget.allows('decay')) {
         const d = await decay(backend, { days: config.consolidateIdleDays, dryRun, limit: Math.max(1, (options.maxItems ?? config.consolidateMaxItems) - budget.used) })
         report.decayed = d.archived.map((c) => c.id)
@@ -236,6 +252,7 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
           promoted: report.promoted.length,
           reinforced: report.reinforced.length,
           reflected: report.reflected.length,
+          exchanges: report.exchanges.length,
           merged: report.merged.length,
           archived: report.archived.length,
           decayed: report.decayed.length,
@@ -254,9 +271,10 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
 async function promote(backend: MemoryBackend, ledger: readonly LedgerEvent[], report: ConsolidationReport, budget: Budget, dryRun: boolean, run: ModelRun | null): Promise<void> {
   const entries = [...(await backend.indexView()).values()]
   const consumed = consumedBy(entries)
+  const held = heldByExchanges(entries)
   // Episodes archived into a topic still count, so that a new mention of the fact finds its group.
   const episodes = entries.filter(
-    (e) => e.type === 'episode' && (e.status === 'active' || (e.status === 'archived' && consumed.has(e.id))) && e.session_id !== null && !isSessionSummary(e) && e.derived_from === undefined,
+    (e) => e.type === 'episode' && (e.status === 'active' || (e.status === 'archived' && (consumed.has(e.id) || held.has(e.id)))) && e.session_id !== null && !isSessionSummary(e) && e.derived_from === undefined,
   )
   const confirmed = confirmedIds(ledger, episodes)
   const sessionsOf = (e: IndexEntry) => [...new Set([e.session_id as string, ...e.sources.map((s) => s.session_id).filter((s): s is string => s !== null)])]
@@ -274,7 +292,7 @@ async function promote(backend: MemoryBackend, ledger: readonly LedgerEvent[], r
       // that waited at the confirmation gate for thin evidence passes it once the evidence is strong.
       let status = holder.status
       if (!dryRun) {
-        await addSources(backend, holder, fresh.map((m) => m.id))
+        await addSources(backend, holder, fresh.map((m) => m.id), 'promote')
         if (holder.status === 'suggested' && strongEvidence(g)) status = (await confirmMemory(backend, holder.id)).status
       }
       report.reinforced.push({ id: holder.id, added: fresh.map((m) => m.id), status })
@@ -347,7 +365,7 @@ async function promoteGroup(backend: MemoryBackend, report: ConsolidationReport,
   // The same fact as a topic already there: it gains these episodes as sources instead.
   if (out.dedupe !== undefined) {
     const existing = (await backend.indexView()).get(out.id)
-    if (existing !== undefined) await addSources(backend, existing, derived)
+    if (existing !== undefined) await addSources(backend, existing, derived, 'promote')
     report.reinforced.push({ id: out.id, added: derived, status: existing?.status ?? out.status })
     return true
   }
@@ -356,12 +374,12 @@ async function promoteGroup(backend: MemoryBackend, report: ConsolidationReport,
   return true
 }
 
-async function addSources(backend: MemoryBackend, holder: IndexEntry, ids: readonly string[]): Promise<void> {
+async function addSources(backend: MemoryBackend, holder: IndexEntry, ids: readonly string[], event: 'promote' | 'reflect' | 'fold'): Promise<void> {
   await transact(backend, async (txn) => {
     const current = txn.index.get(holder.id)
     if (current === undefined) return
     await txn.update(current, { derived_from: [...new Set([...(current.derived_from ?? []), ...ids])] })
-    txn.log({ event: 'promote', id: holder.id, ids: [...ids], reason: 'repeated' })
+    txn.log({ event, id: holder.id, ids: [...ids], reason: 'repeated' })
   })
 }
 
@@ -383,21 +401,68 @@ async function reflect(backend: MemoryBackend, report: ConsolidationReport, budg
   const episodes = entries.filter((e) => e.type === 'episode' && isSearchable(e) && !isSessionSummary(e) && e.derived_from === undefined)
   for (const s of sessionSummaries(episodes, summarised, Date.parse(backend.now()))) {
     if (!budget.allows('reflect')) return
-    const derived = s.members.map((m) => m.id)
     const summary = await summaryOf(s, run)
+    // A model's summary draws on the whole session; an extractive one on the episodes it quotes.
+    const model = run !== null && summary !== s.summary ? { model: run.use.id } : null
+    const derived = (model !== null ? s.members : s.quoted).map((m) => m.id)
     let id: string | null = null
     if (!dryRun) {
-      const out = await writeMemory(
-        backend,
-        { summary, type: 'episode', session_id: s.session, source: 'plugin', time: s.time, tags: [SESSION_SUMMARY_TAG] },
-        { derivedFrom: derived, titleIsSlot: false, nearDuplicates: false, assertsFacts: false },
-      )
-      id = out.id
-      await transact(backend, async (txn) => txn.log({ event: 'reflect', id: out.id, ids: derived, session_id: s.session, ...(summary !== s.summary && run !== null ? { model: run.use.id } : {}) }))
+      id = await writeDerived(backend, { summary, type: 'episode', session_id: s.session, time: s.time, tags: [SESSION_SUMMARY_TAG] }, derived, 'reflect', { assertsFacts: false }, model ?? {})
       budget.spend()
     }
     report.reflected.push({ id, session: s.session, summary, derived_from: derived })
   }
+}
+
+/**
+ * Each exchange of a session idle for the window (its last episode written that long ago) becomes
+ * one topic holding its episodes' words in order, `derived_from` naming them; ARCHIVE then sets the
+ * episodes aside. The topic files no version and revises nothing: it restates what was said.
+ */
+async function fold(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean, idleDays: number, restored: ReadonlySet<string>): Promise<void> {
+  const entries = [...(await backend.indexView()).values()]
+  const held = heldByExchanges(entries)
+  const now = Date.parse(backend.now())
+  const episodes = entries.filter((e) => e.type === 'episode' && e.status === 'active' && !isSessionSummary(e) && e.derived_from === undefined && e.guard === undefined && !held.has(e.id) && !restored.has(e.id))
+  const ready = (_: string, members: readonly IndexEntry[]) => now - Date.parse((members.at(-1) as IndexEntry).time) >= idleDays * 86_400_000
+  for (const x of exchanges(episodes, ready)) {
+    if (!budget.allows('fold')) return
+    const derived = x.members.map((m) => m.id)
+    let id: string | null = null
+    if (!dryRun) {
+      const request: WriteRequest = {
+        summary: x.summary,
+        type: 'topic',
+        session_id: x.session,
+        time: (x.members.at(-1) as IndexEntry).time,
+        tags: [...new Set([EXCHANGE_TAG, ...x.members.flatMap((m) => m.tags)])],
+        entities: [...new Set(x.members.flatMap((m) => m.entities))],
+      }
+      id = await writeDerived(backend, request, derived, 'fold', { assertsFacts: false })
+      budget.spend()
+    }
+    report.exchanges.push({ id, session: x.session, derived_from: derived })
+  }
+}
+
+/**
+ * Writes what a step made from `derived` (no slot from its title, only exact repeats) and logs the
+ * step's event naming them; the id written, or that of the same words written before, which is
+ * then derived from these episodes too.
+ */
+async function writeDerived(
+  backend: MemoryBackend,
+  req: WriteRequest,
+  derived: string[],
+  event: 'reflect' | 'fold',
+  options: WriteOptions = {},
+  logged: Readonly<Record<string, string>> = {},
+): Promise<string> {
+  const out = await writeMemory(backend, { ...req, source: 'plugin' }, { ...options, derivedFrom: derived, titleIsSlot: false, nearDuplicates: false })
+  const existing = out.dedupe !== undefined ? (await backend.indexView()).get(out.id) : undefined
+  if (existing !== undefined) await addSources(backend, existing, derived, event)
+  else await transact(backend, async (txn) => txn.log({ event, id: out.id, ids: derived, session_id: req.session_id ?? null, ...logged }))
+  return out.id
 }
 
 async function merge(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean): Promise<void> {
@@ -414,8 +479,11 @@ async function merge(backend: MemoryBackend, report: ConsolidationReport, budget
   }
 }
 
-/** Episodes a live topic was made of, idle beyond the window: out of search, files kept (memory_restore). */
-async function archiveCovered(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean, idleDays: number): Promise<void> {
+/**
+ * Episodes a live topic was made of, idle beyond the window: out of search, files kept. memory_restore
+ * brings one back, and then no run archives it again.
+ */
+async function archiveCovered(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean, idleDays: number, restored: ReadonlySet<string>): Promise<void> {
   const now = Date.parse(backend.now())
   const usage = await readUsage(backend)
   const idle = (e: IndexEntry) => {
@@ -425,19 +493,25 @@ async function archiveCovered(backend: MemoryBackend, report: ConsolidationRepor
   const entries = [...(await backend.indexView()).values()]
   const coveringTopics = entries.filter((e) => e.type === 'topic' && (e.status === 'active' || e.status === 'superseded') && e.derived_from !== undefined)
   const covered = new Set(coveringTopics.flatMap((t) => t.derived_from ?? []))
-  const due = entries.filter((e) => covered.has(e.id) && e.type === 'episode' && e.status === 'active' && idle(e))
-  if (due.length === 0) return
+  // An exchange holds its episodes word for word: whatever found one finds the exchange, so only
+  // the time it was written counts, not when it was last found.
+  const whole = heldByExchanges(coveringTopics)
+  const written = (e: IndexEntry) => now - Date.parse(e.time) >= idleDays * 86_400_000
+  const due = entries.filter((e) => covered.has(e.id) && e.type === 'episode' && e.status === 'active' && !restored.has(e.id) && (whole.has(e.id) ? written(e) : idle(e)))
   if (dryRun) {
-    report.archived = due.map((e) => e.id)
+    // The exchanges a run would fold are not written yet: their episodes would go too.
+    report.archived = [...new Set([...due.map((e) => e.id), ...report.exchanges.flatMap((x) => x.derived_from)])]
     return
   }
+  if (due.length === 0) return
   await transact(backend, async (txn) => {
     for (const e of due) {
       if (!budget.allows('archive')) return
       const entry = txn.index.get(e.id)
       if (entry === undefined || entry.status !== 'active') continue
-      if ((await setStatus(txn, entry, 'archived', { archived_at: txn.now, archived_reason: 'consolidated into a topic' })) === null) continue
-      txn.log({ event: 'archive', id: e.id, reason: 'consolidated into a topic', window_days: idleDays })
+      const reason = whole.has(e.id) ? 'folded into an exchange topic' : 'consolidated into a topic'
+      if ((await setStatus(txn, entry, 'archived', { archived_at: txn.now, archived_reason: reason })) === null) continue
+      txn.log({ event: 'archive', id: e.id, reason, window_days: idleDays })
       report.archived.push(e.id)
       budget.spend()
     }
@@ -463,6 +537,7 @@ function guidance(r: ConsolidationReport): string {
     `${r.promoted.length} promoted`,
     `${r.reinforced.length} reinforced`,
     `${r.reflected.length} session(s) summarised`,
+    `${r.exchanges.length} exchange(s) folded`,
     `${r.merged.length} merge(s)`,
     `${r.archived.length} archived`,
     `${r.decayed.length} decayed`,

@@ -1,7 +1,8 @@
 /**
  * Reflect: one short summary per finished session, extractive (no model): what was done, what
  * was decided, what was learnt, each the first episode of the session that says so, in the
- * session's order. A session is finished when nothing was written to it for REFLECT_AFTER_MS; a
+ * session's order. The summary is derived from the episodes it quotes (`derived_from` names those,
+ * not the whole session: a hit on it stands for what it says). A session is finished when nothing was written to it for REFLECT_AFTER_MS; a
  * session of one episode needs no summary. Pure: the engine (consolidate.ts) writes it.
  */
 
@@ -28,6 +29,8 @@ export interface SessionSummary {
   head: string
   /** The episodes summarised, in session order. */
   members: IndexEntry[]
+  /** The episodes whose words it quotes, in session order: what it is derived from. */
+  quoted: IndexEntry[]
   /** The time of the session's last episode. */
   time: string
 }
@@ -58,11 +61,14 @@ export function sessionSummaries(episodes: readonly IndexEntry[], summarised: Re
     }
     // Nothing marked: what the session began and ended with.
     if (parts.length === 0) {
-      for (const m of new Set([members[0] as IndexEntry, last])) parts.push(truncateUnits(m.summary, PART_CHARS))
+      for (const m of new Set([members[0] as IndexEntry, last])) {
+        used.add(m.id)
+        parts.push(truncateUnits(m.summary, PART_CHARS))
+      }
     }
     const day = last.time.slice(0, 10)
     const head = zh ? `会话 ${session}（${day}，${members.length} 条）` : `Session ${session} (${day}, ${members.length} episodes)`
-    out.push({ session, summary: `${head}: ${parts.join(zh ? '；' : '; ')}`, head, members, time: last.time })
+    out.push({ session, summary: `${head}: ${parts.join(zh ? '；' : '; ')}`, head, members, quoted: members.filter((m) => used.has(m.id)), time: last.time })
   }
   return out.sort((a, b) => a.time.localeCompare(b.time) || a.session.localeCompare(b.session))
 }

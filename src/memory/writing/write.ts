@@ -156,7 +156,7 @@ export interface WriteOptions {
   /** The memories this one was made from (consolidation): front-matter `derived_from`. */
   derivedFrom?: string[]
   /**
-   * False: the text reports (a session's summary) and asserts no fact of its own: no subject is
+   * False: the text reports (a session's summary) or restates (a folded exchange) and asserts no fact of its own: no subject is
    * derived from it and it revises nothing. Default true.
    */
   assertsFacts?: boolean
