@@ -15,7 +15,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { consolidate, consolidateHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { consolidate, EXCHANGE_TAG, consolidateHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { startPanelServer } from '../src/cli/serve.js'
 import { API_PATH, PANEL_HEADER, TOKEN_HEADER } from '../src/host/api.js'
 import { panelKey } from '../src/host/panel-key.js'
@@ -134,7 +134,8 @@ describe('consolidation with a model over HTTP', () => {
     const declined = await consolidate(c, { dryRun: false, model: modelOf(declines) })
     expect(declined.promoted).toEqual([])
     expect(declined.model?.declined).toEqual([candidates.promoted[0]?.derived_from])
-    expect([...(await c.indexView()).values()].filter((e) => e.type === 'topic')).toEqual([])
+    // No fact was promoted (a folded exchange only restates what was said).
+    expect([...(await c.indexView()).values()].filter((e) => e.type === 'topic' && !e.tags.includes(EXCHANGE_TAG))).toEqual([])
   })
 
   it('over the per-run token cap the run is the deterministic one, and the ledger says why', async () => {
