@@ -193,27 +193,30 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
     const e = source.get(id)
     return e !== undefined && accept(e)
   } : null
-  const ranked = index.rank([...weights.keys()], weights, acceptId)
+  // With a strong term in the query, single-character matches only add score (the strong-term
+  // rule): the ranking draws and counts only documents that matched a strong term.
+  const ranking = index.rank([...weights.keys()], weights, acceptId, { strongOnly: strongInQuery })
   // Shared identifiers: exact whole-token matches, which rank before every other hit.
   const sharedIds = index.literal(identifiersOf(req.query), acceptId)
   const literalScore = new Map<string, number>()
+  let matchedCount = ranking.count
+  for (const id of sharedIds.keys()) {
+    const r = ranking.get(id)
+    if (r === undefined) continue
+    literalScore.set(id, r.score)
+    if (!strongInQuery || r.matched.some(isStrongTerm)) matchedCount--
+  }
 
   // Results come best raw score first, and a boost multiplies by at most keywordMatchBoost: once
-  // top_k hits are in hand, a result whose boosted score could not reach the k-th is only counted.
+  // top_k hits are in hand, the first result whose boosted score could not reach the k-th ends
+  // the draw (the rest are only counted, above).
   const scored: Array<{ entry: IndexEntry; score: number; reason: SearchHit['reason'] }> = []
   const byScore = (a: { entry: IndexEntry; score: number }, b: { entry: IndexEntry; score: number }) =>
     b.score - a.score || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0)
   let threshold = -Infinity
-  let matchedCount = 0
-  for (const r of ranked) {
-    if (sharedIds.has(r.id)) {
-      literalScore.set(r.id, r.score)
-      continue
-    }
-    // Strong-term rule: with a strong term in the query, single-character matches only add score.
-    if (strongInQuery && !r.matched.some(isStrongTerm)) continue
-    matchedCount++
-    if (r.score * RANKING.keywordMatchBoost < threshold) continue
+  for (let r = ranking.next(); r !== undefined; r = ranking.next()) {
+    if (sharedIds.has(r.id)) continue
+    if (r.score * RANKING.keywordMatchBoost < threshold) break
     const entry = source.get(r.id)
     if (entry === undefined) continue
     // Literal only through a term that could make a hit on its own: a shared single character
