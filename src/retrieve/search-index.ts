@@ -200,6 +200,60 @@ class Scratch {
   }
 }
 
+/** Field lengths up to this get their one-occurrence contribution from a table. */
+const LENGTH_TABLE = 128
+
+/**
+ * One term's BM25+ contribution in one field, as minisearch computed it (the same operations in
+ * the same order, so the same bits): weight * idf * (d + tf (k1 + 1) / (tf + k1 (1 - b + b len / avg))).
+ * A term occurs once in most fields: those contributions are computed once per length.
+ */
+class FieldScore {
+  private readonly once = new Float64Array(LENGTH_TABLE)
+
+  constructor(
+    private readonly weight: number,
+    private readonly idf: number,
+    private readonly avg: number,
+  ) {
+    for (let len = 0; len < LENGTH_TABLE; len++) this.once[len] = this.compute(1, len)
+  }
+
+  private compute(tf: number, len: number): number {
+    const { k1: k, b, d } = RANKING
+    return this.weight * (this.idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * len) / this.avg))))
+  }
+
+  of(tf: number, len: number): number {
+    return tf === 1 && len < LENGTH_TABLE ? (this.once[len] as number) : this.compute(tf, len)
+  }
+}
+
+/** Adds one field's contribution to a document's score for term ti; returns the count of documents the term touched. */
+function addScore(s: Scratch, ti: number, count: number, slot: number, w: number): number {
+  if (s.termMark[slot] !== ti) {
+    s.termMark[slot] = ti
+    s.termScore[slot] = w
+    s.termTouched[count] = slot
+    return count + 1
+  }
+  s.termScore[slot]! += w
+  return count
+}
+
+/** Scores the postings [from, to) of one term in one field of a segment (tombstones skipped). */
+function scoreRun(s: Scratch, ti: number, count: number, bm25: FieldScore, part: Part, field: number, from: number, to: number): number {
+  const { docs, tfs, lengths } = part.segment
+  const { deleted, base } = part
+  let c = count
+  for (let i = from; i < to; i++) {
+    const doc = docs[i] as number
+    if (deleted !== null && deleted[doc] === 1) continue
+    c = addScore(s, ti, c, base + doc, bm25.of(tfs[i] as number, lengths[doc * FIELD_COUNT + field] as number))
+  }
+  return c
+}
+
 /**
  * The documents a query matched, best first (score, then id), drawn from a heap one at a time:
  * a caller that stops after its top k never pays for ordering the rest.
@@ -505,12 +559,11 @@ export class SearchIndex {
   rank(terms: readonly string[], weights: ReadonlyMap<string, number>, accept: ((id: string) => boolean) | null, options: { strongOnly?: boolean } = {}): Ranking {
     const n = this.live
     if (terms.length === 0 || n === 0) return Ranking.empty()
-    const { k1: k, b, d } = RANKING
     const parts = this.parts
     const T = terms.length
     const found = new Int32Array(parts.length * T)
     const s = this.scratchFor(this.memBase + this.mem.length)
-    const { acc, termScore, termMark, matchCount, strong, touched, termTouched } = s
+    const { acc, termScore, matchCount, strong, touched, termTouched, termMark } = s
     let touchedCount = 0
     const df = new Float64Array(RANKED_FIELD_COUNT)
     for (let ti = 0; ti < T; ti++) {
@@ -542,34 +595,19 @@ export class SearchIndex {
       for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
         const dff = df[f] as number
         if (dff === 0) continue
-        const idf = Math.log(1 + (n - dff + 0.5) / (dff + 0.5))
-        const avg = (this.totals[f] as number) / n
-        const weight = boost * (FIELD_WEIGHTS[f] as number)
-        const add = (slot: number, tf: number, len: number): void => {
-          const w = weight * (idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * len) / avg))))
-          if (termMark[slot] !== ti) {
-            termMark[slot] = ti
-            termScore[slot] = w
-            termTouched[termTouchedCount++] = slot
-          } else termScore[slot]! += w
-        }
+        const bm25 = new FieldScore(boost * (FIELD_WEIGHTS[f] as number), Math.log(1 + (n - dff + 0.5) / (dff + 0.5)), (this.totals[f] as number) / n)
         for (let pi = 0; pi < parts.length; pi++) {
           const t = found[pi * T + ti] as number
           if (t < 0) continue
-          const { segment, deleted, base } = parts[pi] as Part
-          const { docs, tfs, lengths } = segment
-          const to = segment.starts[t * FIELD_COUNT + f + 1] as number
-          for (let i = segment.starts[t * FIELD_COUNT + f] as number; i < to; i++) {
-            const doc = docs[i] as number
-            if (deleted !== null && deleted[doc] === 1) continue
-            add(base + doc, tfs[i] as number, lengths[doc * FIELD_COUNT + f] as number)
-          }
+          const part = parts[pi] as Part
+          const at = t * FIELD_COUNT + f
+          termTouchedCount = scoreRun(s, ti, termTouchedCount, bm25, part, f, part.segment.starts[at] as number, part.segment.starts[at + 1] as number)
         }
         if (memList !== undefined)
           for (const doc of memList) {
             const m = this.mem[doc] as MemDoc
             const tf = m.live ? (m.terms[f] as Map<string, number>).get(term) : undefined
-            if (tf !== undefined) add(this.memBase + doc, tf, m.lengths[f] as number)
+            if (tf !== undefined) termTouchedCount = addScore(s, ti, termTouchedCount, this.memBase + doc, bm25.of(tf, m.lengths[f] as number))
           }
       }
       const isStrong = isStrongTerm(term)

@@ -154,6 +154,25 @@ function zeroHitGuidance(source: EntrySource, req: SearchRequest): { guidance: s
   }
 }
 
+/**
+ * The weighted terms of a query. A term said twice weighs twice. Single CJK characters only help,
+ * at a low weight, and only in a long (conversational) query: there 2-gram matches are sparse
+ * next to the query, while a short query is precise with its 2-grams and would pay for the long
+ * lists of single characters with noise and time. Alias terms weigh aliasWeight. With a strong
+ * term in the query (strongInQuery), single-character matches only add score.
+ */
+export function queryTerms(queryTokens: readonly string[], aliasTerms: readonly string[]): { weights: Map<string, number>; strongInQuery: boolean } {
+  const strongCount = new Set(queryTokens.filter(isStrongTerm)).size
+  const withUnigrams = strongCount === 0 || strongCount >= RANKING.cjkUnigramMinStrongTerms
+  const weights = new Map<string, number>()
+  for (const t of queryTokens) {
+    if (isStrongTerm(t)) weights.set(t, (weights.get(t) ?? 0) + 1)
+    else if (withUnigrams) weights.set(t, (weights.get(t) ?? 0) + RANKING.cjkUnigramWeight)
+  }
+  for (const t of aliasTerms) weights.set(t, RANKING.aliasWeight)
+  return { weights, strongInQuery: [...queryTokens, ...aliasTerms].some(isStrongTerm) }
+}
+
 export function runSearch(source: EntrySource, index: SearchIndex, aliases: AliasTable | null, req: SearchRequest): SearchResult {
   const accept = filterOf(req)
   const queryTokens = tokenize(req.query)
@@ -175,19 +194,7 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
 
   const querySet = new Set(queryTokens)
   const aliasTerms = aliases ? aliases.expand(queryTokens) : []
-  // A term said twice weighs twice. Single CJK characters only help, at a low weight, and only
-  // in a long (conversational) query: there 2-gram matches are sparse next to the query, while a
-  // short query is precise with its 2-grams and would pay for the long lists of single
-  // characters with noise and time.
-  const strongCount = new Set(queryTokens.filter(isStrongTerm)).size
-  const withUnigrams = strongCount === 0 || strongCount >= RANKING.cjkUnigramMinStrongTerms
-  const weights = new Map<string, number>()
-  for (const t of queryTokens) {
-    if (isStrongTerm(t)) weights.set(t, (weights.get(t) ?? 0) + 1)
-    else if (withUnigrams) weights.set(t, (weights.get(t) ?? 0) + RANKING.cjkUnigramWeight)
-  }
-  for (const t of aliasTerms) weights.set(t, RANKING.aliasWeight)
-  const strongInQuery = [...querySet, ...aliasTerms].some(isStrongTerm)
+  const { weights, strongInQuery } = queryTerms(queryTokens, aliasTerms)
   // The index holds only searchable memories: a per-result check is needed only with filters.
   const acceptId = filtered ? (id: string) => {
     const e = source.get(id)
