@@ -42,7 +42,8 @@ import { createFileBackend, flushCaches, searchHandler, signalsSettled, tokenize
 import { SearchIndex } from '../lib/retrieve/search-index.js'
 import { loadSearchIndex, saveSearchIndex } from '../lib/retrieve/segment-files.js'
 import { queryTerms } from '../lib/retrieve/search.js'
-import { SCHEMA_VERSION, type IndexEntry } from '../lib/types.js'
+import { entryFromFile, memoryBody, renderFile } from '../lib/store/frontmatter.js'
+import type { IndexEntry } from '../lib/types.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const CHILD = join(HERE, 'scale-child.mjs')
@@ -804,34 +805,12 @@ function gitState(): { head: string; srcDirty: boolean; srcDiffSha1: string | nu
 
 const INDEX_RESULTS = resultsFile('scale-index-only.json')
 
-/** An index entry for corpus memory i, as the write path would record it (only what the index reads matters). */
+/** The index entry of corpus memory i: its file's text rendered and read back as the store does, never written. */
 function syntheticEntry(i: number, m: Memory): IndexEntry {
   const id = `mem_${i.toString(36).padStart(8, '0')}`
-  return {
-    schema_version: SCHEMA_VERSION,
-    id,
-    path: `topics/${id}.md`,
-    type: 'fact',
-    title: m.summary.slice(0, 40),
-    summary: m.summary,
-    tags: m.tags,
-    entities: m.entities,
-    time: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
-    sources: [],
-    session_id: null,
-    confidence: 0.8,
-    raw_ref: null,
-    vector_id: null,
-    status: 'active',
-    key: null,
-    supersedes: null,
-    superseded_by: null,
-    variants: [],
-    episode: null,
-    anchors: [],
-    content_hash: id,
-    checksum: createHash('sha1').update(m.summary).digest('hex'),
-  }
+  const time = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()
+  const text = renderFile({ id, type: 'topic', tags: m.tags, entities: m.entities, time }, memoryBody(m.summary.slice(0, 40), m.summary))
+  return entryFromFile(`topics/${id}.md`, text, 0)
 }
 
 interface IndexOnlyEngine {

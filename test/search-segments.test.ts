@@ -17,7 +17,8 @@ import { createFileBackend } from '../src/api.js'
 import { tokenize } from '../src/language/tokenizer.js'
 import { RANKING, SearchIndex, documentOf, type ContextualEntry } from '../src/retrieve/search-index.js'
 import { SEARCH_DIR, SEARCH_MANIFEST, loadSearchIndex, saveSearchIndex } from '../src/retrieve/segment-files.js'
-import { SCHEMA_VERSION, type IndexEntry } from '../src/types.js'
+import type { IndexEntry } from '../src/types.js'
+import { indexEntry } from './backend-suite.js'
 
 const roots: string[] = []
 afterAll(() => {
@@ -34,31 +35,7 @@ const EN = ['database', 'migration', 'coffee', 'milk', 'meeting', 'weekend', 'tr
 const TAGS = ['work', 'life', '项目', 'travel', '饮食']
 
 function entry(id: string, summary: string, tags: string[], version: number, status: IndexEntry['status'] = 'active'): IndexEntry {
-  return {
-    schema_version: SCHEMA_VERSION,
-    id,
-    path: `episodes/${id}.md`,
-    type: 'episode',
-    title: summary.slice(0, 12),
-    summary,
-    tags,
-    entities: [],
-    time: '2026-01-01T00:00:00Z',
-    sources: [],
-    session_id: null,
-    confidence: 0.8,
-    raw_ref: null,
-    vector_id: null,
-    status,
-    key: null,
-    supersedes: null,
-    superseded_by: null,
-    variants: [],
-    episode: null,
-    anchors: [],
-    content_hash: `h${id}`,
-    checksum: `c${id}-${version}`,
-  }
+  return indexEntry(id, { type: 'episode', title: summary.slice(0, 12), summary, tags, session_id: null, status, checksum: `c${id}-${version}` })
 }
 
 /** The index as it was: minisearch with the same options, documents as documentOf gives them. */
