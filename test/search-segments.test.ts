@@ -117,6 +117,21 @@ describe('the segmented search index', () => {
     )
   }, 120_000)
 
+  it('draws a long list with many ties in full order: score down, then id up', () => {
+    const index = SearchIndex.empty()
+    const rng = fc.sample(fc.tuple(fc.nat(5), fc.nat(3)), { numRuns: 900, seed: 7 })
+    rng.forEach(([extra, pad], i) => index.apply({ entry: entry(`d${String(i).padStart(4, '0')}`, `coffee ${'milk '.repeat(pad)}${'coffee '.repeat(extra)}`, [], 1), context: '' }))
+    const terms = tokenize('coffee milk')
+    const all = index.rank(terms, new Map(), null)
+    const drawn = []
+    for (let r = all.next(); r !== undefined; r = all.next()) drawn.push(r)
+    expect(drawn).toHaveLength(900)
+    expect(all.count).toBe(900)
+    const sorted = [...drawn].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+    expect(drawn.map((r) => r.id)).toEqual(sorted.map((r) => r.id))
+    expect(new Set(drawn.map((r) => r.score)).size).toBeLessThan(50)
+  })
+
   it('draws only strong-term matches when asked, counts them, and still tells any match by id', () => {
     const index = SearchIndex.empty()
     index.apply({ entry: entry('a', '数据库迁移', [], 1), context: '' })

@@ -254,6 +254,36 @@ function scoreRun(s: Scratch, ti: number, count: number, bm25: FieldScore, part:
   return c
 }
 
+/** A ranking heaps at first only its candidates scoring at or above its this-many-th best. */
+const FIRST_HEAP = 256
+
+/** The k-th largest of values (1-based), by selection in place: O(n) on average. */
+function kthLargest(values: Float64Array, k: number): number {
+  let lo = 0
+  let hi = values.length - 1
+  const target = k - 1
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1] as number
+    let i = lo
+    let j = hi
+    while (i <= j) {
+      while ((values[i] as number) > pivot) i++
+      while ((values[j] as number) < pivot) j--
+      if (i <= j) {
+        const t = values[i] as number
+        values[i] = values[j] as number
+        values[j] = t
+        i++
+        j--
+      }
+    }
+    if (target <= j) hi = j
+    else if (target >= i) lo = i
+    else return values[target] as number
+  }
+  return values[target] as number
+}
+
 /**
  * The documents a query matched, best first (score, then id), drawn from a heap one at a time:
  * a caller that stops after its top k never pays for ordering the rest.
@@ -261,8 +291,11 @@ function scoreRun(s: Scratch, ti: number, count: number, bm25: FieldScore, part:
 export class Ranking {
   /** How many documents the ranking holds (with strongOnly: those that matched a strong term). */
   readonly count: number
-  private readonly heap: Int32Array
+  /** The heap drawn from: first the candidates at or above a cut-off score, then the rest. */
+  private heap: Int32Array
   private heapSize: number
+  /** Candidates below the cut-off, heaped only if the first heap runs out. */
+  private rest: Int32Array | null = null
   private bySlot: Map<number, number> | null = null
 
   constructor(
@@ -273,12 +306,28 @@ export class Ranking {
     strongOnly: boolean,
     private readonly look: { idOf(slot: number): string; matchedOf(slot: number): string[]; slotOf(id: string): number },
   ) {
-    this.heap = new Int32Array(size)
+    const pool = new Int32Array(size)
     let n = 0
-    for (let i = 0; i < size; i++) if (!strongOnly || strong[i] === 1) this.heap[n++] = i
-    this.heapSize = n
+    for (let i = 0; i < size; i++) if (!strongOnly || strong[i] === 1) pool[n++] = i
     this.count = n
-    for (let i = (n >> 1) - 1; i >= 0; i--) this.siftDown(i)
+    this.heap = pool.subarray(0, n)
+    this.heapSize = n
+    if (n > FIRST_HEAP) {
+      // Most callers draw a few dozen: heap only what scores at or above the FIRST_HEAP-th best,
+      // so ties deep in a long list are never ordered (ordering them decodes ids).
+      const cut = kthLargest(Float64Array.from(this.heap, (i) => scores[i] as number), FIRST_HEAP)
+      const high: number[] = []
+      const low: number[] = []
+      for (const i of this.heap) ((scores[i] as number) >= cut ? high : low).push(i)
+      this.heap = Int32Array.from(high)
+      this.heapSize = high.length
+      this.rest = Int32Array.from(low)
+    }
+    this.heapify()
+  }
+
+  private heapify(): void {
+    for (let i = (this.heapSize >> 1) - 1; i >= 0; i--) this.siftDown(i)
   }
 
   static empty(): Ranking {
@@ -315,6 +364,12 @@ export class Ranking {
 
   /** The next best document, or undefined when none is left. */
   next(): RankedDoc | undefined {
+    if (this.heapSize === 0 && this.rest !== null) {
+      this.heap = this.rest
+      this.heapSize = this.rest.length
+      this.rest = null
+      this.heapify()
+    }
     if (this.heapSize === 0) return undefined
     const top = this.heap[0] as number
     this.heap[0] = this.heap[--this.heapSize] as number
