@@ -315,13 +315,20 @@ export class Ranking {
     if (n > FIRST_HEAP) {
       // Most callers draw a few dozen: heap only what scores at or above the FIRST_HEAP-th best,
       // so ties deep in a long list are never ordered (ordering them decodes ids).
-      const cut = kthLargest(Float64Array.from(this.heap, (i) => scores[i] as number), FIRST_HEAP)
-      const high: number[] = []
-      const low: number[] = []
-      for (const i of this.heap) ((scores[i] as number) >= cut ? high : low).push(i)
-      this.heap = Int32Array.from(high)
-      this.heapSize = high.length
-      this.rest = Int32Array.from(low)
+      const values = new Float64Array(n)
+      for (let j = 0; j < n; j++) values[j] = scores[pool[j] as number] as number
+      const cut = kthLargest(values, FIRST_HEAP)
+      const rest = new Int32Array(n)
+      let high = 0
+      let low = 0
+      for (let j = 0; j < n; j++) {
+        const i = pool[j] as number
+        if ((scores[i] as number) >= cut) pool[high++] = i
+        else rest[low++] = i
+      }
+      this.heap = pool.subarray(0, high)
+      this.heapSize = high
+      this.rest = rest.subarray(0, low)
     }
     this.heapify()
   }
