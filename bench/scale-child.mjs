@@ -3,6 +3,7 @@
  *
  *   node bench/scale-child.mjs ours <memory root> <query>
  *   node bench/scale-child.mjs fts <sqlite db> <FTS5 match expression>
+ *   node bench/scale-child.mjs index <root> <query>     (the saved search index alone: open, rank, top 10)
  *
  * `performance.now()` counts from the start of this process, so `firstMs` is process start to the
  * first answer (module loading included). The FTS5 child gets its query already segmented by the
@@ -13,7 +14,7 @@
 
 const [mode, target, query] = process.argv.slice(2)
 if (target === undefined || query === undefined) {
-  process.stderr.write('usage: scale-child.mjs ours|fts <root|db> <query>\n')
+  process.stderr.write('usage: scale-child.mjs ours|fts|index <root|db> <query>\n')
   process.exit(2)
 }
 
@@ -37,6 +38,24 @@ if (mode === 'ours') {
   const f0 = performance.now()
   await api.flushCaches(backend)
   flushMs = performance.now() - f0
+} else if (mode === 'index') {
+  const [{ createFileBackend }, { loadSearchIndex }, { queryTerms }, { tokenize }] = await Promise.all([
+    import('../lib/store/file-backend.js'),
+    import('../lib/retrieve/segment-files.js'),
+    import('../lib/retrieve/search.js'),
+    import('../lib/language/tokenizer.js'),
+  ])
+  importMs = performance.now()
+  const index = await loadSearchIndex(createFileBackend(target))
+  if (index === null) {
+    process.stderr.write(`no intact search index under ${target}\n`)
+    process.exit(1)
+  }
+  const { weights, strongInQuery } = queryTerms(tokenize(query), [])
+  const ranking = index.rank([...weights.keys()], weights, null, { strongOnly: strongInQuery })
+  hits = 0
+  while (hits < 10 && ranking.next() !== undefined) hits++
+  firstMs = performance.now()
 } else if (mode === 'fts') {
   const { default: Database } = await import('better-sqlite3')
   importMs = performance.now()

@@ -6,6 +6,7 @@
  *   npm run bench:scale                        (builds lib/, then runs this file with tsx)
  *   tsx bench/scale.ts --sizes 1000,10000,100000 --queries 200 --window 1000 --budget-minutes 25 --keep
  *                      --vectors 100000 --vector-dim 384   (the vector arm, vector-scale.ts; --vectors 0 skips it)
+ *   tsx bench/scale.ts --index-only 1000000    (the search index alone, no memory files: see below)
  *
  * At each size, for each engine:
  *   - sustained write rate: writes per second over the last window before the size is reached
@@ -19,9 +20,15 @@
  *     query (reported too: for ours it is the index catching up with the writes);
  *   - peak RSS of this process (both engines live in it: the children's figures are the clean ones).
  *
- * Tables go to stdout, progress to stderr, figures to bench/results/scale.json. Stores live under
- * os.tmpdir() and are deleted at the end unless --keep. The product is reached only through
- * ../lib/api.js.
+ * With --index-only N (instead of the sizes, or after them when --sizes is given): the search index alone over N synthetic entries of the same corpus
+ * (no memory files, no store: ../lib/retrieve/ directly), built, saved as segments and opened
+ * again, beside FTS5 over the same N rows (inserted 10,000 per transaction): build and save
+ * time, size on disk, process start to first answer and peak RSS of a child that opens it and
+ * answers one query, time to open in this process, and query p50 / p95 (top 10) zh and en.
+ *
+ * Tables go to stdout, progress to stderr, figures to bench/results/scale.json (the index-only
+ * arm: scale-index-only.json). Stores live under os.tmpdir() and are deleted at the end unless
+ * --keep. The product is reached only through ../lib/api.js, but for the index-only arm.
  */
 
 import { flags, mulberry32, resultsFile } from './args.js'
@@ -34,6 +41,11 @@ import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { createFileBackend, flushCaches, searchHandler, signalsSettled, tokenize, writeHandler } from '../lib/api.js'
 import { printVectorArm, runVectorArm, type VectorArmResult } from './vector-scale.js'
+import { SearchIndex } from '../lib/retrieve/search-index.js'
+import { loadSearchIndex, saveSearchIndex } from '../lib/retrieve/segment-files.js'
+import { queryTerms } from '../lib/retrieve/search.js'
+import { entryFromFile, memoryBody, renderFile } from '../lib/store/frontmatter.js'
+import type { IndexEntry } from '../lib/types.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const CHILD = join(HERE, 'scale-child.mjs')
@@ -53,10 +65,13 @@ interface Args {
   /** The vector arm (vector-scale.ts): vectors and their dimension; 0 vectors skips it. */
   vectors: number
   vectorDim: number
+  /** The index-only arm over this many entries (0: none); alone unless --sizes is given too. */
+  indexOnly: number
+  sizesGiven: boolean
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [1000, 10000], queries: 200, window: 1000, budgetMinutes: 0, seed: 20260501, keep: false, vectors: 100_000, vectorDim: 384 }
+  const args: Args = { sizes: [1000, 10000], queries: 200, window: 1000, budgetMinutes: 0, seed: 20260501, keep: false, vectors: 100_000, vectorDim: 384, indexOnly: 0, sizesGiven: false }
   const int = (flag: string, v: string, min: number): number => {
     const n = Number(v)
     if (!Number.isInteger(n) || n < min) throw new Error(`${flag} takes an integer >= ${min}, not ${v}`)
@@ -64,6 +79,7 @@ function parseArgs(argv: string[]): Args {
   }
   for (const { name: a, value } of flags(argv)) {
     if (a === '--sizes') {
+      args.sizesGiven = true
       args.sizes = [...new Set(value().split(',').map((s) => int('--sizes', s.trim().replace(/_/g, ''), 2)))].sort((x, y) => x - y)
     } else if (a === '--queries') args.queries = int(a, value(), 1)
     else if (a === '--window') args.window = int(a, value(), 10)
@@ -72,7 +88,8 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--keep') args.keep = true
     else if (a === '--vectors') args.vectors = int(a, value().replace(/_/g, ''), 0)
     else if (a === '--vector-dim') args.vectorDim = int(a, value(), 8)
-    else throw new Error(`unknown argument ${a} (known: --sizes N,N,.. --queries N --window N --budget-minutes M --seed N --keep --vectors N --vector-dim D)`)
+    else if (a === '--index-only') args.indexOnly = int(a, value().replace(/_/g, ''), 2)
+    else throw new Error(`unknown argument ${a} (known: --sizes N,N,.. --queries N --window N --budget-minutes M --seed N --keep --vectors N --vector-dim D --index-only N)`)
   }
   if (!(args.budgetMinutes >= 0)) throw new Error('--budget-minutes takes a number >= 0 (0: no limit)')
   return args
@@ -793,10 +810,156 @@ function gitState(): { head: string; srcDirty: boolean; srcDiffSha1: string | nu
 }
 
 // ---------------------------------------------------------------------------------------------
+// The index-only arm
+
+const INDEX_RESULTS = resultsFile('scale-index-only.json')
+
+/** The index entry of corpus memory i: its file's text rendered and read back as the store does, never written. */
+function syntheticEntry(i: number, m: Memory): IndexEntry {
+  const id = `mem_${i.toString(36).padStart(8, '0')}`
+  const time = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()
+  const text = renderFile({ id, type: 'topic', tags: m.tags, entities: m.entities, time }, memoryBody(m.summary.slice(0, 40), m.summary))
+  return entryFromFile(`topics/${id}.md`, text, 0)
+}
+
+interface IndexOnlyEngine {
+  buildS: number
+  saveS: number
+  diskMB: number
+  cold: ChildRun
+  warm: ChildRun
+  openMs: number
+  zh: LatencyStats
+  en: LatencyStats
+}
+
+async function indexOnlyArm(args: Args): Promise<void> {
+  const n = args.indexOnly
+  const vocab = buildVocabulary(args.seed)
+  const gen = new CorpusGenerator(vocab, args.seed)
+  const queries = buildQueries(vocab, args.seed, args.queries)
+  const oursRoot = await mkdtemp(join(tmpdir(), 'scale-index-'))
+  const ftsRoot = await mkdtemp(join(tmpdir(), 'scale-index-fts5-'))
+  const dbPath = join(ftsRoot, 'fts.db')
+  try {
+    const db = new Database(dbPath)
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    db.exec("CREATE VIRTUAL TABLE mem USING fts5(id UNINDEXED, summary UNINDEXED, content, keywords, tokenize = 'unicode61 remove_diacritics 0')")
+    const stmt = db.prepare('INSERT INTO mem (id, summary, content, keywords) VALUES (?, ?, ?, ?)')
+    const insertAll = db.transaction((rows: Array<{ i: number; m: Memory }>) => {
+      for (const { i, m } of rows) stmt.run(String(i), m.summary, tokenize(m.summary).join(' '), tokenize([...m.tags, ...m.entities].join('\n')).join(' '))
+    })
+    const index = SearchIndex.empty()
+    let oursMs = 0
+    let ftsMs = 0
+    const CHUNK = 10_000
+    for (let start = 0; start < n; start += CHUNK) {
+      const rows: Array<{ i: number; m: Memory }> = []
+      for (let i = start; i < Math.min(n, start + CHUNK); i++) rows.push({ i, m: gen.next(i) })
+      const entries = rows.map(({ i, m }) => syntheticEntry(i, m))
+      let t = performance.now()
+      for (const entry of entries) index.apply({ entry, context: '' })
+      oursMs += performance.now() - t
+      t = performance.now()
+      insertAll(rows)
+      ftsMs += performance.now() - t
+      if ((start + CHUNK) % 100_000 === 0) log(`  index-only: ${(start + CHUNK).toLocaleString('en')}/${n.toLocaleString('en')} indexed (bench ${elapsedS()} s)`)
+    }
+    const backend = createFileBackend(oursRoot)
+    let t = performance.now()
+    await saveSearchIndex(backend, index, null)
+    const saveS = (performance.now() - t) / 1000
+    log(`  index-only: saved in ${saveS.toFixed(1)} s, ${index.segmentCount} segments; measuring`)
+    db.pragma('wal_checkpoint(TRUNCATE)')
+    const probe = queries.zh[0]!
+    const measureOurs = async (): Promise<IndexOnlyEngine> => {
+      const cold = await runChild(['index', oursRoot, probe])
+      const warm = await runChild(['index', oursRoot, probe])
+      const t0 = performance.now()
+      const opened = await loadSearchIndex(createFileBackend(oursRoot))
+      const openMs = performance.now() - t0
+      if (opened === null || opened.size !== index.size) throw new Error('the saved index did not open whole')
+      const run = (q: string): number => {
+        const { weights, strongInQuery } = queryTerms(tokenize(q), [])
+        const ranking = opened.rank([...weights.keys()], weights, null, { strongOnly: strongInQuery })
+        let hits = 0
+        while (hits < 10 && ranking.next() !== undefined) hits++
+        return hits
+      }
+      return { buildS: oursMs / 1000, saveS, diskMB: (await walk(oursRoot)).bytes / 1e6, cold, warm, openMs, ...latencies(run) }
+    }
+    const search = db.prepare<[string], { id: string }>(FTS_QUERY)
+    const measureFts = async (): Promise<IndexOnlyEngine> => {
+      const cold = await runChild(['fts', dbPath, ftsMatch(probe) ?? '""'])
+      const warm = await runChild(['fts', dbPath, ftsMatch(probe) ?? '""'])
+      const run = (q: string): number => {
+        const match = ftsMatch(q)
+        return match === null ? 0 : search.all(match).length
+      }
+      return { buildS: ftsMs / 1000, saveS: 0, diskMB: (await walk(ftsRoot)).bytes / 1e6, cold, warm, openMs: NaN, ...latencies(run) }
+    }
+    const latencies = (run: (q: string) => number): { zh: LatencyStats; en: LatencyStats } => {
+      run(probe)
+      const out = { zh: { ms: [] as number[], hits: [] as number[] }, en: { ms: [] as number[], hits: [] as number[] } }
+      for (let k = 0; k < queries.zh.length; k++)
+        for (const lang of ['zh', 'en'] as const) {
+          const s = performance.now()
+          out[lang].hits.push(run(queries[lang][k]!))
+          out[lang].ms.push(performance.now() - s)
+        }
+      return { zh: latencyStats(out.zh.ms, out.zh.hits), en: latencyStats(out.en.ms, out.en.hits) }
+    }
+    const ours = await measureOurs()
+    const fts = await measureFts()
+    db.close()
+    printIndexOnly(n, ours, fts, index.segmentCount)
+    await mkdir(dirname(INDEX_RESULTS), { recursive: true })
+    const meta = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, git: gitState(), args }
+    await writeFile(INDEX_RESULTS, JSON.stringify({ meta, entries: n, segments: index.segmentCount, ours, fts5: fts }, null, 2) + '\n')
+    console.log(`\nbench ${elapsedS()} s; figures in ${INDEX_RESULTS}`)
+  } finally {
+    if (args.keep) log(`kept: ${oursRoot} ${ftsRoot}`)
+    else await Promise.all([rm(oursRoot, { recursive: true, force: true }), rm(ftsRoot, { recursive: true, force: true })])
+  }
+}
+
+function printIndexOnly(n: number, ours: IndexOnlyEngine, fts: IndexOnlyEngine, segments: number): void {
+  const rows: Array<[string, (e: IndexOnlyEngine) => number, number]> = [
+    ['build, s', (e) => e.buildS, 1],
+    ['save, s', (e) => e.saveS, 1],
+    ['on disk, MB', (e) => e.diskMB, 1],
+    ['child: start to first answer, cold, ms', (e) => e.cold.firstMs, 0],
+    ['child: start to first answer, warm, ms', (e) => e.warm.firstMs, 0],
+    ['  of which module loading, ms', (e) => e.warm.importMs, 0],
+    ['child peak RSS, warm, MB', (e) => e.warm.maxRssMB, 0],
+    ['open in this process, ms', (e) => e.openMs, 0],
+    ['query p50 zh, ms', (e) => e.zh.p50, 2],
+    ['query p95 zh, ms', (e) => e.zh.p95, 2],
+    ['query p50 en, ms', (e) => e.en.p50, 2],
+    ['query p95 en, ms', (e) => e.en.p95, 2],
+    ['mean hits zh / en (top 10)', (e) => (e.zh.meanHits + e.en.meanHits) / 2, 2],
+  ]
+  console.log(`\n== search index only: ${n.toLocaleString('en')} synthetic entries (ours: ${segments} segments) ==`)
+  const table = rows.map(([metric, get, digits]) => {
+    const a = get(ours)
+    const b = get(fts)
+    return [metric, fmt(a, digits), fmt(b, digits), Number.isFinite(a / b) && b !== 0 ? `${fmt(a / b, 2)}x` : '–']
+  })
+  const header = ['metric', 'ours', 'FTS5', 'ours/FTS5']
+  const widths = header.map((h, c) => Math.max(h.length, ...table.map((r) => r[c]!.length)))
+  const line = (cells: string[]): string => cells.map((x, c) => (c === 0 ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  ')
+  console.log(line(header))
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '))
+  for (const r of table) console.log(line(r))
+}
+
+// ---------------------------------------------------------------------------------------------
 // Main
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2))
+  if (args.indexOnly > 0 && !args.sizesGiven) return indexOnlyArm(args)
   const max = args.sizes[args.sizes.length - 1]!
   const deadline = args.budgetMinutes > 0 ? BENCH_START + args.budgetMinutes * 60_000 : Infinity
   const git = gitState()
@@ -910,6 +1073,7 @@ async function main(): Promise<void> {
     if (args.keep) log(`kept: ${oursRoot} ${ftsRoot}`)
     else await Promise.all([rm(oursRoot, { recursive: true, force: true }), rm(ftsRoot, { recursive: true, force: true })])
   }
+  if (args.indexOnly > 0) await indexOnlyArm(args)
 }
 
 await main()

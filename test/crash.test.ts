@@ -8,13 +8,13 @@
  * alone, run `npm run build` before.
  */
 
-import { spawn } from 'node:child_process'
 import { existsSync, promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFileBackend, rebuildIndex, writeHandler } from '../src/api.js'
+import { runUntilKilled } from './process-kit.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const WORKER = path.join(here, 'workers', 'crash-writer.mjs')
@@ -31,36 +31,15 @@ async function tempRoot(prefix: string): Promise<string> {
  * Runs the crash writer until it has reported `killAfter` ids, kills it with SIGKILL and resolves
  * with every id it reported before it died (possibly a few more than killAfter).
  */
-function writeThenKill(root: string, tag: string, killAfter: number, jitterMs: number): Promise<{ ids: string[]; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER, root, tag], { stdio: ['ignore', 'pipe', 'pipe'] })
-    const ids: string[] = []
-    let partial = ''
-    let stderr = ''
-    let killed = false
-    child.stdout.setEncoding('utf8')
-    child.stderr.setEncoding('utf8')
-    child.stdout.on('data', (chunk: string) => {
-      partial += chunk
-      const lines = partial.split('\n')
-      partial = lines.pop() ?? ''
-      for (const line of lines) if (line.trim() !== '') ids.push(line.trim())
-      if (!killed && ids.length >= killAfter) {
-        killed = true
-        // A little jitter, so the kill lands in different phases of the next write (before the
-        // lock, while files are written, between the index and the ledger...).
-        setTimeout(() => child.kill('SIGKILL'), jitterMs)
-      }
-    })
-    child.stderr.on('data', (chunk: string) => {
-      stderr += chunk
-    })
-    child.once('error', reject)
-    child.once('close', (code, signal) => {
-      if (!killed) reject(new Error(`crash writer exited on its own (${code ?? signal}) after ${ids.length} ids: ${stderr}`))
-      else resolve({ ids, signal })
-    })
+async function writeThenKill(root: string, tag: string, killAfter: number, jitterMs: number): Promise<{ ids: string[]; signal: NodeJS.Signals | null }> {
+  const ids: string[] = []
+  const signal = await runUntilKilled(WORKER, [root, tag], (line) => {
+    ids.push(line)
+    // A little jitter, so the kill lands in different phases of the next write (before the
+    // lock, while files are written, between the index and the ledger...).
+    return ids.length >= killAfter ? jitterMs : null
   })
+  return { ids, signal }
 }
 
 /** Every file below dir (absolute walk, dot-files included), relative to dir. */

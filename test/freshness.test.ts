@@ -5,12 +5,13 @@
  * instead of rewriting it.
  */
 
-import { mkdtempSync, readFileSync, unlinkSync, writeFileSync, existsSync, renameSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, unlinkSync, writeFileSync, existsSync, renameSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createFileBackend, flushCaches, navHandler, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { SEARCH_INDEX_FORMAT } from '../src/retrieve/search-index.js'
+import { SEARCH_DIR, SEARCH_MANIFEST, loadSearchIndex } from '../src/retrieve/segment-files.js'
 import { TOKENIZER_VERSION } from '../src/language/tokenizer.js'
 
 function store(): { root: string; backend: MemoryBackend } {
@@ -92,14 +93,17 @@ describe('the saved search index', () => {
     await flushCaches(backend)
     return root
   }
-  const cacheFile = (root: string) => join(root, '.cache/search-index.json')
+  const manifestFile = (root: string) => join(root, SEARCH_MANIFEST)
+  const savedSize = async (root: string) => (await loadSearchIndex(createFileBackend(root)))?.size
+  const segmentFile = (root: string) => join(root, SEARCH_DIR, readdirSync(join(root, SEARCH_DIR)).find((f) => f.endsWith('.bin')) as string)
 
   it('is written by flushCaches with its format and tokenizer version, and used at the next start', async () => {
     const root = await savedStore()
-    const saved = JSON.parse(readFileSync(cacheFile(root), 'utf8')) as { format: number; tokenizer: number; docs: Record<string, string> }
+    const saved = JSON.parse(readFileSync(manifestFile(root), 'utf8')) as { format: number; tokenizer: number; segments: unknown[] }
     expect(saved.format).toBe(SEARCH_INDEX_FORMAT)
     expect(saved.tokenizer).toBe(TOKENIZER_VERSION)
-    expect(Object.keys(saved.docs)).toHaveLength(2)
+    expect(saved.segments).toHaveLength(1)
+    expect(await savedSize(root)).toBe(2)
     expect(await hits(createFileBackend(root), '账单')).toEqual(['发票存放在账单存储桶里'])
   })
 
@@ -108,14 +112,39 @@ describe('the saved search index', () => {
     ['an old format (version 0 sample)', () => JSON.stringify({ format: 0, docs: { a: 'x' }, index: { documentCount: 1 } })],
     ['a corrupt file', (t: string) => t.slice(0, Math.floor(t.length / 2))],
     ['an empty file', () => ''],
-  ])('with %s is rebuilt silently and answers correctly', async (_what, damage) => {
+  ])('with a manifest of %s is rebuilt silently and answers correctly', async (_what, damage) => {
     const root = await savedStore()
-    writeFileSync(cacheFile(root), damage(readFileSync(cacheFile(root), 'utf8')))
+    writeFileSync(manifestFile(root), damage(readFileSync(manifestFile(root), 'utf8')))
     const backend = createFileBackend(root)
     expect(await hits(backend, 'billing')).toEqual(['Invoices are stored in the billing bucket'])
     expect(await hits(backend, '账单')).toEqual(['发票存放在账单存储桶里'])
     await flushCaches(backend)
-    expect(JSON.parse(readFileSync(cacheFile(root), 'utf8')).tokenizer).toBe(TOKENIZER_VERSION)
+    expect(JSON.parse(readFileSync(manifestFile(root), 'utf8')).tokenizer).toBe(TOKENIZER_VERSION)
+    expect(await savedSize(root)).toBe(2)
+  })
+
+  it.each([
+    ['a damaged segment', (b: Buffer) => Buffer.from(b.map((x, i) => (i === b.length - 9 ? x ^ 0x5a : x)))],
+    ['a truncated segment', (b: Buffer) => b.subarray(0, 100)],
+  ])('with %s is rebuilt silently and answers correctly', async (_what, damage) => {
+    const root = await savedStore()
+    writeFileSync(segmentFile(root), damage(readFileSync(segmentFile(root))))
+    const backend = createFileBackend(root)
+    expect(await hits(backend, '账单')).toEqual(['发票存放在账单存储桶里'])
+    await flushCaches(backend)
+    expect(await savedSize(root)).toBe(2)
+  })
+
+  it('saved by an earlier version as one JSON file is built again and the old file removed', async () => {
+    const { root, backend } = store()
+    await writeHandler(backend, { summary: 'Invoices are stored in the billing bucket' })
+    // The shape earlier versions saved (minisearch's JSON with the format and tokenizer version).
+    writeFileSync(join(root, '.cache/search-index.json'), JSON.stringify({ format: 4, tokenizer: TOKENIZER_VERSION, docs: { a: 'x' }, engine: { documentCount: 1 } }))
+    const other = createFileBackend(root)
+    expect(await hits(other, 'billing')).toEqual(['Invoices are stored in the billing bucket'])
+    await flushCaches(other)
+    expect(existsSync(join(root, '.cache/search-index.json'))).toBe(false)
+    expect(await savedSize(root)).toBe(1)
   })
 
   it('flushCaches saves an index that holds every memory, even when this process loaded it before writing more', async () => {
@@ -124,19 +153,17 @@ describe('the saved search index', () => {
     await searchHandler(backend, { query: 'kites' })
     for (let i = 0; i < 12; i++) await writeHandler(backend, { summary: `later memory ${i} about gliders` })
     await flushCaches(backend)
-    const saved = JSON.parse(readFileSync(join(root, '.cache/search-index.json'), 'utf8')) as { docs: Record<string, string> }
-    expect(Object.keys(saved.docs)).toHaveLength(13)
+    expect(await savedSize(root)).toBe(13)
     // A process that only writes leaves a current index too.
     const writer = createFileBackend(root)
     await writeHandler(writer, { summary: 'one more about balloons' })
     await flushCaches(writer)
-    const again = JSON.parse(readFileSync(join(root, '.cache/search-index.json'), 'utf8')) as { docs: Record<string, string> }
-    expect(Object.keys(again.docs)).toHaveLength(14)
+    expect(await savedSize(root)).toBe(14)
   })
 
   it('deleting .cache/ loses nothing', async () => {
     const root = await savedStore()
-    unlinkSync(cacheFile(root))
+    unlinkSync(manifestFile(root))
     unlinkSync(join(root, '.cache/file-stats.json'))
     expect(await hits(createFileBackend(root), 'billing')).toHaveLength(1)
   })

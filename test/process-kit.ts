@@ -54,3 +54,39 @@ export async function startTogether<R>(workers: Array<Worker<R>>): Promise<void>
   await Promise.all(workers.map((w) => w.ready))
   for (const w of workers) w.say('go')
 }
+
+/**
+ * Runs a worker that reports on stdout, one line per event, until it is killed with SIGKILL:
+ * `onLine` gets each complete line as it arrives and returns how many milliseconds later to kill
+ * it (0: at once), or null to let it go on. Resolves with the signal once it died; rejects when
+ * it exits on its own first.
+ */
+export function runUntilKilled(script: string, args: readonly string[], onLine: (line: string) => number | null): Promise<NodeJS.Signals | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let partial = ''
+    let stderr = ''
+    let killed = false
+    child.stdout.setEncoding('utf8')
+    child.stderr.setEncoding('utf8')
+    child.stdout.on('data', (chunk: string) => {
+      partial += chunk
+      const lines = partial.split('\n')
+      partial = lines.pop() ?? ''
+      for (const line of lines) {
+        if (line.trim() === '' || killed) continue
+        const delay = onLine(line.trim())
+        if (delay === null) continue
+        killed = true
+        if (delay <= 0) child.kill('SIGKILL')
+        else setTimeout(() => child.kill('SIGKILL'), delay)
+      }
+    })
+    child.stderr.on('data', (chunk: string) => (stderr += chunk))
+    child.once('error', reject)
+    child.once('close', (code, signal) => {
+      if (!killed) reject(new Error(`${script} exited on its own (${code ?? signal}): ${stderr}`))
+      else resolve(signal)
+    })
+  })
+}

@@ -25,7 +25,7 @@ const pkg = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')) as
  */
 const SMOKE: Record<string, { args: string[]; results: string | null; targets?: true }> = {
   'bench:retrieval': { args: ['--limit-conversations', '1'], results: 'retrieval.json' },
-  'bench:scale': { args: ['--sizes', '50', '--queries', '5', '--window', '10', '--vectors', '2000', '--vector-dim', '64'], results: 'scale.json' },
+  'bench:scale': { args: ['--sizes', '50', '--queries', '5', '--window', '10', '--vectors', '2000', '--vector-dim', '64', '--index-only', '200'], results: 'scale.json' },
   'bench:anti-hallucination': { args: [], results: 'anti-hallucination.json' },
   'bench:claims': { args: ['--split', 'dev'], results: 'claims.json', targets: true },
   'bench:sync': { args: ['--size', '20', '--changes', '4', '--overlap', '2'], results: 'sync.json' },

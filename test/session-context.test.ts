@@ -6,11 +6,12 @@
  * differ slightly until minisearch vacuums discarded documents; the documents may not.)
  */
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createFileBackend, flushCaches, forgetHandler, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { loadSearchIndex } from '../src/retrieve/segment-files.js'
 
 const QUERIES = ['pottery class', 'camping trip', 'adoption agency', 'painting sunrise', '陶艺课', '露营', 'what did she paint']
 
@@ -51,15 +52,15 @@ describe('session context', () => {
     await writeHandler(backend, { type: 'episode', session_id: 's2', time: '2026-03-01T10:20:30Z', summary: 'A late turn inserted between others about the camping trip' })
     const incremental = await rankings(backend)
     await flushCaches(backend)
-    const docsOf = () => (JSON.parse(readFileSync(join(root, '.cache/search-index.json'), 'utf8')) as { docs: Record<string, string> }).docs
-    const incrementalDocs = docsOf()
+    const docsOf = async () => (await loadSearchIndex(createFileBackend(root)))?.stamps()
+    const incrementalDocs = await docsOf()
 
     rmSync(join(root, '.cache'), { recursive: true, force: true })
     const fresh = createFileBackend(root)
     const fromScratch = await rankings(fresh)
     await flushCaches(fresh)
-    expect(docsOf()).toEqual(incrementalDocs)
-    expect(Object.keys(incrementalDocs).length).toBeGreaterThan(20)
+    expect(await docsOf()).toEqual(incrementalDocs)
+    expect(incrementalDocs?.size).toBeGreaterThan(20)
     // The same memories match every query (their order may differ until the old index vacuums).
     const idSets = (r: string[][]) => r.map((list) => list.map((h) => h.split(':')[0]).sort())
     expect(idSets(fromScratch)).toEqual(idSets(incremental))

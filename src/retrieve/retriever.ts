@@ -2,8 +2,8 @@
  * The per-backend search state of this process: the full-text index kept in step with the live
  * index view (only changed entries are re-indexed), the alias table (built-in groups plus
  * `<root>/aliases.json`, reloaded when that file changes), and their persistence: the search
- * index is saved to `.cache/search-index.json` a while after it changes and on `flushCaches`,
- * and loaded at start instead of tokenising every memory again.
+ * index is saved as segments under `.cache/search/` (segment-files.ts) a while after it changes
+ * and on `flushCaches`, and opened at start instead of tokenising every memory again.
  *
  * Holds nothing that is not derivable from the store; deleting `.cache/` costs one rebuild. A
  * store whose `.cache/` cannot be written is searched all the same: each process then builds the
@@ -17,11 +17,11 @@ import { warnOnce } from '../store/warn-once.js'
 import { buildAliasTable, loadUserAliases, mergeAliasGroups, type AliasTable } from './aliases.js'
 import type { IndexEntry } from '../types.js'
 import { SearchIndex } from './search-index.js'
+import { SEARCH_MANIFEST, loadSearchIndex, removeSearchIndex, saveSearchIndex, savedIndexState } from './segment-files.js'
 import { affectedWithContext, allWithContext } from './session-context.js'
 
-export const SEARCH_INDEX_FILE = '.cache/search-index.json'
-/** Which state of index.jsonl the saved search index reflects (so a flush can tell it is current). */
-const SEARCH_INDEX_META = '.cache/search-index.meta.json'
+/** Removing this file drops the saved search index (its segments are no longer listed). */
+export const SEARCH_INDEX_FILE = SEARCH_MANIFEST
 /** A changed search index is saved this long after its last change (the timer never keeps a process alive). */
 const SAVE_DELAY_MS = 10_000
 
@@ -57,8 +57,7 @@ async function aliasTable(backend: MemoryBackend): Promise<AliasTable> {
 }
 
 async function loadIndex(backend: MemoryBackend): Promise<SearchIndex> {
-  const text = await backend.readFile(SEARCH_INDEX_FILE).catch(() => null)
-  return (text !== null ? SearchIndex.fromJSON(text) : null) ?? SearchIndex.empty()
+  return (await loadSearchIndex(backend)) ?? SearchIndex.empty()
 }
 
 function scheduleSave(backend: MemoryBackend, c: Cached): void {
@@ -88,25 +87,14 @@ async function indexSignature(backend: MemoryBackend): Promise<string> {
 async function saveIndex(backend: MemoryBackend, c: Cached): Promise<void> {
   if (c.unsaved === 0) return
   const unsaved = c.unsaved
-  const signature = await indexSignature(backend)
-  // The marker first, claiming no state while the index is replaced; a store that cannot be
-  // written refuses this small write before the index is serialised for nothing.
-  await backend.writeFileAtomic(SEARCH_INDEX_META, JSON.stringify({ index: null }), { fsync: false })
-  await c.index.compact()
-  await backend.writeFileAtomic(SEARCH_INDEX_FILE, c.index.toJSON())
-  await backend.writeFileAtomic(SEARCH_INDEX_META, JSON.stringify({ index: signature }))
+  await saveSearchIndex(backend, c.index, await indexSignature(backend))
   c.unsaved -= unsaved
 }
 
 /** True when the saved search index was made from index.jsonl as it is now. */
 async function savedIndexIsCurrent(backend: MemoryBackend): Promise<boolean> {
-  const text = await backend.readFile(SEARCH_INDEX_META).catch(() => null)
-  if (text === null) return false
-  try {
-    return (JSON.parse(text) as { index?: unknown }).index === (await indexSignature(backend))
-  } catch {
-    return false
-  }
+  const state = await savedIndexState(backend)
+  return state !== null && state === (await indexSignature(backend))
 }
 
 function sessionMap(view: IndexView): Map<string, string> {
@@ -172,8 +160,7 @@ export async function rebuildSearchCache(backend: MemoryBackend): Promise<void> 
   const c = caches.get(backend)
   if (c?.saveTimer != null) clearTimeout(c.saveTimer)
   caches.delete(backend)
-  await backend.removeFile(SEARCH_INDEX_FILE)
-  await backend.removeFile(SEARCH_INDEX_META)
+  await removeSearchIndex(backend)
   await retrievalState(backend)
   const fresh = caches.get(backend)
   if (fresh === undefined) return

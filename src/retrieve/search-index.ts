@@ -1,18 +1,23 @@
 /**
  * The full-text index over the summary layer (title, summary, tags, entities) of searchable
- * memories, on minisearch with the project's tokenizer. Kept in step with the index entries
- * incrementally (by checksum), and saved to / loaded from JSON that records its format and
- * tokenizer version: a mismatch or a corrupt file means "build again", never a wrong answer.
+ * memories, BM25 with the project's tokenizer, built for start-up and scale: immutable segments in
+ * a binary layout (segment.ts) opened with typed-array views, a small in-memory segment for
+ * recent changes, deletions as tombstones, a bounded merge policy run when the index is saved,
+ * BM25 statistics (documents, average field lengths, document frequencies) taken across every
+ * segment, and top-k drawn lazily from a heap. It scores exactly as the minisearch index it
+ * replaced (field weights, BM25+, the score times the number of query terms matched), so rankings
+ * stay the same. Kept in step with the index entries incrementally (by checksum stamp).
  *
- * It ranks; it does not decide what is eligible (search.ts does) and it never touches files.
+ * It ranks; it does not decide what is eligible (search.ts does) and it never touches files
+ * (segment-files.ts saves and opens it).
  */
 
-import { createHash } from 'node:crypto'
-import MiniSearch from 'minisearch'
+import { createHash, randomBytes } from 'node:crypto'
 import type { IndexEntry } from '../types.js'
 import { SEARCHABLE_STATUSES } from '../types.js'
 import { identifiersOf } from './identifiers.js'
-import { TOKENIZER_VERSION, tokenize } from '../language/tokenizer.js'
+import { TOKENIZER_VERSION, isStrongTerm, tokenize } from '../language/tokenizer.js'
+import { FIELD_COUNT, MAX_SEGMENT_DOCS, Segment, SegmentBuilder, type SegmentDoc, type SegmentVersion } from './segment.js'
 
 /** Bump when the document shape or field set changes (3: the identifiers field; 4: the slot key among the keywords). */
 export const SEARCH_INDEX_FORMAT = 4
@@ -45,26 +50,11 @@ interface IndexedDoc {
   identifiers: string
 }
 
-/** The fields BM25 ranks; `identifiers` is only looked up (`literal`). */
-const RANKED_FIELDS = ['content', 'keywords', 'context'] as const
-const FIELDS = [...RANKED_FIELDS, 'identifiers'] as const
-
-function minisearchOptions() {
-  return {
-    idField: 'id',
-    fields: [...FIELDS],
-    storeFields: [] as string[],
-    tokenize: (text: string, field?: string) => (field === 'identifiers' ? text.split(' ').filter((t) => t !== '') : tokenize(text)),
-    processTerm: (term: string) => term,
-    searchOptions: {
-      boost: { ...RANKING.fieldWeights },
-      bm25: { k: RANKING.k1, b: RANKING.b, d: RANKING.d },
-      prefix: false,
-      fuzzy: false,
-      combineWith: 'OR' as const,
-    },
-  }
-}
+/** Field numbers in a segment; BM25 ranks the first three, `identifiers` is only looked up (`literal`). */
+const FIELDS = ['content', 'keywords', 'context', 'identifiers'] as const
+const RANKED_FIELD_COUNT = 3
+const IDENTIFIERS = 3
+const FIELD_WEIGHTS = [RANKING.fieldWeights.content, RANKING.fieldWeights.keywords, RANKING.fieldWeights.context]
 
 /**
  * Searchable: active or conflict, not raw text (raw is reached through its episode), and with
@@ -110,10 +100,22 @@ function stamp(item: ContextualEntry): string {
   return item.context === '' ? item.entry.checksum : `${item.entry.checksum}:${createHash('sha1').update(item.context).digest('hex').slice(0, 16)}`
 }
 
+
+/** Per field, each term with its frequency, and each field's length: its unique terms (BM25's document length). */
+function segmentDocOf(id: string, version: string, doc: IndexedDoc): SegmentDoc {
+  const terms = FIELDS.map((field) => {
+    const tokens = field === 'identifiers' ? doc.identifiers.split(' ').filter((t) => t !== '') : tokenize(doc[field])
+    const tf = new Map<string, number>()
+    for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1)
+    return tf
+  })
+  return { id, stamp: version, lengths: terms.map((t) => t.size), terms }
+}
+
 export interface RankedDoc {
   id: string
   score: number
-  /** Query terms (original or alias) this document matched. */
+  /** Query terms (original or alias) this document matched, in query order. */
   matched: string[]
 }
 
@@ -123,73 +125,450 @@ export interface SyncStats {
   removed: number
 }
 
-export class SearchIndex {
-  private readonly engine: MiniSearch<IndexedDoc>
-  /** id -> stamp (checksum, and context hash) of the entry as indexed. */
-  private readonly indexed: Map<string, string>
+/** A segment as the index holds it: its tombstones, its first slot, its file (written or not yet). */
+interface Part {
+  segment: Segment
+  deleted: Uint8Array | null
+  deletedCount: number
+  file: string
+  saved: boolean
+  base: number
+}
 
-  private constructor(engine: MiniSearch<IndexedDoc>, indexed: Map<string, string>) {
-    this.engine = engine
-    this.indexed = indexed
+/** A document of the in-memory segment; `live` false once deleted or replaced. */
+interface MemDoc extends SegmentDoc {
+  live: boolean
+}
+
+/** Where a live document is: a segment and its number there, or the in-memory segment (part null). */
+interface Location {
+  part: Part | null
+  doc: number
+}
+
+/** A segment as a save lists it: its file, and the documents deleted from it since it was written. */
+export interface SavedSegment {
+  file: string
+  deleted: number[]
+}
+
+/** What a save writes: the new segments (bytes to put aside and rename), the list, the files no longer used. */
+export interface SavePlan {
+  write: Array<{ file: string; bytes: Buffer }>
+  segments: SavedSegment[]
+  drop: string[]
+}
+
+/** The in-memory segment is sealed into an immutable one at this many documents. */
+const MEMORY_SEGMENT_DOCS = 4096
+/** Segments of one size tier (powers of this) are merged this many at a time. */
+const MERGE_FACTOR = 4
+/** A segment with more of its documents deleted than this is rewritten without them. */
+const MAX_DELETED_SHARE = 0.3
+/** One save rewrites at most this many documents of segments already on disk: a merge is bounded. */
+const MAX_SAVED_DOCS_MERGED_PER_SAVE = 4 * MAX_SEGMENT_DOCS
+
+export const SEGMENT_VERSION: SegmentVersion = { format: SEARCH_INDEX_FORMAT, tokenizer: TOKENIZER_VERSION }
+
+const liveDocs = (p: Part): number => p.segment.docCount - p.deletedCount
+const tierOf = (live: number): number => (live <= 1 ? 0 : Math.floor(Math.log(live) / Math.log(MERGE_FACTOR)))
+
+function openOwn(builder: SegmentBuilder): Segment {
+  const segment = Segment.open(builder.encode(SEGMENT_VERSION), SEGMENT_VERSION)
+  if (segment === null) throw new Error('a segment just encoded did not open')
+  return segment
+}
+
+/** Per-slot accumulators of a query, kept between queries (reset over the slots a query touched). */
+class Scratch {
+  acc: Float64Array
+  termScore: Float64Array
+  termMark: Int32Array
+  matchCount: Uint16Array
+  strong: Uint8Array
+  touched: Int32Array
+  termTouched: Int32Array
+
+  constructor(readonly capacity: number) {
+    this.acc = new Float64Array(capacity)
+    this.termScore = new Float64Array(capacity)
+    this.termMark = new Int32Array(capacity).fill(-1)
+    this.matchCount = new Uint16Array(capacity)
+    this.strong = new Uint8Array(capacity)
+    this.touched = new Int32Array(capacity)
+    this.termTouched = new Int32Array(capacity)
+  }
+}
+
+/** Field lengths up to this get their one-occurrence contribution from a table. */
+const LENGTH_TABLE = 128
+
+/**
+ * One term's BM25+ contribution in one field, as minisearch computed it (the same operations in
+ * the same order, so the same bits): weight * idf * (d + tf (k1 + 1) / (tf + k1 (1 - b + b len / avg))).
+ * A term occurs once in most fields: those contributions are computed once per length.
+ */
+class FieldScore {
+  private readonly once = new Float64Array(LENGTH_TABLE)
+
+  constructor(
+    private readonly weight: number,
+    private readonly idf: number,
+    private readonly avg: number,
+  ) {
+    for (let len = 0; len < LENGTH_TABLE; len++) this.once[len] = this.compute(1, len)
   }
 
-  static empty(): SearchIndex {
-    return new SearchIndex(new MiniSearch<IndexedDoc>(minisearchOptions()), new Map())
+  private compute(tf: number, len: number): number {
+    const { k1: k, b, d } = RANKING
+    return this.weight * (this.idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * len) / this.avg))))
   }
 
-  /** Restores a saved index; null when the text is not a compatible, intact save. */
-  static fromJSON(text: string): SearchIndex | null {
-    try {
-      const saved = JSON.parse(text) as { format?: unknown; tokenizer?: unknown; docs?: unknown; engine?: unknown }
-      if (saved.format !== SEARCH_INDEX_FORMAT || saved.tokenizer !== TOKENIZER_VERSION) return null
-      if (typeof saved.docs !== 'object' || saved.docs === null || typeof saved.engine !== 'object' || saved.engine === null) return null
-      const docs = new Map(Object.entries(saved.docs as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'))
-      const engine = MiniSearch.loadJS<IndexedDoc>(saved.engine as Parameters<typeof MiniSearch.loadJS>[0], minisearchOptions())
-      if (engine.documentCount !== docs.size) return null
-      return new SearchIndex(engine, docs)
-    } catch {
-      return null
+  of(tf: number, len: number): number {
+    return tf === 1 && len < LENGTH_TABLE ? (this.once[len] as number) : this.compute(tf, len)
+  }
+}
+
+/** Adds one field's contribution to a document's score for term ti; returns the count of documents the term touched. */
+function addScore(s: Scratch, ti: number, count: number, slot: number, w: number): number {
+  if (s.termMark[slot] !== ti) {
+    s.termMark[slot] = ti
+    s.termScore[slot] = w
+    s.termTouched[count] = slot
+    return count + 1
+  }
+  s.termScore[slot]! += w
+  return count
+}
+
+/** Scores the postings [from, to) of one term in one field of a segment (tombstones skipped). */
+function scoreRun(s: Scratch, ti: number, count: number, bm25: FieldScore, part: Part, field: number, from: number, to: number): number {
+  const { docs, tfs, lengths } = part.segment
+  const { deleted, base } = part
+  let c = count
+  for (let i = from; i < to; i++) {
+    const doc = docs[i] as number
+    if (deleted !== null && deleted[doc] === 1) continue
+    c = addScore(s, ti, c, base + doc, bm25.of(tfs[i] as number, lengths[doc * FIELD_COUNT + field] as number))
+  }
+  return c
+}
+
+/** A ranking heaps at first only its candidates scoring at or above its this-many-th best. */
+const FIRST_HEAP = 256
+
+/** The k-th largest of values (1-based), by selection in place: O(n) on average. */
+function kthLargest(values: Float64Array, k: number): number {
+  let lo = 0
+  let hi = values.length - 1
+  const target = k - 1
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1] as number
+    let i = lo
+    let j = hi
+    while (i <= j) {
+      while ((values[i] as number) > pivot) i++
+      while ((values[j] as number) < pivot) j--
+      if (i <= j) {
+        const t = values[i] as number
+        values[i] = values[j] as number
+        values[j] = t
+        i++
+        j--
+      }
+    }
+    if (target <= j) hi = j
+    else if (target >= i) lo = i
+    else return values[target] as number
+  }
+  return values[target] as number
+}
+
+/**
+ * The documents a query matched, best first (score, then id), drawn from a heap one at a time:
+ * a caller that stops after its top k never pays for ordering the rest.
+ */
+export class Ranking {
+  /** How many documents the ranking holds (with strongOnly: those that matched a strong term). */
+  readonly count: number
+  /** The heap drawn from: first the candidates at or above a cut-off score, then the rest. */
+  private heap: Int32Array
+  private heapSize: number
+  /** Candidates below the cut-off, heaped only if the first heap runs out. */
+  private rest: Int32Array | null = null
+  private bySlot: Map<number, number> | null = null
+
+  constructor(
+    private readonly slots: Int32Array,
+    private readonly scores: Float64Array,
+    strong: Uint8Array,
+    private readonly size: number,
+    strongOnly: boolean,
+    private readonly look: { idOf(slot: number): string; matchedOf(slot: number): string[]; slotOf(id: string): number },
+  ) {
+    const pool = new Int32Array(size)
+    let n = 0
+    for (let i = 0; i < size; i++) if (!strongOnly || strong[i] === 1) pool[n++] = i
+    this.count = n
+    this.heap = pool.subarray(0, n)
+    this.heapSize = n
+    if (n > FIRST_HEAP) {
+      // Most callers draw a few dozen: heap only what scores at or above the FIRST_HEAP-th best,
+      // so ties deep in a long list are never ordered (ordering them decodes ids).
+      const values = new Float64Array(n)
+      for (let j = 0; j < n; j++) values[j] = scores[pool[j] as number] as number
+      const cut = kthLargest(values, FIRST_HEAP)
+      const rest = new Int32Array(n)
+      let high = 0
+      let low = 0
+      for (let j = 0; j < n; j++) {
+        const i = pool[j] as number
+        if ((scores[i] as number) >= cut) pool[high++] = i
+        else rest[low++] = i
+      }
+      this.heap = pool.subarray(0, high)
+      this.heapSize = high
+      this.rest = rest.subarray(0, low)
+    }
+    this.heapify()
+  }
+
+  private heapify(): void {
+    for (let i = (this.heapSize >> 1) - 1; i >= 0; i--) this.siftDown(i)
+  }
+
+  static empty(): Ranking {
+    const none = { idOf: () => '', matchedOf: () => [], slotOf: () => -1 }
+    return new Ranking(new Int32Array(0), new Float64Array(0), new Uint8Array(0), 0, false, none)
+  }
+
+  private better(a: number, b: number): boolean {
+    const x = this.scores[a] as number
+    const y = this.scores[b] as number
+    if (x !== y) return x > y
+    return this.look.idOf(this.slots[a] as number) < this.look.idOf(this.slots[b] as number)
+  }
+
+  private siftDown(i: number): void {
+    const h = this.heap
+    for (;;) {
+      const l = 2 * i + 1
+      if (l >= this.heapSize) return
+      const r = l + 1
+      const c = r < this.heapSize && this.better(h[r] as number, h[l] as number) ? r : l
+      if (!this.better(h[c] as number, h[i] as number)) return
+      const t = h[i] as number
+      h[i] = h[c] as number
+      h[c] = t
+      i = c
     }
   }
 
-  /**
-   * Drops what discarded documents left in the term index (minisearch keeps it until a vacuum), in
-   * one pass. Called before every save, so a saved index never holds a term of a memory that left.
-   */
-  async compact(): Promise<void> {
-    if (this.engine.dirtCount > 0) await this.engine.vacuum({ batchSize: Number.MAX_SAFE_INTEGER, batchWait: 0 })
+  private docAt(i: number): RankedDoc {
+    const slot = this.slots[i] as number
+    return { id: this.look.idOf(slot), score: this.scores[i] as number, matched: this.look.matchedOf(slot) }
   }
 
-  toJSON(): string {
-    return JSON.stringify({
-      format: SEARCH_INDEX_FORMAT,
-      tokenizer: TOKENIZER_VERSION,
-      docs: Object.fromEntries(this.indexed),
-      engine: this.engine,
-    })
+  /** The next best document, or undefined when none is left. */
+  next(): RankedDoc | undefined {
+    if (this.heapSize === 0 && this.rest !== null) {
+      this.heap = this.rest
+      this.heapSize = this.rest.length
+      this.rest = null
+      this.heapify()
+    }
+    if (this.heapSize === 0) return undefined
+    const top = this.heap[0] as number
+    this.heap[0] = this.heap[--this.heapSize] as number
+    this.siftDown(0)
+    return this.docAt(top)
+  }
+
+  /** A matched document by id (whether or not strongOnly kept it), or undefined. */
+  get(id: string): RankedDoc | undefined {
+    if (this.bySlot === null) {
+      this.bySlot = new Map()
+      for (let i = 0; i < this.size; i++) this.bySlot.set(this.slots[i] as number, i)
+    }
+    const i = this.bySlot.get(this.look.slotOf(id))
+    return i === undefined ? undefined : this.docAt(i)
+  }
+}
+
+export class SearchIndex {
+  private parts: Part[]
+  private mem: MemDoc[] = []
+  /** term -> the in-memory documents holding it in some field. */
+  private memTerms = new Map<string, number[]>()
+  private memBase = 0
+  /** id -> where it is, built on first need (opening does not decode every id). */
+  private locations: Map<string, Location> | null = null
+  private live = 0
+  private readonly totals = new Float64Array(FIELD_COUNT)
+  /** Files of saved segments merged away since the last save. */
+  private obsolete: string[] = []
+  private scratch: Scratch | null = null
+
+  private constructor(parts: Part[]) {
+    this.parts = parts
+    for (const p of parts) {
+      const { lengths, docCount } = p.segment
+      for (let d = 0; d < docCount; d++) {
+        if (p.deleted !== null && p.deleted[d] === 1) continue
+        this.live++
+        for (let f = 0; f < FIELD_COUNT; f++) this.totals[f]! += lengths[d * FIELD_COUNT + f] as number
+      }
+    }
+    this.renumber()
+  }
+
+  static empty(): SearchIndex {
+    const index = new SearchIndex([])
+    index.locations = new Map()
+    return index
+  }
+
+  /** Opens saved segments with their tombstones; null when one is not intact or not of this version. */
+  static open(saved: ReadonlyArray<{ file: string; bytes: Buffer; deleted: readonly number[] }>): SearchIndex | null {
+    const parts: Part[] = []
+    for (const s of saved) {
+      const segment = Segment.open(s.bytes, SEGMENT_VERSION)
+      if (segment === null) return null
+      const part: Part = { segment, deleted: null, deletedCount: 0, file: s.file, saved: true, base: 0 }
+      for (const d of s.deleted) {
+        if (!Number.isInteger(d) || d < 0 || d >= segment.docCount) return null
+        part.deleted ??= new Uint8Array(segment.docCount)
+        if (part.deleted[d] === 0) (part.deleted[d] = 1), part.deletedCount++
+      }
+      parts.push(part)
+    }
+    return new SearchIndex(parts)
   }
 
   get size(): number {
-    return this.indexed.size
+    return this.live
+  }
+
+  /** What it holds: id -> the stamp (checksum, and context hash) of the entry as indexed. */
+  stamps(): Map<string, string> {
+    return new Map([...this.locs()].map(([id, loc]) => [id, this.stampAt(loc)]))
+  }
+
+  /** How many segments it has (the in-memory one not counted). */
+  get segmentCount(): number {
+    return this.parts.length
+  }
+
+  private renumber(): void {
+    let base = 0
+    for (const p of this.parts) {
+      p.base = base
+      base += p.segment.docCount
+    }
+    this.memBase = base
+  }
+
+  private locs(): Map<string, Location> {
+    if (this.locations !== null) return this.locations
+    const map = new Map<string, Location>()
+    const put = (id: string, loc: Location): void => {
+      // Two live copies of one id cannot come from this code; from a damaged list, the later one
+      // stays and the sync by stamp that follows every load puts the right text back.
+      const before = map.get(id)
+      if (before !== undefined) this.kill(before)
+      map.set(id, loc)
+    }
+    for (const part of this.parts) for (let d = 0; d < part.segment.docCount; d++) if (part.deleted === null || part.deleted[d] === 0) put(part.segment.id(d), { part, doc: d })
+    this.mem.forEach((m, d) => m.live && put(m.id, { part: null, doc: d }))
+    this.locations = map
+    return map
+  }
+
+  private lengthsAt(loc: Location): ArrayLike<number> {
+    if (loc.part === null) return (this.mem[loc.doc] as MemDoc).lengths
+    return loc.part.segment.lengths.subarray(loc.doc * FIELD_COUNT, (loc.doc + 1) * FIELD_COUNT)
+  }
+
+  /** Tombstones a live document and takes it out of the statistics (not out of `locations`). */
+  private kill(loc: Location): void {
+    const lengths = this.lengthsAt(loc)
+    if (loc.part === null) {
+      const m = this.mem[loc.doc] as MemDoc
+      if (!m.live) return
+      m.live = false
+    } else {
+      const p = loc.part
+      p.deleted ??= new Uint8Array(p.segment.docCount)
+      if (p.deleted[loc.doc] === 1) return
+      p.deleted[loc.doc] = 1
+      p.deletedCount++
+    }
+    this.live--
+    for (let f = 0; f < FIELD_COUNT; f++) this.totals[f]! -= lengths[f] as number
+  }
+
+  private addToMemory(doc: SegmentDoc): void {
+    const n = this.mem.length
+    this.mem.push({ ...doc, live: true })
+    const seen = new Set<string>()
+    for (const terms of doc.terms) for (const t of terms.keys()) seen.add(t)
+    for (const t of seen) {
+      const list = this.memTerms.get(t)
+      if (list === undefined) this.memTerms.set(t, [n])
+      else list.push(n)
+    }
+    this.live++
+    for (let f = 0; f < FIELD_COUNT; f++) this.totals[f]! += doc.lengths[f] as number
+    this.locs().set(doc.id, { part: null, doc: n })
+    if (this.mem.length >= MEMORY_SEGMENT_DOCS) this.sealMemory()
+  }
+
+  /** Turns the in-memory segment into an immutable one (not yet written). */
+  private sealMemory(): void {
+    const builder = new SegmentBuilder()
+    const moved: string[] = []
+    for (const m of this.mem) {
+      if (!m.live) continue
+      builder.addDoc(m)
+      moved.push(m.id)
+    }
+    this.mem = []
+    this.memTerms = new Map()
+    if (builder.size > 0) this.adopt(openOwn(builder), moved, [])
+    else this.renumber()
+  }
+
+  /** Appends a segment built here, replacing the given parts; its documents, in order, have these ids. */
+  private adopt(segment: Segment, ids: readonly string[], replaced: readonly Part[]): void {
+    const part: Part = { segment, deleted: null, deletedCount: 0, file: `seg-${Date.now().toString(36)}-${randomBytes(6).toString('hex')}.bin`, saved: false, base: 0 }
+    for (const r of replaced) if (r.saved) this.obsolete.push(r.file)
+    this.parts = [...this.parts.filter((p) => !replaced.includes(p)), part]
+    this.renumber()
+    if (this.locations !== null) ids.forEach((id, doc) => this.locations?.set(id, { part, doc }))
+  }
+
+  private stampAt(loc: Location): string {
+    return loc.part === null ? (this.mem[loc.doc] as MemDoc).stamp : loc.part.segment.stamp(loc.doc)
   }
 
   /** Brings one entry in step: indexed if searchable and changed, dropped if no longer searchable. */
   apply(item: ContextualEntry): 'added' | 'updated' | 'removed' | 'unchanged' {
     const { entry } = item
-    const known = this.indexed.get(entry.id)
+    const known = this.locs().get(entry.id)
     if (!isSearchable(entry)) return known === undefined ? 'unchanged' : (this.remove(entry.id), 'removed')
     const version = stamp(item)
-    if (known === version) return 'unchanged'
-    if (known !== undefined) this.engine.discard(entry.id)
-    this.engine.add(documentOf(entry, item.context))
-    this.indexed.set(entry.id, version)
+    if (known !== undefined && this.stampAt(known) === version) return 'unchanged'
+    if (known !== undefined) this.kill(known)
+    this.addToMemory(segmentDocOf(entry.id, version, documentOf(entry, item.context)))
     return known === undefined ? 'added' : 'updated'
   }
 
   remove(id: string): boolean {
-    if (!this.indexed.has(id)) return false
-    this.engine.discard(id)
-    this.indexed.delete(id)
+    const locs = this.locs()
+    const loc = locs.get(id)
+    if (loc === undefined) return false
+    this.kill(loc)
+    locs.delete(id)
     return true
   }
 
@@ -202,23 +581,158 @@ export class SearchIndex {
       const r = this.apply(item)
       if (r !== 'unchanged') stats[r]++
     }
-    for (const id of [...this.indexed.keys()]) if (!seen.has(id) && this.remove(id)) stats.removed++
+    for (const id of [...this.locs().keys()]) if (!seen.has(id) && this.remove(id)) stats.removed++
     return stats
   }
 
+  private partOfSlot(slot: number): Part {
+    let lo = 0
+    let hi = this.parts.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1
+      if ((this.parts[mid] as Part).base <= slot) lo = mid
+      else hi = mid - 1
+    }
+    return this.parts[lo] as Part
+  }
+
+  private idOf(slot: number): string {
+    if (slot >= this.memBase) return (this.mem[slot - this.memBase] as MemDoc).id
+    const p = this.partOfSlot(slot)
+    return p.segment.id(slot - p.base)
+  }
+
+  private slotOf(id: string): number {
+    const loc = this.locs().get(id)
+    if (loc === undefined) return -1
+    return loc.part === null ? this.memBase + loc.doc : loc.part.base + loc.doc
+  }
+
+  private scratchFor(slots: number): Scratch {
+    if (this.scratch === null || this.scratch.capacity < slots) this.scratch = new Scratch(Math.max(slots, Math.ceil((this.scratch?.capacity ?? 0) * 1.5), 1024))
+    return this.scratch
+  }
+
   /**
-   * BM25 over the given distinct terms, each multiplied by its weight (1 unless given),
-   * restricted to ids the filter accepts (all, without one); best score first.
+   * BM25 over the given distinct terms, each multiplied by its weight (1 unless given), across
+   * every segment, restricted to ids the filter accepts (all, without one): a ranking to draw
+   * best first. With strongOnly, it draws (and counts) only documents that matched a strong term,
+   * or with `qualifies`, a term it accepts.
    */
-  rank(terms: readonly string[], weights: ReadonlyMap<string, number>, accept: ((id: string) => boolean) | null): RankedDoc[] {
-    if (terms.length === 0) return []
-    const results = this.engine.search(terms.join(' '), {
-      fields: [...RANKED_FIELDS],
-      tokenize: () => [...terms],
-      boostTerm: (term) => weights.get(term) ?? 1,
-      ...(accept !== null ? { filter: (r: { id: unknown }) => accept(String(r.id)) } : {}),
+  rank(
+    terms: readonly string[],
+    weights: ReadonlyMap<string, number>,
+    accept: ((id: string) => boolean) | null,
+    options: { strongOnly?: boolean; qualifies?: (term: string) => boolean } = {},
+  ): Ranking {
+    const n = this.live
+    if (terms.length === 0 || n === 0) return Ranking.empty()
+    const parts = this.parts
+    const T = terms.length
+    const found = new Int32Array(parts.length * T)
+    const s = this.scratchFor(this.memBase + this.mem.length)
+    const { acc, termScore, matchCount, strong, touched, termTouched, termMark } = s
+    let touchedCount = 0
+    const df = new Float64Array(RANKED_FIELD_COUNT)
+    for (let ti = 0; ti < T; ti++) {
+      const term = terms[ti] as string
+      const key = Buffer.from(term, 'utf8')
+      for (let pi = 0; pi < parts.length; pi++) found[pi * T + ti] = (parts[pi] as Part).segment.findTerm(key)
+      const memList = this.memTerms.get(term)
+      df.fill(0)
+      for (let pi = 0; pi < parts.length; pi++) {
+        const t = found[pi * T + ti] as number
+        if (t < 0) continue
+        const { segment, deleted } = parts[pi] as Part
+        for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
+          const from = segment.starts[t * FIELD_COUNT + f] as number
+          const to = segment.starts[t * FIELD_COUNT + f + 1] as number
+          if (deleted === null) df[f]! += to - from
+          else for (let i = from; i < to; i++) if (deleted[segment.docs[i] as number] === 0) df[f]!++
+        }
+      }
+      if (memList !== undefined)
+        for (const doc of memList) {
+          const m = this.mem[doc] as MemDoc
+          if (m.live) for (let f = 0; f < RANKED_FIELD_COUNT; f++) if ((m.terms[f] as Map<string, number>).has(term)) df[f]!++
+        }
+      const boost = weights.get(term) ?? 1
+      let termTouchedCount = 0
+      // Field by field, each term's part summed apart and then added to the document's score, in
+      // the order minisearch added them, so scores are the same to the last bit.
+      for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
+        const dff = df[f] as number
+        if (dff === 0) continue
+        const bm25 = new FieldScore(boost * (FIELD_WEIGHTS[f] as number), Math.log(1 + (n - dff + 0.5) / (dff + 0.5)), (this.totals[f] as number) / n)
+        for (let pi = 0; pi < parts.length; pi++) {
+          const t = found[pi * T + ti] as number
+          if (t < 0) continue
+          const part = parts[pi] as Part
+          const at = t * FIELD_COUNT + f
+          termTouchedCount = scoreRun(s, ti, termTouchedCount, bm25, part, f, part.segment.starts[at] as number, part.segment.starts[at + 1] as number)
+        }
+        if (memList !== undefined)
+          for (const doc of memList) {
+            const m = this.mem[doc] as MemDoc
+            const tf = m.live ? (m.terms[f] as Map<string, number>).get(term) : undefined
+            if (tf !== undefined) termTouchedCount = addScore(s, ti, termTouchedCount, this.memBase + doc, bm25.of(tf, m.lengths[f] as number))
+          }
+      }
+      const isStrong = (options.qualifies ?? isStrongTerm)(term)
+      for (let j = 0; j < termTouchedCount; j++) {
+        const slot = termTouched[j] as number
+        if (matchCount[slot] === 0) {
+          acc[slot] = termScore[slot] as number
+          touched[touchedCount++] = slot
+        } else acc[slot]! += termScore[slot] as number
+        matchCount[slot]!++
+        if (isStrong) strong[slot] = 1
+      }
+    }
+    const slots = new Int32Array(touchedCount)
+    const scores = new Float64Array(touchedCount)
+    const strongOf = new Uint8Array(touchedCount)
+    let size = 0
+    for (let j = 0; j < touchedCount; j++) {
+      const slot = touched[j] as number
+      // minisearch's final score: the sum times the number of query terms matched.
+      const score = (acc[slot] as number) * (matchCount[slot] as number)
+      const isStrong = strong[slot] as number
+      acc[slot] = 0
+      matchCount[slot] = 0
+      strong[slot] = 0
+      termMark[slot] = -1
+      if (accept !== null && !accept(this.idOf(slot))) continue
+      slots[size] = slot
+      scores[size] = score
+      strongOf[size] = isStrong
+      size++
+    }
+    const matchedOf = (slot: number): string[] => this.matchedAt(slot, terms, found)
+    return new Ranking(slots, scores, strongOf, size, options.strongOnly === true, { idOf: (x) => this.idOf(x), matchedOf, slotOf: (id) => this.slotOf(id) })
+  }
+
+  /** The query terms a document matched in a ranked field, in query order. */
+  private matchedAt(slot: number, terms: readonly string[], found: Int32Array): string[] {
+    const out: string[] = []
+    if (slot >= this.memBase) {
+      const m = this.mem[slot - this.memBase] as MemDoc
+      for (const term of terms) if (m.terms.slice(0, RANKED_FIELD_COUNT).some((t) => t.has(term))) out.push(term)
+      return out
+    }
+    const pi = this.parts.indexOf(this.partOfSlot(slot))
+    const { segment, base } = this.parts[pi] as Part
+    terms.forEach((term, ti) => {
+      const t = found[pi * terms.length + ti] as number
+      if (t < 0) return
+      for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
+        if (segment.hasDoc(segment.starts[t * FIELD_COUNT + f] as number, segment.starts[t * FIELD_COUNT + f + 1] as number, slot - base)) {
+          out.push(term)
+          return
+        }
+      }
     })
-    return results.map((r) => ({ id: String(r.id), score: r.score, matched: r.queryTerms }))
+    return out
   }
 
   /**
@@ -227,13 +741,118 @@ export class SearchIndex {
    */
   literal(identifiers: readonly string[], accept: ((id: string) => boolean) | null): Map<string, string[]> {
     const out = new Map<string, string[]>()
-    if (identifiers.length === 0) return out
-    const results = this.engine.search(identifiers.join(' '), {
-      fields: ['identifiers'],
-      tokenize: () => [...identifiers],
-      ...(accept !== null ? { filter: (r: { id: unknown }) => accept(String(r.id)) } : {}),
-    })
-    for (const r of results) out.set(String(r.id), r.queryTerms)
+    const note = (id: string, ident: string): void => {
+      const have = out.get(id)
+      if (have !== undefined) have.push(ident)
+      else if (accept === null || accept(id)) out.set(id, [ident])
+    }
+    for (const ident of new Set(identifiers)) {
+      const key = Buffer.from(ident, 'utf8')
+      for (const { segment, deleted } of this.parts) {
+        const t = segment.findTerm(key)
+        if (t < 0) continue
+        const to = segment.starts[t * FIELD_COUNT + IDENTIFIERS + 1] as number
+        for (let i = segment.starts[t * FIELD_COUNT + IDENTIFIERS] as number; i < to; i++) {
+          const doc = segment.docs[i] as number
+          if (deleted === null || deleted[doc] === 0) note(segment.id(doc), ident)
+        }
+      }
+      for (const doc of this.memTerms.get(ident) ?? []) {
+        const m = this.mem[doc] as MemDoc
+        if (m.live && (m.terms[IDENTIFIERS] as Map<string, number>).has(ident)) note(m.id, ident)
+      }
+    }
     return out
+  }
+
+  /** Merges parts into one new segment, leaving their deleted documents behind. */
+  private merge(group: readonly Part[]): void {
+    const builder = new SegmentBuilder()
+    const ids: string[] = []
+    const renumbered = group.map(({ segment, deleted }) => {
+      const to = new Int32Array(segment.docCount).fill(-1)
+      for (let d = 0; d < segment.docCount; d++) {
+        if (deleted !== null && deleted[d] === 1) continue
+        const id = segment.id(d)
+        to[d] = builder.startDoc(id, segment.stamp(d), segment.lengths.subarray(d * FIELD_COUNT, (d + 1) * FIELD_COUNT))
+        ids.push(id)
+      }
+      return to
+    })
+    group.forEach(({ segment }, gi) => {
+      const to = renumbered[gi] as Int32Array
+      for (let t = 0; t < segment.termCount; t++) {
+        const term = segment.term(t)
+        for (let f = 0; f < FIELD_COUNT; f++) {
+          const end = segment.starts[t * FIELD_COUNT + f + 1] as number
+          for (let i = segment.starts[t * FIELD_COUNT + f] as number; i < end; i++) {
+            const doc = to[segment.docs[i] as number] as number
+            if (doc >= 0) builder.posting(term, f, doc, segment.tfs[i] as number)
+          }
+        }
+      }
+    })
+    this.adopt(openOwn(builder), ids, group)
+  }
+
+  /**
+   * The next merge, or null: a segment with too many tombstones alone, or MERGE_FACTOR segments
+   * of the lowest size tier that has that many (as many as fit in one segment). Segments already
+   * on disk count against the budget; those not yet written are merged freely (written once).
+   */
+  private nextMerge(budget: number): Part[] | null {
+    const cost = (ps: readonly Part[]): number => ps.reduce((sum, p) => sum + (p.saved ? p.segment.docCount : 0), 0)
+    const heavy = this.parts.find((p) => p.deletedCount > p.segment.docCount * MAX_DELETED_SHARE && cost([p]) <= budget)
+    if (heavy !== undefined) return [heavy]
+    const tiers = new Map<number, Part[]>()
+    for (const p of this.parts) {
+      const live = liveDocs(p)
+      if (live * 2 > MAX_SEGMENT_DOCS) continue
+      const tier = tierOf(live)
+      tiers.set(tier, [...(tiers.get(tier) ?? []), p])
+    }
+    for (const tier of [...tiers.keys()].sort((x, y) => x - y)) {
+      const members = (tiers.get(tier) as Part[]).sort((x, y) => liveDocs(x) - liveDocs(y))
+      if (members.length < MERGE_FACTOR) continue
+      const group: Part[] = []
+      let docs = 0
+      for (const p of members) {
+        if (group.length === MERGE_FACTOR || docs + liveDocs(p) > MAX_SEGMENT_DOCS || cost([...group, p]) > budget) break
+        group.push(p)
+        docs += liveDocs(p)
+      }
+      if (group.length >= 2) return group
+    }
+    return null
+  }
+
+  /**
+   * Seals the in-memory segment, runs the merge policy (bounded), and says what to write. The
+   * index stays usable meanwhile; `saved` marks what the plan wrote once it is on disk.
+   */
+  prepareSave(): SavePlan {
+    this.sealMemory()
+    let budget = MAX_SAVED_DOCS_MERGED_PER_SAVE
+    for (let group = this.nextMerge(budget); group !== null; group = this.nextMerge(budget)) {
+      budget -= group.reduce((sum, p) => sum + (p.saved ? p.segment.docCount : 0), 0)
+      this.merge(group)
+    }
+    const deletedOf = (p: Part): number[] => {
+      const out: number[] = []
+      if (p.deleted !== null) p.deleted.forEach((x, doc) => x === 1 && out.push(doc))
+      return out
+    }
+    return {
+      write: this.parts.filter((p) => !p.saved).map((p) => ({ file: p.file, bytes: p.segment.bytes })),
+      segments: this.parts.map((p) => ({ file: p.file, deleted: deletedOf(p) })),
+      drop: [...this.obsolete],
+    }
+  }
+
+  /** The plan is on disk: its segments are saved, the files it dropped are gone. */
+  saved(plan: SavePlan): void {
+    const written = new Set(plan.write.map((w) => w.file))
+    for (const p of this.parts) if (written.has(p.file)) p.saved = true
+    this.obsolete = this.obsolete.filter((f) => !plan.drop.includes(f))
   }
 }

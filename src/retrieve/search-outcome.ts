@@ -41,12 +41,11 @@ export function nearMisses(
   if (weak.length === 0) return []
   const weights = new Map(weak.map((t) => [t, RANKING.cjkUnigramWeight]))
   const out: NearMiss[] = []
-  const ranked = index.rank(weak, weights, accept).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-  for (const r of ranked) {
+  const ranking = index.rank(weak, weights, accept)
+  for (let r = ranking.next(); r !== undefined && out.length < NEAR_MISS_LIMIT; r = ranking.next()) {
     const e = get(r.id)
     if (e === undefined) continue
     out.push({ id: e.id, path: e.path, title: e.title, summary: e.summary, score: Math.round(r.score * 10_000) / 10_000, shared: r.matched })
-    if (out.length === NEAR_MISS_LIMIT) break
   }
   return out
 }

@@ -165,6 +165,25 @@ function zeroHitGuidance(source: EntrySource, req: SearchRequest): { guidance: s
  */
 const ANSWER_TERM_WEIGHT = 0.3
 
+/**
+ * The weighted terms of a query. A term said twice weighs twice. Single CJK characters only help,
+ * at a low weight, and only in a long (conversational) query: there 2-gram matches are sparse
+ * next to the query, while a short query is precise with its 2-grams and would pay for the long
+ * lists of single characters with noise and time. Alias terms weigh aliasWeight. With a strong
+ * term in the query (strongInQuery), single-character matches only add score.
+ */
+export function queryTerms(queryTokens: readonly string[], aliasTerms: readonly string[]): { weights: Map<string, number>; strongInQuery: boolean } {
+  const strongCount = new Set(queryTokens.filter(isStrongTerm)).size
+  const withUnigrams = strongCount === 0 || strongCount >= RANKING.cjkUnigramMinStrongTerms
+  const weights = new Map<string, number>()
+  for (const t of queryTokens) {
+    if (isStrongTerm(t)) weights.set(t, (weights.get(t) ?? 0) + 1)
+    else if (withUnigrams) weights.set(t, (weights.get(t) ?? 0) + RANKING.cjkUnigramWeight)
+  }
+  for (const t of aliasTerms) weights.set(t, RANKING.aliasWeight)
+  return { weights, strongInQuery: [...queryTokens, ...aliasTerms].some(isStrongTerm) }
+}
+
 export function runSearch(source: EntrySource, index: SearchIndex, aliases: AliasTable | null, req: SearchRequest): SearchResult {
   const accept = filterOf(req)
   // Question words (啥时候, 几岁, 哪儿) are read as what they ask for, not searched as words; a
@@ -191,49 +210,42 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   const querySet = new Set(queryTokens)
   // Alias groups read the query as written: a member may hold a question word (住哪 in home).
   const aliasTerms = aliases ? aliases.expand(queryTokens === contentTokens ? [...new Set([...queryTokens, ...tokenize(req.query)])] : queryTokens) : []
-  // A term said twice weighs twice. Single CJK characters only help, at a low weight, and only
-  // in a long (conversational) query: there 2-gram matches are sparse next to the query, while a
-  // short query is precise with its 2-grams and would pay for the long lists of single
-  // characters with noise and time.
-  const strongCount = new Set(queryTokens.filter(isStrongTerm)).size
-  const withUnigrams = strongCount === 0 || strongCount >= RANKING.cjkUnigramMinStrongTerms
-  const weights = new Map<string, number>()
-  for (const t of queryTokens) {
-    if (isStrongTerm(t)) weights.set(t, (weights.get(t) ?? 0) + 1)
-    else if (withUnigrams) weights.set(t, (weights.get(t) ?? 0) + RANKING.cjkUnigramWeight)
-  }
-  for (const t of aliasTerms) weights.set(t, RANKING.aliasWeight)
-  const strongInQuery = [...querySet, ...aliasTerms].some(isStrongTerm)
+  const { weights, strongInQuery } = queryTerms(queryTokens, aliasTerms)
+  // Terms of an answer to the question words only ever add score: a hit needs another term.
   const answerTerms = new Set(contentTokens.length > 0 ? answerTermsFor(question.asks).filter((t) => !weights.has(t) && !querySet.has(t)) : [])
   for (const t of answerTerms) weights.set(t, ANSWER_TERM_WEIGHT)
+  const qualifies = (t: string) => !answerTerms.has(t) && (!strongInQuery || isStrongTerm(t))
   // The index holds only searchable memories: a per-result check is needed only with filters.
   const acceptId = filtered ? (id: string) => {
     const e = source.get(id)
     return e !== undefined && accept(e)
   } : null
-  const ranked = index.rank([...weights.keys()], weights, acceptId)
+  // With a strong term in the query, single-character matches only add score (the strong-term
+  // rule), and so do answer terms: the ranking draws and counts only documents that matched a
+  // term that qualifies.
+  const drawQualified = strongInQuery || answerTerms.size > 0
+  const ranking = index.rank([...weights.keys()], weights, acceptId, { strongOnly: drawQualified, qualifies })
   // Shared identifiers: exact whole-token matches, which rank before every other hit.
   const sharedIds = index.literal(identifiersOf(req.query), acceptId)
   const literalScore = new Map<string, number>()
+  let matchedCount = ranking.count
+  for (const id of sharedIds.keys()) {
+    const r = ranking.get(id)
+    if (r === undefined) continue
+    literalScore.set(id, r.score)
+    if (!drawQualified || r.matched.some(qualifies)) matchedCount--
+  }
 
   // Results come best raw score first, and a boost multiplies by at most keywordMatchBoost: once
-  // top_k hits are in hand, a result whose boosted score could not reach the k-th is only counted.
+  // top_k hits are in hand, the first result whose boosted score could not reach the k-th ends
+  // the draw (the rest are only counted, above).
   const scored: Array<{ entry: IndexEntry; score: number; reason: SearchHit['reason'] }> = []
   const byScore = (a: { entry: IndexEntry; score: number }, b: { entry: IndexEntry; score: number }) =>
     b.score - a.score || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0)
   let threshold = -Infinity
-  let matchedCount = 0
-  for (const r of ranked) {
-    if (sharedIds.has(r.id)) {
-      literalScore.set(r.id, r.score)
-      continue
-    }
-    // Strong-term rule: with a strong term in the query, single-character matches only add score;
-    // and terms of an answer to the question words (answerTerms) only ever add score.
-    const found = answerTerms.size > 0 ? r.matched.filter((t) => !answerTerms.has(t)) : r.matched
-    if (found.length === 0 || (strongInQuery && !found.some(isStrongTerm))) continue
-    matchedCount++
-    if (r.score * RANKING.keywordMatchBoost < threshold) continue
+  for (let r = ranking.next(); r !== undefined; r = ranking.next()) {
+    if (sharedIds.has(r.id)) continue
+    if (r.score * RANKING.keywordMatchBoost < threshold) break
     const entry = source.get(r.id)
     if (entry === undefined) continue
     // Literal only through a term that could make a hit on its own: a shared single character
