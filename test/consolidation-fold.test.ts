@@ -93,6 +93,27 @@ describe('fold', () => {
     })
   }
 
+  for (const [lang, turns, query] of [
+    ['English', EN, 'Which studio lends kilns on weekends?'],
+    ['Chinese', ZH, '香山东门停车方便吗'],
+  ] as const) {
+    it(`${lang}: a hit on a folded exchange lists its sources, the turn that matches the query first; a plain episode's hit lists none`, async () => {
+      const { backend: b } = await store(NOW)
+      const ids = await session(b, 'talk', '2026-02-01T10:00:00Z', turns)
+      const [first] = (await consolidate(b, { dryRun: false })).exchanges
+      const hits = (await searchHandler(b, { query })).hits
+      const topic = hits.find((h) => h.id === first?.id)
+      // The follow-up (kilns, weekends / 东门停车) first; then the answer, which shares the studio / 香山; the question last.
+      expect(topic?.sources).toEqual([ids[2], ids[1], ids[0]])
+      // Sources that match the query alike keep their order, oldest first.
+      const other = (await searchHandler(b, { query: lang === 'English' ? 'Portland pottery class' : '登山活动' })).hits.find((h) => h.id === first?.id)
+      expect(other?.sources).toEqual(ids.slice(0, 3))
+      const plain = (await searchHandler(b, { query: lang === 'English' ? 'gym Fifth Street' : '健身房' })).hits
+      expect(plain.map((h) => h.id)).toContain(ids[5])
+      expect(plain.find((h) => h.id === ids[5])?.sources).toBeUndefined()
+    })
+  }
+
   it('a session written within the idle window is not folded; a dry run says what a run would fold and archive', async () => {
     const { backend: b } = await store(NOW)
     await session(b, 'recent', '2026-05-20T10:00:00Z', EN)
