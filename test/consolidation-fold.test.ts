@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest'
 import { consolidate, historyHandler, lineageHandler, restoreHandler, searchHandler, writeHandler, type IndexEntry, type MemoryBackend } from '../src/api.js'
 import { asks, EXCHANGE_TAG, exchanges, FOLD_JOINER, FOLD_MAX_EPISODES } from '../src/memory/consolidation/fold.js'
+import { allWithContext } from '../src/retrieve/session-context.js'
 import { tempStores } from './store-kit.js'
 
 const store = tempStores('consolidation-fold-')
@@ -111,6 +112,28 @@ describe('fold', () => {
       const plain = (await searchHandler(b, { query: lang === 'English' ? 'gym Fifth Street' : '健身房' })).hits
       expect(plain.map((h) => h.id)).toContain(ids[5])
       expect(plain.find((h) => h.id === ids[5])?.sources).toBeUndefined()
+    })
+  }
+
+  for (const [lang, turns] of [
+    ['English', EN],
+    ['Chinese', ZH],
+  ] as const) {
+    it(`${lang}: folding changes no turn's neighbour context: an exchange lends only its turns nearest a neighbour, and takes the turns around its own`, async () => {
+      const { backend: b } = await store(NOW)
+      const ids = await session(b, 'talk', '2026-02-01T10:00:00Z', turns)
+      const contextOf = async () => new Map(allWithContext(await b.indexView()).map((c) => [c.entry.id, c.context]))
+      const before = await contextOf()
+      expect(before.get(ids[5] as string)).toBe([turns[3], turns[4]].join('\n'))
+      const [first, second] = (await consolidate(b, { dryRun: false })).exchanges
+      expect([first?.derived_from, second?.derived_from]).toEqual([ids.slice(0, 3), ids.slice(3, 5)])
+      const after = await contextOf()
+      // The one-off keeps its two turns before, now held by the second exchange (the session's
+      // summary, written after the last turn, follows it as one more neighbour, as before the fold).
+      expect(after.get(ids[5] as string)?.startsWith(`${before.get(ids[5] as string) as string}\n`)).toBe(true)
+      // The first exchange: the two turns after its last; the second: two before its first, then the one after its last.
+      expect(after.get(first?.id as string)).toBe([turns[3], turns[4]].join('\n'))
+      expect(after.get(second?.id as string)?.startsWith([turns[1], turns[2], turns[5]].join('\n'))).toBe(true)
     })
   }
 
