@@ -577,7 +577,7 @@ async function main(): Promise<void> {
     if (args.consolidate) {
       const c = r.counts
       console.log(
-        `\n== LoCoMo after consolidation (each store consolidated once after its questions, then asked again; derived memories expanded into their source turns, cut at k) ==\n` +
+        `\n== LoCoMo after consolidation (each store consolidated once after its questions, then asked again; derived memories expanded into their source turns in the order of the hit's sources (best match to the query first), cut at k) ==\n` +
           `searchable records ${c.searchableBefore} -> ${c.searchableAfter} (${(100 * (1 - c.searchableAfter / Math.max(1, c.searchableBefore))).toFixed(1)}% fewer); ` +
           `promoted ${c.promoted}, session summaries ${c.reflected}, exchanges folded ${c.exchanges}, archived ${c.archived}`,
       )
