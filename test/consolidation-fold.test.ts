@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { consolidate, historyHandler, lineageHandler, restoreHandler, searchHandler, writeHandler, type IndexEntry, type MemoryBackend } from '../src/api.js'
 import { asks, EXCHANGE_TAG, exchanges, FOLD_JOINER, FOLD_MAX_EPISODES } from '../src/memory/consolidation/fold.js'
 import { allWithContext } from '../src/retrieve/session-context.js'
+import { renderValue } from '../src/tools/render/text.js'
 import { tempStores } from './store-kit.js'
 
 const store = tempStores('consolidation-fold-')
@@ -106,6 +107,7 @@ describe('fold', () => {
       const topic = hits.find((h) => h.id === first?.id)
       // The follow-up (kilns, weekends / 东门停车) first; then the answer, which shares the studio / 香山; the question last.
       expect(topic?.sources).toEqual([ids[2], ids[1], ids[0]])
+      expect(renderValue('memory_search_hybrid', await searchHandler(b, { query }))).toContain(`sources (best match first): ${[ids[2], ids[1], ids[0]].join(' ')}`)
       // Sources that match the query alike keep their order, oldest first.
       const other = (await searchHandler(b, { query: lang === 'English' ? 'Portland pottery class' : '登山活动' })).hits.find((h) => h.id === first?.id)
       expect(other?.sources).toEqual(ids.slice(0, 3))
