@@ -127,13 +127,25 @@ function aggregate(scores: readonly QuestionScore[], ks: readonly number[]): Agg
   return { n, frac, any, mrr: mean((s) => s.rr) }
 }
 
-/** Memory ids, best first, to source ids (each memory expanded to its sources, first position kept). */
-function expand(memoryIds: readonly string[], sources: ReadonlyMap<string, readonly string[]>): string[] {
+/**
+ * Hits, best first, to source ids: each hit expanded to its sources, first position kept. A hit
+ * on a memory made from others (a topic, a session summary) is expanded in the order of its
+ * `sources` (those matching the query best first, memory_search_hybrid), each into its own
+ * sources; every source still takes a slot, so the list cut at k holds at most k of a topic's.
+ */
+function expand(hits: readonly { id: string; sources?: string[] }[], sources: ReadonlyMap<string, readonly string[]>): string[] {
   const out: string[] = []
   const seen = new Set<string>()
-  for (const id of memoryIds) {
+  const known = (id: string): readonly string[] => {
     const ids = sources.get(id)
     if (ids === undefined) throw new Error(`search returned ${id}, which no write of this run returned`)
+    return ids
+  }
+  for (const hit of hits) {
+    const own = known(hit.id)
+    // As the map was filled: a source with no turn of its own adds none.
+    const ids = hit.sources === undefined ? own : hit.sources.flatMap((id) => sources.get(id) ?? [])
+    if (ids.length !== own.length || ids.some((s) => !own.includes(s))) throw new Error(`hit ${hit.id}: its sources are not those it was made from`)
     for (const s of ids) {
       if (!seen.has(s)) {
         seen.add(s)
@@ -321,10 +333,7 @@ async function runLocomo(dataDir: string, limit: number | null, consolidated: bo
         }
         const goldSet = new Set(gold)
         const result = await searchHandler(backend, { query: qa.question, top_k: LOCOMO_TOP_K })
-        const ours = expand(
-          result.hits.map((h) => h.id),
-          sources,
-        ).slice(0, LOCOMO_TOP_K)
+        const ours = expand(result.hits, sources).slice(0, LOCOMO_TOP_K)
         const base = baseline.search(qa.question, LOCOMO_TOP_K).map((h) => h.key)
         const outcome: LocomoOutcome = { category: qa.category, ours: scoreRanking(ours, goldSet, LOCOMO_KS), base: scoreRanking(base, goldSet, LOCOMO_KS) }
         outcomes.push(outcome)
@@ -349,7 +358,7 @@ async function runLocomo(dataDir: string, limit: number | null, consolidated: bo
         counts.searchableAfter += (await memoryStats(backend)).searchable
         for (const a of asked) {
           const result = await searchHandler(backend, { query: a.question, top_k: LOCOMO_TOP_K })
-          a.outcome.consolidated = scoreRanking(expand(result.hits.map((h) => h.id), sources).slice(0, LOCOMO_TOP_K), a.gold, LOCOMO_KS)
+          a.outcome.consolidated = scoreRanking(expand(result.hits, sources).slice(0, LOCOMO_TOP_K), a.gold, LOCOMO_KS)
         }
       }
       await signalsSettled(backend)
@@ -470,10 +479,7 @@ async function runMadial(dataDir: string) {
         const gold = new Set(d['relevant-id'].map(String))
         for (const g of gold) if (!poolIds.has(g)) counts.goldOutsidePool++
         const result = await searchHandler(backend, { query, top_k: MADIAL_TOP_K })
-        const ours = expand(
-          result.hits.map((h) => h.id),
-          sources,
-        )
+        const ours = expand(result.hits, sources)
         const base = baseline.search(query).map((h) => h.key)
         entry.ours.push(scoreRanking(ours, gold, MADIAL_KS))
         entry.base.push(scoreRanking(base, gold, MADIAL_KS))
@@ -571,7 +577,7 @@ async function main(): Promise<void> {
     if (args.consolidate) {
       const c = r.counts
       console.log(
-        `\n== LoCoMo after consolidation (each store consolidated once after its questions, then asked again; derived memories expanded into their source turns, cut at k) ==\n` +
+        `\n== LoCoMo after consolidation (each store consolidated once after its questions, then asked again; derived memories expanded into their source turns in the order of the hit's sources (best match to the query first), cut at k) ==\n` +
           `searchable records ${c.searchableBefore} -> ${c.searchableAfter} (${(100 * (1 - c.searchableAfter / Math.max(1, c.searchableBefore))).toFixed(1)}% fewer); ` +
           `promoted ${c.promoted}, session summaries ${c.reflected}, exchanges folded ${c.exchanges}, archived ${c.archived}`,
       )

@@ -9,6 +9,8 @@
 import { describe, expect, it } from 'vitest'
 import { consolidate, historyHandler, lineageHandler, restoreHandler, searchHandler, writeHandler, type IndexEntry, type MemoryBackend } from '../src/api.js'
 import { asks, EXCHANGE_TAG, exchanges, FOLD_JOINER, FOLD_MAX_EPISODES } from '../src/memory/consolidation/fold.js'
+import { allWithContext } from '../src/retrieve/session-context.js'
+import { renderValue } from '../src/tools/render/text.js'
 import { tempStores } from './store-kit.js'
 
 const store = tempStores('consolidation-fold-')
@@ -90,6 +92,50 @@ describe('fold', () => {
       // A rerun folds nothing again.
       const again = await consolidate(b, { dryRun: false })
       expect([again.exchanges.length, again.archived.length]).toEqual([0, 0])
+    })
+  }
+
+  for (const [lang, turns, query] of [
+    ['English', EN, 'Which studio lends kilns on weekends?'],
+    ['Chinese', ZH, '香山东门停车方便吗'],
+  ] as const) {
+    it(`${lang}: a hit on a folded exchange lists its sources, the turn that matches the query first; a plain episode's hit lists none`, async () => {
+      const { backend: b } = await store(NOW)
+      const ids = await session(b, 'talk', '2026-02-01T10:00:00Z', turns)
+      const [first] = (await consolidate(b, { dryRun: false })).exchanges
+      const hits = (await searchHandler(b, { query })).hits
+      const topic = hits.find((h) => h.id === first?.id)
+      // The follow-up (kilns, weekends / 东门停车) first; then the answer, which shares the studio / 香山; the question last.
+      expect(topic?.sources).toEqual([ids[2], ids[1], ids[0]])
+      expect(renderValue('memory_search_hybrid', await searchHandler(b, { query }))).toContain(`sources (best match first): ${[ids[2], ids[1], ids[0]].join(' ')}`)
+      // Sources that match the query alike keep their order, oldest first.
+      const other = (await searchHandler(b, { query: lang === 'English' ? 'Portland pottery class' : '登山活动' })).hits.find((h) => h.id === first?.id)
+      expect(other?.sources).toEqual(ids.slice(0, 3))
+      const plain = (await searchHandler(b, { query: lang === 'English' ? 'gym Fifth Street' : '健身房' })).hits
+      expect(plain.map((h) => h.id)).toContain(ids[5])
+      expect(plain.find((h) => h.id === ids[5])?.sources).toBeUndefined()
+    })
+  }
+
+  for (const [lang, turns] of [
+    ['English', EN],
+    ['Chinese', ZH],
+  ] as const) {
+    it(`${lang}: folding changes no turn's neighbour context: an exchange lends only its turns nearest a neighbour, and takes the turns around its own`, async () => {
+      const { backend: b } = await store(NOW)
+      const ids = await session(b, 'talk', '2026-02-01T10:00:00Z', turns)
+      const contextOf = async () => new Map(allWithContext(await b.indexView()).map((c) => [c.entry.id, c.context]))
+      const before = await contextOf()
+      expect(before.get(ids[5] as string)).toBe([turns[3], turns[4]].join('\n'))
+      const [first, second] = (await consolidate(b, { dryRun: false })).exchanges
+      expect([first?.derived_from, second?.derived_from]).toEqual([ids.slice(0, 3), ids.slice(3, 5)])
+      const after = await contextOf()
+      // The one-off keeps its two turns before, now held by the second exchange (the session's
+      // summary, written after the last turn, follows it as one more neighbour, as before the fold).
+      expect(after.get(ids[5] as string)?.startsWith(`${before.get(ids[5] as string) as string}\n`)).toBe(true)
+      // The first exchange: the two turns after its last; the second: two before its first, then the one after its last.
+      expect(after.get(first?.id as string)).toBe([turns[3], turns[4]].join('\n'))
+      expect(after.get(second?.id as string)?.startsWith([turns[1], turns[2], turns[5]].join('\n'))).toBe(true)
     })
   }
 

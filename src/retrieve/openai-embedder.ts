@@ -9,6 +9,7 @@
  * same vectors whichever server answers, so moving a server re-embeds nothing.
  */
 
+import { pushAll } from '../arrays.js'
 import { invalidInput, MemoryError } from '../errors.js'
 import type { Embedder } from './embedder.js'
 
@@ -168,7 +169,7 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
     dim,
     async embed(texts) {
       const out: number[][] = []
-      for (let i = 0; i < texts.length; i += batchSize) out.push(...(await batch(texts.slice(i, i + batchSize))))
+      for (let i = 0; i < texts.length; i += batchSize) pushAll(out, await batch(texts.slice(i, i + batchSize)))
       return out
     },
   }

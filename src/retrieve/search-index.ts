@@ -613,6 +613,39 @@ export class SearchIndex {
     return this.scratch
   }
 
+  /** Live documents holding the term, per ranked field, into `df`; `found(pi)` is its number in part pi (< 0: absent). */
+  private fieldDocCounts(term: string, found: (pi: number) => number, df: Float64Array): void {
+    const parts = this.parts
+    df.fill(0)
+    for (let pi = 0; pi < parts.length; pi++) {
+      const t = found(pi)
+      if (t < 0) continue
+      const { segment, deleted } = parts[pi] as Part
+      for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
+        const from = segment.starts[t * FIELD_COUNT + f] as number
+        const to = segment.starts[t * FIELD_COUNT + f + 1] as number
+        if (deleted === null) df[f]! += to - from
+        else for (let i = from; i < to; i++) if (deleted[segment.docs[i] as number] === 0) df[f]!++
+      }
+    }
+    const memList = this.memTerms.get(term)
+    if (memList !== undefined)
+      for (const doc of memList) {
+        const m = this.mem[doc] as MemDoc
+        if (m.live) for (let f = 0; f < RANKED_FIELD_COUNT; f++) if ((m.terms[f] as Map<string, number>).has(term)) df[f]!++
+      }
+  }
+
+  /** How many live documents hold the term, in the ranked field where most do (a measure of its rarity). */
+  documentFrequency(term: string): number {
+    const key = Buffer.from(term, 'utf8')
+    const df = new Float64Array(RANKED_FIELD_COUNT)
+    this.fieldDocCounts(term, (pi) => (this.parts[pi] as Part).segment.findTerm(key), df)
+    let most = 0
+    for (const n of df) most = Math.max(most, n)
+    return most
+  }
+
   /**
    * BM25 over the given distinct terms, each multiplied by its weight (1 unless given), across
    * every segment, restricted to ids the filter accepts (all, without one): a ranking to draw
@@ -639,23 +672,7 @@ export class SearchIndex {
       const key = Buffer.from(term, 'utf8')
       for (let pi = 0; pi < parts.length; pi++) found[pi * T + ti] = (parts[pi] as Part).segment.findTerm(key)
       const memList = this.memTerms.get(term)
-      df.fill(0)
-      for (let pi = 0; pi < parts.length; pi++) {
-        const t = found[pi * T + ti] as number
-        if (t < 0) continue
-        const { segment, deleted } = parts[pi] as Part
-        for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
-          const from = segment.starts[t * FIELD_COUNT + f] as number
-          const to = segment.starts[t * FIELD_COUNT + f + 1] as number
-          if (deleted === null) df[f]! += to - from
-          else for (let i = from; i < to; i++) if (deleted[segment.docs[i] as number] === 0) df[f]!++
-        }
-      }
-      if (memList !== undefined)
-        for (const doc of memList) {
-          const m = this.mem[doc] as MemDoc
-          if (m.live) for (let f = 0; f < RANKED_FIELD_COUNT; f++) if ((m.terms[f] as Map<string, number>).has(term)) df[f]!++
-        }
+      this.fieldDocCounts(term, (pi) => found[pi * T + ti] as number, df)
       const boost = weights.get(term) ?? 1
       let termTouchedCount = 0
       // Field by field, each term's part summed apart and then added to the document's score, in

@@ -46,6 +46,12 @@ export interface SearchHit {
   similarity?: number
   /** How many identifiers (D-387, a sha, a version) the query shares with it; such hits come first. */
   literalMatch?: number
+  /**
+   * For a memory made from others (a folded exchange, a promoted topic, a session summary): the
+   * ids it was made from, those whose own text matches the query best first (sourceOrder), the
+   * rest in their own order: which one to open first.
+   */
+  sources?: string[]
 }
 
 export interface SearchResult {
@@ -120,7 +126,30 @@ export function toHit(e: IndexEntry, score: number, reason: SearchHit['reason'],
     score: Math.round(score * 10_000) / 10_000,
     reason,
     ...(literalMatch > 0 ? { literalMatch } : {}),
+    ...(e.derived_from !== undefined ? { sources: e.derived_from } : {}),
   }
+}
+
+/**
+ * A derived memory's sources, best match to the query first: each source scores the weight of
+ * every query term its own text holds times the term's rarity in the index (BM25's IDF over the
+ * `total` searchable memories, `df` of them matching it); ties, and sources matching nothing,
+ * keep their order (oldest first for an exchange). A source no longer known scores nothing.
+ */
+export function sourceOrder(ids: readonly string[], source: EntrySource, weights: ReadonlyMap<string, number>, df: (term: string) => number, total: number): string[] {
+  const idf = (t: string) => {
+    const n = df(t)
+    return Math.log(1 + (total - n + 0.5) / (n + 0.5))
+  }
+  const score = (id: string): number => {
+    const e = source.get(id)
+    if (e === undefined) return 0
+    let sum = 0
+    for (const t of new Set(tokenize(e.summary))) if (weights.has(t)) sum += (weights.get(t) as number) * idf(t)
+    return sum
+  }
+  const scores = new Map(ids.map((id) => [id, score(id)]))
+  return [...ids].sort((a, b) => (scores.get(b) as number) - (scores.get(a) as number))
 }
 
 function commonTags(entries: Iterable<IndexEntry>, limit: number): string[] {
@@ -269,7 +298,12 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   }
   literalHits.sort((a, b) => (b.literalMatch ?? 0) - (a.literalMatch ?? 0) || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   matchedCount += literalHits.length
-  const top = [...literalHits, ...scored.map((h) => toHit(h.entry, h.score, h.reason))].slice(0, req.top_k)
+  // How many indexed memories hold each term: the rarity sourceOrder weighs a source's terms by.
+  const dfs = new Map<string, number>()
+  const df = (t: string) => dfs.get(t) ?? dfs.set(t, index.documentFrequency(t)).get(t) as number
+  const top = [...literalHits, ...scored.map((h) => toHit(h.entry, h.score, h.reason))]
+    .slice(0, req.top_k)
+    .map((h) => (h.sources === undefined ? h : { ...h, sources: sourceOrder(h.sources, source, weights, df, index.size) }))
   const aliasHits = top.filter((h) => h.reason === 'alias').length
 
   if (top.length === 0) {

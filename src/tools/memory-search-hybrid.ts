@@ -54,6 +54,11 @@ export const memorySearchHybridTool = defineTool(
               reason: { type: 'string', enum: ['match', 'alias', 'meaning'], description: 'meaning: found by the embedder only, sharing no search word.' },
               similarity: { type: 'number', description: 'Cosine similarity to the query, when the embedder found it.' },
               literalMatch: { type: 'integer', description: 'Identifiers the query shares with this memory, matched exactly; such hits come first.' },
+              sources: {
+                type: 'array',
+                items: { type: 'string' },
+                description: 'For a memory made from others (a folded exchange, a promoted topic, a session summary): their ids, those matching the query best first; open the first to read the turn itself.',
+              },
               scope: { type: 'string', description: 'The premises under which this memory holds.' },
               evidence: { ...evidenceField, description: 'For a memory with evidence: verified (passed, fresh) or asserted.' },
               retracted_by: { type: 'string', description: 'The retraction that withdrew this memory: do not rely on it.' },

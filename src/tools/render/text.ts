@@ -40,7 +40,8 @@ function renderSearch(v: Output<typeof memorySearchHybridTool>): string {
   const lines = v.hits.map(
     (h) =>
       `- ${h.id} [${h.type}, ${h.status}${h.store !== undefined ? `, ${h.store} store` : ''}${h.reason === 'alias' ? ', alias' : ''}${h.literalMatch !== undefined ? `, ${h.literalMatch} identifier(s) matched exactly` : ''}]${claimMarkText(h)} ${isDerivedTitle(h.title, h.summary) ? '' : `${oneLine(h.title, 80)}: `}${oneLine(h.summary, SUMMARY_CHARS)}` +
-      `${h.tags.length > 0 ? ` #${h.tags.join(' #')}` : ''} (${h.path}, score ${h.score.toFixed(2)}) ref=${h.ref}`,
+      `${h.tags.length > 0 ? ` #${h.tags.join(' #')}` : ''} (${h.path}, score ${h.score.toFixed(2)}) ref=${h.ref}` +
+      `${h.sources !== undefined ? ` sources (best match first): ${h.sources.join(' ')}` : ''}`,
   )
   const guards = (v.guards ?? []).map((g) => `[GUARD] when ${oneLine(g.trigger, 80)}: ${oneLine(g.action, 200)} (${g.id})`)
   const excluded = v.scopeExcluded !== undefined && v.scopeExcluded > 0 ? [`${v.scopeExcluded} match(es) left out: their premises conflict with your scope.`] : []
