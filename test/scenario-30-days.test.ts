@@ -34,4 +34,10 @@ describe('a 30-day user, answered through the tools', () => {
     expect((await api.searchHandler(backend, { query: FORGOTTEN_VALUE })).hits).toEqual([])
     expect(await api.rebuildIndex(backend)).toMatchObject({ badIndexLines: 0 })
   })
+
+  it('keyless, untitled writes get the same 12 right: the answerer reads a hit\'s words through the synonym groups search uses', { timeout: 60_000 }, async () => {
+    const { backend, at } = await newStore(day(1))
+    const run = await playScenario(api, backend, at, 'free text, naive')
+    expect(run.answers.filter((a) => a.right).length, answerReport(run.answers)).toBe(12)
+  })
 })
