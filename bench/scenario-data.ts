@@ -106,7 +106,7 @@ export interface ScenarioApi<B extends ScenarioBackend> {
 }
 
 /** What a consolidation report lists, step by step (counted over the run's days). */
-export const CONSOLIDATION_STEPS = ['promoted', 'reinforced', 'reflected', 'merged', 'archived', 'decayed'] as const
+export const CONSOLIDATION_STEPS = ['promoted', 'reinforced', 'reflected', 'exchanges', 'merged', 'archived', 'decayed'] as const
 export type ConsolidationStep = (typeof CONSOLIDATION_STEPS)[number]
 
 export interface ScenarioBackend {
