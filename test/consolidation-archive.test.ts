@@ -116,6 +116,9 @@ describe('small talk', () => {
       await episode(b, 'd4', dayAfter(t0, 3), lang.fact[0] as string)
       await episode(b, 'd5', dayAfter(t0, 4), lang.fact[1] as string)
       at(dayAfter(t0, 5))
+      // A preview shows the merge, and archives nothing written inside the window.
+      const preview = await consolidate(b, { dryRun: true })
+      expect([preview.exchanges.map((x) => x.derived_from), preview.archived]).toEqual([[[a, c]], []])
       const run = await consolidate(b, { dryRun: false })
       // The fact is promoted; the small talk is not a fact.
       expect(run.promoted.map((p) => p.summary)).toEqual([lang.fact[1]])

@@ -535,8 +535,13 @@ async function archiveCovered(backend: MemoryBackend, report: ConsolidationRepor
   const written = (e: IndexEntry) => now - Date.parse(e.time) >= idleDays * 86_400_000
   const due = entries.filter((e) => e.type === 'episode' && e.status === 'active' && holders.has(e.id) && !restored.has(e.id) && held(e) && (whole.has(e.id) ? written(e) : idle(e)))
   if (dryRun) {
-    // The exchanges a run would fold are not written yet: their episodes would go too.
-    report.archived = [...new Set([...due.map((e) => e.id), ...report.exchanges.flatMap((x) => x.derived_from)])]
+    // The exchanges a run would fold or merge are not written yet: their episodes written before the window would go too.
+    const byId = new Map(entries.map((e) => [e.id, e]))
+    const unwritten = report.exchanges.flatMap((x) => x.derived_from).filter((id) => {
+      const e = byId.get(id)
+      return e !== undefined && e.status === 'active' && !restored.has(id) && written(e)
+    })
+    report.archived = [...new Set([...due.map((e) => e.id), ...unwritten])]
     return
   }
   if (due.length === 0) return
