@@ -102,10 +102,11 @@ export interface ScenarioApi<B extends ScenarioBackend> {
   consolidate(backend: B, options: { dryRun: boolean }): Promise<Record<ConsolidationStep, unknown[]>>
   memoryStats(backend: B): Promise<{ searchable: number; suggested: number; archived: number }>
   tokenize(text: string): string[]
+  aliasTerms(backend: B, queryTokens: readonly string[]): Promise<string[]>
 }
 
 /** What a consolidation report lists, step by step (counted over the run's days). */
-export const CONSOLIDATION_STEPS = ['promoted', 'reinforced', 'reflected', 'merged', 'archived', 'decayed'] as const
+export const CONSOLIDATION_STEPS = ['promoted', 'reinforced', 'reflected', 'exchanges', 'merged', 'archived', 'decayed'] as const
 export type ConsolidationStep = (typeof CONSOLIDATION_STEPS)[number]
 
 export interface ScenarioBackend {
@@ -191,7 +192,9 @@ export function answerReport(answers: readonly Answer[]): string {
  * shares "用户" with a question about a password). A hit's words are its title, its summary and
  * the subject the store files it under (its slot: the title of a keyed write, the subject derived
  * from the text of a keyless one, "用户 饮食" for "我最近开始吃鸡胸肉了"), so that both arms are
- * judged by what the memory is about, not only by the keyed arm's titles.
+ * judged by what the memory is about, not only by the keyed arm's titles. A question word counts
+ * as covered when the hit has it or a word the store's synonym groups give it (`aliasTerms`, the
+ * groups search itself uses): "居住" is covered by a hit filed under "用户 住址", as search found it.
  */
 async function lookUp<B extends ScenarioBackend>(api: ScenarioApi<B>, backend: B, query: string, asOf?: string): Promise<{ text: string; entities: string[] }> {
   const strongTerms = (text: string) => new Set(api.tokenize(text).filter((t) => Array.from(t).length >= 2))
@@ -199,8 +202,11 @@ async function lookUp<B extends ScenarioBackend>(api: ScenarioApi<B>, backend: B
   const top = out.hits[0]
   const asked = strongTerms(query)
   const entry = top === undefined ? undefined : (await backend.indexView()).get(top.id)
-  const covered = top === undefined ? 0 : [...strongTerms(`${top.title} ${top.summary} ${entry?.key ?? ''}`)].filter((t) => asked.has(t)).length
-  if (top === undefined || covered * 2 < asked.size) return { text: REFUSAL, entities: [] }
+  if (top === undefined) return { text: REFUSAL, entities: [] }
+  const words = strongTerms(`${top.title} ${top.summary} ${entry?.key ?? ''}`)
+  let covered = 0
+  for (const t of asked) if (words.has(t) || (await api.aliasTerms(backend, [t])).some((a) => words.has(a))) covered++
+  if (covered * 2 < asked.size) return { text: REFUSAL, entities: [] }
   return { text: top.summary, entities: entry?.entities ?? [] }
 }
 

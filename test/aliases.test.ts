@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from 'vitest'
-import { searchHandler, tokenize, writeHandler, type MemoryBackend } from '../src/api.js'
+import { aliasTerms, searchHandler, tokenize, writeHandler, type MemoryBackend } from '../src/api.js'
 import { BUILTIN_ALIAS_GROUPS, buildAliasTable } from '../src/retrieve/aliases.js'
 import { tempStores } from './store-kit.js'
 
@@ -46,5 +46,19 @@ describe('aliases of a person\'s attributes', () => {
     expect(expanded.has('名字')).toBe(true)
     for (const other of ['住址', '宠物', '爱好', '喜欢']) expect(expanded.has(other), other).toBe(false)
     expect(table.expand(tokenize('用户的饮食'))).toEqual([])
+  })
+
+  it('aliasTerms gives a reader the words search adds: built-in groups and the store\'s aliases.json, nothing for a word in no group', async () => {
+    const { backend: b } = await store()
+    const home = new Set(await aliasTerms(b, ['居住']))
+    for (const w of ['住址', '家住']) expect(home.has(w), w).toBe(true)
+    expect(home.has('居住')).toBe(false)
+    for (const other of ['城市', '名字', '宠物']) expect(home.has(other), other).toBe(false)
+    expect(new Set(await aliasTerms(b, tokenize('pets'))).has('cat')).toBe(true)
+    expect(await aliasTerms(b, ['密码'])).toEqual([])
+    expect(await aliasTerms(b, ['password'])).toEqual([])
+    // The store's own groups count as search counts them, and a change to the file is read again.
+    await b.writeFileAtomic('aliases.json', JSON.stringify({ bank: ['银行卡', '储蓄卡'] }))
+    expect(await aliasTerms(b, tokenize('银行卡'))).toContain('储蓄')
   })
 })

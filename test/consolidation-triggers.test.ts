@@ -47,12 +47,13 @@ describe('consolidationDue', () => {
     const { backend: b, root, at } = await store(T0)
     const config = (patch: object) => fs.writeFile(path.join(root, 'config.json'), JSON.stringify({ consolidateAfterEpisodes: 1, ...patch }))
     await config({ consolidateAfterEpisodes: 0 })
-    // Two sessions of two episodes each: once they are finished, a run summarises both (2 changes).
+    // Two sessions of three episodes each (a summary quotes two): once they are finished, a run summarises both (2 changes).
     for (const s of ['a', 'b']) {
       await writeHandler(b, { summary: `Reviewed the retry policy of payment queue ${s} with the team.`, type: 'episode', session_id: s })
+      await writeHandler(b, { summary: `Looked at the dashboards of payment queue ${s}.`, type: 'episode', session_id: s })
       await writeHandler(b, { summary: `We decided to cap retries of payment queue ${s} at five.`, type: 'episode', session_id: s })
     }
-    expect(await consolidationDue(b)).toMatchObject({ due: false, newEpisodes: 4, reason: 'automatic consolidation is off (consolidateAfterEpisodes is 0)' })
+    expect(await consolidationDue(b)).toMatchObject({ due: false, newEpisodes: 6, reason: 'automatic consolidation is off (consolidateAfterEpisodes is 0)' })
     // With a daily cap of 2, a run that changed 2 memories today leaves nothing due until tomorrow.
     await config({ consolidateMinIntervalMinutes: 0, consolidateDailyItems: 2 })
     at(minutesAfter(T0, 180))

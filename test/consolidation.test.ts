@@ -171,8 +171,10 @@ describe('reflect, archive, stale', () => {
     const { backend: b } = await store()
     const ids = await history(b)
     const report = await consolidate(b, { dryRun: false })
-    // s3's hello is the same memory as s1's (an exact repeat gains a source): s3 has one episode of its own.
-    expect(report.reflected.map((r) => r.session).sort()).toEqual(['s1', 's2'])
+    // s3's hello is the same memory as s1's (an exact repeat gains a source): s3 has one episode of
+    // its own. s2's summary would quote both its episodes whole (nothing marked: its first and
+    // last): the session again, so it gets none.
+    expect(report.reflected.map((r) => r.session).sort()).toEqual(['s1'])
     const s1 = report.reflected.find((r) => r.session === 's1')
     // It quotes what was done (the hook), so that is what it is derived from; it counts the whole session.
     expect(s1?.derived_from).toEqual([ids.hook])
@@ -186,14 +188,15 @@ describe('reflect, archive, stale', () => {
   it('a session summary asserts no fact: one session\'s summary never supersedes or conflicts with another\'s (zh, en)', async () => {
     const { backend: b } = await store()
     // Two episodes a day, one session a day; the later sessions' texts carry change cues.
-    const days: Array<[string, string, string]> = [
-      ['a', '我叫李明。', '今天修了登录的 bug。'],
-      ['b', '我们讨论了发布计划。', '数据库端口现在是 5433。'],
-      ['c', 'The deploy target is staging.', 'Reviewed the payment PR.'],
-      ['d', 'The cache TTL is now 60 s.', 'Drafted the release notes.'],
+    // Three episodes a session, so that a summary quotes some, not all (one quoting all is not written).
+    const days: Array<[string, string, string, string]> = [
+      ['a', '我叫李明。', '看了一眼监控面板。', '今天修了登录的 bug。'],
+      ['b', '我们讨论了发布计划。', '看了一眼告警邮件。', '数据库端口现在是 5433。'],
+      ['c', 'The deploy target is staging.', 'Looked at the dashboards.', 'Reviewed the payment PR.'],
+      ['d', 'The cache TTL is now 60 s.', 'Read the incident report.', 'Drafted the release notes.'],
     ]
     for (const [i, [session, ...said]] of days.entries()) {
-      for (const [k, summary] of said.entries()) await episode(b, session, `2026-03-0${i + 1}T10:0${k * 5}:00Z`, summary)
+      for (const [k, summary] of said.entries()) await episode(b, session, `2026-03-0${i + 1}T10:${String(k * 5).padStart(2, '0')}:00Z`, summary)
     }
     const { reflected } = await consolidate(b, { dryRun: false })
     expect(reflected).toHaveLength(4)
@@ -219,15 +222,18 @@ describe('reflect, archive, stale', () => {
     const { backend: b } = await store()
     const ids = await history(b)
     const report = await consolidate(b, { dryRun: false })
-    // The Lisbon episodes under their topic; the hook and the hello after it folded into one exchange.
-    expect(report.archived.sort()).toEqual([ids.lisbon1, ids.lisbon2, ids.lisbon3, ids.hook, ids.hello1].sort())
+    // The Lisbon episode the topic is made of (its words are the topic's); the hook and the hello
+    // after it folded into one exchange. The other two Lisbon episodes say more than the topic (a
+    // call at 9:00 UTC, a vendor sync): they stay searchable.
+    expect(report.promoted[0]?.summary).toBe('用户说他住在 Lisbon，想找周末徒步的路线。')
+    expect(report.archived.sort()).toEqual([ids.lisbon3, ids.hook, ids.hello1].sort())
     expect(report.exchanges.map((x) => x.derived_from)).toEqual([[ids.hook, ids.hello1]])
     const view = await b.indexView()
-    expect([ids.lisbon1, ids.notes].map((id) => view.get(id)?.status)).toEqual(['archived', 'active'])
+    expect([ids.lisbon3, ids.lisbon1, ids.lisbon2, ids.notes].map((id) => view.get(id)?.status)).toEqual(['archived', 'active', 'active', 'active'])
     const hits = (await searchHandler(b, { query: 'Lisbon' })).hits.map((h) => h.id)
-    expect(hits).not.toContain(ids.lisbon1)
+    expect(hits).not.toContain(ids.lisbon3)
     expect(hits).toContain(report.promoted[0]?.id)
-    expect((await restoreHandler(b, { ids: [ids.lisbon1] })).restored).toEqual([{ id: ids.lisbon1, status: 'active' }])
+    expect((await restoreHandler(b, { ids: [ids.lisbon3] })).restored).toEqual([{ id: ids.lisbon3, status: 'active' }])
   })
 
   it('a topic whose source is forgotten is reported stale', async () => {
@@ -251,7 +257,7 @@ describe('the run itself', () => {
     const dry = await consolidateHandler(b, {})
     expect(dry.dry_run).toBe(true)
     expect(dry.promoted.map((p) => [p.id, p.status])).toEqual([[null, 'would-promote']])
-    expect(dry.reflected).toHaveLength(2)
+    expect(dry.reflected).toHaveLength(1)
     expect(dry.guidance).toMatch(/^Dry run, nothing changed/)
     expect([await fs.readFile(path.join(root, 'index.jsonl'), 'utf8'), await fs.readFile(path.join(root, 'ledger.jsonl'), 'utf8')]).toEqual(before)
   })
@@ -265,7 +271,7 @@ describe('the run itself', () => {
     expect(first.guidance).toMatch(/Stopped early: .*item cap 1 reached/)
     const second = await consolidate(b, { dryRun: false })
     expect(second.skipped).toEqual([])
-    expect(first.reflected.length + second.reflected.length).toBe(2)
+    expect(first.reflected.length + second.reflected.length).toBe(1)
     const runs = (await b.readLedger()).filter((e) => e.event === 'consolidate')
     expect(runs).toHaveLength(2)
     expect(runs[0]?.skipped).toBeDefined()

@@ -34,4 +34,17 @@ describe('a 30-day user, answered through the tools', () => {
     expect((await api.searchHandler(backend, { query: FORGOTTEN_VALUE })).hits).toEqual([])
     expect(await api.rebuildIndex(backend)).toMatchObject({ badIndexLines: 0 })
   })
+
+  it('keyless, untitled writes get the same 12 right, and consolidated daily, with fewer searchable memories', { timeout: 60_000 }, async () => {
+    const { backend, at } = await newStore(day(1))
+    const naive = await playScenario(api, backend, at, 'free text, naive')
+    expect(naive.answers.filter((a) => a.right).length, answerReport(naive.answers)).toBe(12)
+    const { backend: other, at: atOther } = await newStore(day(1))
+    const consolidated = await playScenario(api, other, atOther, 'free text, consolidated')
+    expect(consolidated.answers.filter((a) => a.right).length, answerReport(consolidated.answers)).toBe(12)
+    // The weather-and-weekend small talk of days 3, 14 and 21 is merged into one record and set
+    // aside a week later; no fact is lost from search.
+    expect(consolidated.records.searchable).toBeLessThan(naive.records.searchable)
+    expect(consolidated.consolidation.exchanges).toBe(1)
+  })
 })

@@ -153,6 +153,14 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
 }
 
 /**
+ * The terms this store's synonym groups (built-in and `<root>/aliases.json`) add to query tokens,
+ * exactly as a search adds them: what a reader of search results can count as the query's words.
+ */
+export async function aliasTerms(backend: MemoryBackend, queryTokens: readonly string[]): Promise<string[]> {
+  return (await retrievalState(backend)).aliases.expand(queryTokens)
+}
+
+/**
  * Builds the search index of this store again from the index, in this process and on disk,
  * dropping the saved copy first: after a purge no term of a removed memory survives in either.
  */

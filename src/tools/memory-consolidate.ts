@@ -13,8 +13,8 @@ export const memoryConsolidateTool = defineTool(
     title: 'Consolidate',
     group: 'curate',
     description:
-      'Consolidate the store without a model: a statement repeated in two or more sessions (or confirmed by the user) becomes a topic naming the episodes it came from; ' +
-      'each finished session gets a short summary; in a session idle for consolidateIdleDays, adjacent episodes that belong together (a question and its answer, follow-ups on one subject, chit-chat) are folded word for word into one topic; near-identical topics are folded (memory_undemote undoes it); episodes a topic covers and memories of low importance, idle for the store\'s consolidateIdleDays (30), are archived (memory_restore brings them back). ' +
+      'Consolidate the store without a model: a statement repeated in two or more sessions (or confirmed by the user) becomes a topic naming the episodes it came from; small talk said again in other sessions is merged word for word into one topic, never promoted as a fact; ' +
+      'each finished session gets a short summary (none when it would only repeat every episode); in a session idle for consolidateIdleDays, adjacent episodes that belong together (a question and its answer, follow-ups on one subject, chit-chat) are folded word for word into one topic; near-identical topics are folded (memory_undemote undoes it); episodes whose statement a topic holds, idle for the store\'s consolidateArchiveDays (7), and memories of low importance idle for consolidateIdleDays (30), are archived (memory_restore brings them back). ' +
       'Topics whose sources were replaced or forgotten are reported as stale. A preview unless dryRun is false; one run at a time per store, within its caps. ' +
       'Where the host offers a model (DSH\'s LLM, MCP sampling, a configured endpoint), it judges promotion candidates and writes session summaries, each answer held to its source episodes (the deterministic result where it is not); ' +
       'over the model token caps (consolidateModelTokensPerRun, consolidateModelTokensPerDay) or on a model failure the run goes on without it and says why in degraded. A dry run uses cached model answers only.',
@@ -69,7 +69,7 @@ export const memoryConsolidateTool = defineTool(
         },
         exchanges: {
           type: 'array',
-          description: 'Exchanges of idle sessions (a question and its answer, a statement and its follow-ups, chit-chat) folded word for word into one topic each; their episodes are archived.',
+          description: 'Exchanges of idle sessions (a question and its answer, a statement and its follow-ups, chit-chat) folded word for word into one topic each, and small talk said again across sessions merged the same way (its session: those sessions, comma-separated); their episodes are archived.',
           items: {
             type: 'object',
             properties: { id: nullableString, session: { type: 'string' }, derived_from: ids },

@@ -42,10 +42,10 @@ import { confirmMemory } from '../writing/confirm.js'
 import { setStatus } from '../writing/slots.js'
 import { transact } from '../writing/txn.js'
 import { NEAR_DUPLICATE_THRESHOLD, writeMemory, type WriteOptions, type WriteRequest } from '../writing/write.js'
-import { EXCHANGE_TAG, exchanges } from './fold.js'
+import { EXCHANGE_TAG, exchanges, FOLD_JOINER } from './fold.js'
 import { consolidationModel, ModelRun, modelTokensOnDay, type ConsolidationModel, type Degraded, type ModelUse } from './model.js'
 import { PROMOTE_PROMPT, promotePrompt, readJudgement, readSummary, REFLECT_PROMPT, reflectPrompt } from './prompts.js'
-import { promotionGroups, strongEvidence, type Candidate, type PromotionGroup } from './promote.js'
+import { holdsStatement, promotionGroups, strongEvidence, type Candidate, type PromotionGroup } from './promote.js'
 import { SESSION_SUMMARY_TAG, sessionSummaries, type SessionSummary } from './reflect.js'
 
 export const LEASE_FILE = '.cache/consolidation.json'
@@ -232,7 +232,7 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
       const restored = new Set(ledger.filter((ev) => ev.event === 'restore' && typeof ev.id === 'string').map((ev) => ev.id as string))
       await fold(backend, report, budget, dryRun, config.consolidateIdleDays, restored)
       await merge(backend, report, budget, dryRun)
-      await archiveCovered(backend, report, budget, dryRun, config.consolidateIdleDays, restored)
+      await archiveCovered(backend, report, budget, dryRun, config.consolidateArchiveDays, restored)
       if (budget.allows('decay')) {
         const d = await decay(backend, { days: config.consolidateIdleDays, dryRun, limit: Math.max(1, (options.maxItems ?? config.consolidateMaxItems) - budget.used) })
         report.decayed = d.archived.map((c) => c.id)
@@ -283,6 +283,14 @@ async function promote(backend: MemoryBackend, ledger: readonly LedgerEvent[], r
   const grouped = new Set(groups.flatMap((g) => g.members.map((m) => m.id)))
 
   for (const g of groups) {
+    if (g.smallTalk) {
+      const loose = g.members.filter((m) => m.status === 'active' && !held.has(m.id))
+      if (loose.length === 0) continue
+      if (!budget.allows('promote')) return
+      await mergeSmallTalk(backend, report, g, loose, dryRun)
+      budget.spend(dryRun ? 0 : 1)
+      continue
+    }
     const fresh = g.members.filter((m) => !consumed.has(m.id))
     if (fresh.length === 0) continue
     const holder = g.members.map((m) => consumed.get(m.id)).find((h): h is IndexEntry => h !== undefined)
@@ -311,9 +319,30 @@ async function promote(backend: MemoryBackend, ledger: readonly LedgerEvent[], r
     const said = deriveClaim(e.summary)
     if (said === null || !keys.some((k) => sameSubject(k, said.subject))) continue
     if (!budget.allows('promote')) return
-    await promoteGroup(backend, report, { members: [e], sessions: sessionsOf(e), confirmed: false, similarity: 1, text: e }, 'revision', dryRun, null)
+    await promoteGroup(backend, report, { members: [e], sessions: sessionsOf(e), confirmed: false, similarity: 1, text: e, smallTalk: false }, 'revision', dryRun, null)
     budget.spend(dryRun ? 0 : 1)
   }
+}
+
+/**
+ * Small talk said again in other sessions is merged, not promoted: one exchange topic holds the
+ * lines not held yet, word for word, oldest first (no fact: it revises nothing), so ARCHIVE sets
+ * them aside. Reported with the exchanges, its `session` the sessions it was said in.
+ */
+async function mergeSmallTalk(backend: MemoryBackend, report: ConsolidationReport, g: PromotionGroup, loose: readonly IndexEntry[], dryRun: boolean): Promise<void> {
+  const derived = loose.map((m) => m.id)
+  let id: string | null = null
+  if (!dryRun) {
+    const request: WriteRequest = {
+      summary: loose.map((m) => m.summary).join(FOLD_JOINER),
+      type: 'topic',
+      time: (loose.at(-1) as IndexEntry).time,
+      tags: [...new Set([EXCHANGE_TAG, ...loose.flatMap((m) => m.tags)])],
+      entities: [...new Set(loose.flatMap((m) => m.entities))],
+    }
+    id = await writeDerived(backend, request, derived, 'fold', { assertsFacts: false })
+  }
+  report.exchanges.push({ id, session: g.sessions.join(', '), derived_from: derived })
 }
 
 /**
@@ -402,6 +431,9 @@ async function reflect(backend: MemoryBackend, report: ConsolidationReport, budg
   for (const s of sessionSummaries(episodes, summarised, Date.parse(backend.now()))) {
     if (!budget.allows('reflect')) return
     const summary = await summaryOf(s, run)
+    // A summary that quotes every episode whole is the session again, a second copy of each
+    // statement in search: such a session gets none, as a session of one episode gets none.
+    if (s.members.every((m) => summary.includes(m.summary))) continue
     // A model's summary draws on the whole session; an extractive one on the episodes it quotes.
     const model = run !== null && summary !== s.summary ? { model: run.use.id } : null
     const derived = (model !== null ? s.members : s.quoted).map((m) => m.id)
@@ -480,8 +512,10 @@ async function merge(backend: MemoryBackend, report: ConsolidationReport, budget
 }
 
 /**
- * Episodes a live topic was made of, idle beyond the window: out of search, files kept. memory_restore
- * brings one back, and then no run archives it again.
+ * Episodes a live topic was made of and holds the statement of (holdsStatement), idle beyond the
+ * archive window (`consolidateArchiveDays`, shorter than the fold and decay window: the topic
+ * keeps every word and names the episode): out of search, files kept. memory_restore brings one
+ * back, and then no run archives it again.
  */
 async function archiveCovered(backend: MemoryBackend, report: ConsolidationReport, budget: Budget, dryRun: boolean, idleDays: number, restored: ReadonlySet<string>): Promise<void> {
   const now = Date.parse(backend.now())
@@ -492,15 +526,22 @@ async function archiveCovered(backend: MemoryBackend, report: ConsolidationRepor
   }
   const entries = [...(await backend.indexView()).values()]
   const coveringTopics = entries.filter((e) => e.type === 'topic' && (e.status === 'active' || e.status === 'superseded') && e.derived_from !== undefined)
-  const covered = new Set(coveringTopics.flatMap((t) => t.derived_from ?? []))
+  const holders = new Map<string, IndexEntry[]>()
+  for (const t of coveringTopics) for (const id of t.derived_from ?? []) (holders.get(id) ?? holders.set(id, []).get(id) as IndexEntry[]).push(t)
   // An exchange holds its episodes word for word: whatever found one finds the exchange, so only
   // the time it was written counts, not when it was last found.
   const whole = heldByExchanges(coveringTopics)
+  const held = (e: IndexEntry) => whole.has(e.id) || (holders.get(e.id) ?? []).some((t) => holdsStatement(t.summary, e.summary))
   const written = (e: IndexEntry) => now - Date.parse(e.time) >= idleDays * 86_400_000
-  const due = entries.filter((e) => covered.has(e.id) && e.type === 'episode' && e.status === 'active' && !restored.has(e.id) && (whole.has(e.id) ? written(e) : idle(e)))
+  const due = entries.filter((e) => e.type === 'episode' && e.status === 'active' && holders.has(e.id) && !restored.has(e.id) && held(e) && (whole.has(e.id) ? written(e) : idle(e)))
   if (dryRun) {
-    // The exchanges a run would fold are not written yet: their episodes would go too.
-    report.archived = [...new Set([...due.map((e) => e.id), ...report.exchanges.flatMap((x) => x.derived_from)])]
+    // The exchanges a run would fold or merge are not written yet: their episodes written before the window would go too.
+    const byId = new Map(entries.map((e) => [e.id, e]))
+    const unwritten = report.exchanges.flatMap((x) => x.derived_from).filter((id) => {
+      const e = byId.get(id)
+      return e !== undefined && e.status === 'active' && !restored.has(id) && written(e)
+    })
+    report.archived = [...new Set([...due.map((e) => e.id), ...unwritten])]
     return
   }
   if (due.length === 0) return

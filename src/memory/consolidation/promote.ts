@@ -16,6 +16,7 @@
  */
 
 import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
+import { bigramJaccard, normalizeSlot } from '../../text.js'
 import type { IndexEntry } from '../../types.js'
 import { deriveClaim, type DerivedClaim } from '../truth/claim-extract.js'
 import { compareValues, valueAtoms, type ValueAtoms } from '../truth/claim-value.js'
@@ -30,6 +31,8 @@ export const COMMON_SHARE = 0.2
 export const COMMON_FLOOR = 6
 /** Groups this similar (or spanning three sessions, or confirmed) are promoted active; thinner ones wait for confirmation. */
 export const STRONG_STATEMENT = 0.5
+/** Statements this similar (character 2-grams, who said it left out) say the same thing in nearly the same words. */
+export const RESTATES = 0.6
 
 const CHATTER =
   /^(?:(?:the\s+)?user\s+)?(?:(?:said|says|sent|wrote|greeted(?:\s+the\s+assistant)?(?:\s+with)?)\s+)?(?:hello|hi|hey|good\s+(?:morning|afternoon|evening|night)|thanks?|thank(?:ed)?\s+(?:you|the\s+assistant)|bye|goodbye|see\s+you)\b|^(?:用户)?(?:说了?|发了)?(?:你好|您好|早上好|下午好|晚上好|谢谢|感谢|多谢|再见|拜拜|晚安)/iu
@@ -39,6 +42,15 @@ const REPORTING = /^(?:said|say|says|mention|mentioned|again|told|tell|note|note
 /** A report of something done, not a fact: "Reviewed the payment PR", "修复了登录测试". */
 const DONE_REPORT =
   /^(?:(?:we|i|the\s+team|the\s+assistant)\s+)?(?:fixed|implemented|added|removed|reviewed|merged|refactored|deployed|wrote|ran|tested|debugged|investigated|looked\s+into|discussed|set\s+up|updated|created|shipped|helped|answered|explained)\b|^(?:我们|我|助手)?(?:修复|实现|添加|删除|评审|审查|合并|重构|部署|排查|调试|讨论|帮|回答|解释)了?/iu
+/**
+ * Small talk told as such: that someone chatted (about a film, the weekend), the day's weather or
+ * tiredness. A remark of the day, not knowledge: never promoted unless it names a subject
+ * ("用户闲聊时提到自己住在杭州" does). Small talk said again in other words (sessions apart) is
+ * merged: one record holds its lines word for word (consolidate.ts); a line said again word for
+ * word is one memory already (the write path's dedupe).
+ */
+const SMALL_TALK =
+  /(?:随便|简单)?聊了聊?|闲聊|寒暄|天气(?:不错|很好|真好|不好|挺好)|(?:有点|好|很)累|\b(?:chatted|chit-?chat|small\s+talk)\b|\btalked\s+about\s+(?:the\s+weather|(?:a|the)\s+(?:film|movie|book|show))\b|\bweather\s+(?:is|was)\s+(?:nice|great|lovely|bad|good)\b|\b(?:feels?|felt|feeling|is|was|am|i'm)\s+(?:a\s+bit\s+|so\s+|very\s+)?tired\b/iu
 /** Both give numbers (versions, ports, amounts), and they disagree: two facts, however alike the words. */
 function numbersDiffer(a: Prepared, b: Prepared): boolean {
   return compareValues({ numbers: a.numbers, words: [] }, { numbers: b.numbers, words: [] }) === 'different'
@@ -90,6 +102,8 @@ export interface PromotionGroup {
   similarity: number
   /** The member whose text the topic takes. */
   text: IndexEntry
+  /** Small talk said again (SMALL_TALK): no fact; its lines are folded word for word, not promoted. */
+  smallTalk: boolean
 }
 
 interface Prepared {
@@ -98,6 +112,8 @@ interface Prepared {
   claim: DerivedClaim | null
   /** The numbers of its text (versions, ports, amounts), read once. */
   numbers: ValueAtoms['numbers']
+  /** Small talk (SMALL_TALK, naming no subject): joins only small talk. */
+  talk: boolean
 }
 
 /** Greetings and thanks, or fewer than two words of content: not a fact. */
@@ -134,7 +150,7 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     const statement = reported(c.entry.summary)
     const claim = deriveClaim(statement)
     if (isChatter(c.entry.summary, terms) || (claim === null && DONE_REPORT.test(statement))) continue
-    prepared.push({ c, terms, claim, numbers: valueAtoms(c.entry.summary).numbers })
+    prepared.push({ c, terms, claim, numbers: valueAtoms(c.entry.summary).numbers, talk: claim === null && SMALL_TALK.test(statement) })
   }
   const sessions = new Set(prepared.flatMap((p) => p.c.sessions))
   // Document frequency by session: a word every session uses links nothing.
@@ -150,6 +166,8 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
   const similarity = (i: number, j: number): number => {
     const a = prepared[i] as Prepared
     const b = prepared[j] as Prepared
+    // Small talk says the same as small talk only: never a fact's restatement.
+    if (a.talk !== b.talk) return 0
     // Both name one subject: the same fact when the values agree, two facts when they differ.
     if (a.claim !== null && b.claim !== null && sameSubject(a.claim.subject, b.claim.subject)) {
       return a.claim.negated === b.claim.negated && compareValues(valueAtoms(a.claim.value), valueAtoms(b.claim.value)) === 'same' ? 1 : 0
@@ -208,7 +226,10 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     const confirmed = members.some((m) => m.c.confirmed)
     if (inSessions.length < 2 && !confirmed) continue
     members.sort((a, b) => a.c.entry.time.localeCompare(b.c.entry.time) || a.c.entry.id.localeCompare(b.c.entry.id))
-    out.push({ members: members.map((m) => m.c.entry), sessions: inSessions, confirmed, similarity: weakest[root] as number, text: bestText(members) })
+    const smallTalk = members.every((m) => m.talk)
+    // Small talk is merged, not promoted: a line said again in another session is one memory already.
+    if (smallTalk && members.length < 2) continue
+    out.push({ members: members.map((m) => m.c.entry), sessions: inSessions, confirmed, similarity: weakest[root] as number, text: bestText(members), smallTalk })
   }
   return out.sort((a, b) => (a.members.at(-1) as IndexEntry).time.localeCompare((b.members.at(-1) as IndexEntry).time))
 }
@@ -216,4 +237,20 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
 /** Whether a group is evidence enough to promote as active; thinner evidence goes through the confirmation gate. */
 export function strongEvidence(g: PromotionGroup): boolean {
   return g.confirmed || g.sessions.length >= 3 || g.similarity >= STRONG_STATEMENT
+}
+
+/**
+ * Whether a topic's text holds what an episode says, so that the episode may leave search without
+ * losing a word of it: the episode's words are in the topic (an exchange, a topic made of its
+ * text), or both state one subject with the same value, or they restate each other (RESTATES). A
+ * group joined on looser grounds ("李强的生日…" and "李强喜欢摄影…") covers the others in name only:
+ * those stay searchable. Pure.
+ */
+export function holdsStatement(topic: string, episode: string): boolean {
+  const [t, e] = [reported(topic), reported(episode)]
+  const said = normalizeSlot(e)
+  if (said !== '' && normalizeSlot(t).includes(said)) return true
+  const [x, y] = [deriveClaim(t), deriveClaim(e)]
+  if (x !== null && y !== null && sameSubject(x.subject, y.subject)) return x.negated === y.negated && compareValues(valueAtoms(x.value), valueAtoms(y.value)) === 'same'
+  return bigramJaccard(t, e) >= RESTATES
 }

@@ -31,8 +31,10 @@ export interface RuntimeConfig {
   structuredRevises: boolean
   /** A write with confidence below this (percent) gets a `low-confidence` warning. */
   lowConfidencePercent: number
-  /** Consolidation: episodes a topic was made of, and idle memories of low importance, leave search after this many idle days. */
+  /** Consolidation: sessions are folded, and idle memories of low importance leave search, after this many idle days. */
   consolidateIdleDays: number
+  /** Consolidation: an episode whose statement a topic holds (and names it) leaves search after this many idle days. */
+  consolidateArchiveDays: number
   /** Consolidation caps: memories one run may change, seconds it may take, changes per day. */
   consolidateMaxItems: number
   consolidateMaxSeconds: number
@@ -59,6 +61,7 @@ export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
   structuredRevises: true,
   lowConfidencePercent: 30,
   consolidateIdleDays: 30,
+  consolidateArchiveDays: 7,
   consolidateMaxItems: 500,
   consolidateMaxSeconds: 120,
   consolidateDailyItems: 5000,
@@ -75,6 +78,7 @@ const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
   decayAfterDays: [1, 3650],
   lowConfidencePercent: [0, 100],
   consolidateIdleDays: [1, 3650],
+  consolidateArchiveDays: [1, 3650],
   consolidateMaxItems: [1, 100_000],
   consolidateMaxSeconds: [1, 3600],
   consolidateDailyItems: [1, 1_000_000],
