@@ -74,9 +74,11 @@ export function runUntilKilled(script: string, args: readonly string[], onLine: 
       const lines = partial.split('\n')
       partial = lines.pop() ?? ''
       for (const line of lines) {
-        if (line.trim() === '' || killed) continue
+        if (line.trim() === '') continue
+        // Every line is heard, also those printed between the decision to kill and the kill:
+        // what the worker reported before it died counts as acknowledged.
         const delay = onLine(line.trim())
-        if (delay === null) continue
+        if (delay === null || killed) continue
         killed = true
         if (delay <= 0) child.kill('SIGKILL')
         else setTimeout(() => child.kill('SIGKILL'), delay)
