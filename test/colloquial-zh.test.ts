@@ -24,21 +24,21 @@ const search = async (b: MemoryBackend, query: string) => (await searchHandler(b
 
 describe('question words', () => {
   it('are taken out of the query and named by what they ask for', () => {
-    expect(readQuestion('开会是啥时候')).toEqual({ text: '开会是 ', asks: ['time'] })
-    expect(readQuestion('小猫几岁了')).toEqual({ text: '小猫 了', asks: ['age'] })
-    expect(readQuestion('他住哪儿')).toEqual({ text: '他住 ', asks: ['place'] })
-    expect(readQuestion('谁管上线')).toEqual({ text: ' 管上线', asks: ['person'] })
-    expect(readQuestion('咋报销')).toEqual({ text: ' 报销', asks: ['manner'] })
+    expect(readQuestion('开会是啥时候')).toEqual({ text: '开会是 ', asks: ['time'], removed: 1 })
+    expect(readQuestion('小猫几岁了')).toEqual({ text: '小猫 了', asks: ['age'], removed: 1 })
+    expect(readQuestion('他住哪儿')).toEqual({ text: '他住 ', asks: ['place'], removed: 1 })
+    expect(readQuestion('谁管上线')).toEqual({ text: ' 管上线', asks: ['person'], removed: 1 })
+    expect(readQuestion('咋报销')).toEqual({ text: ' 报销', asks: ['manner'], removed: 1 })
     // Traditional forms are read as Simplified; a thing in general names nothing.
     expect(readQuestion('護照啥時候到期').asks).toEqual(['time'])
-    expect(readQuestion('开的啥车')).toEqual({ text: '开的 车', asks: [] })
+    expect(readQuestion('开的啥车')).toEqual({ text: '开的 车', asks: [], removed: 1 })
     // 几 asks "how many" before a character, not in 几乎 and not at the end.
     expect(readQuestion('上几年级').asks).toEqual(['amount'])
-    expect(readQuestion('几乎每天')).toEqual({ text: '几乎每天', asks: [] })
+    expect(readQuestion('几乎每天')).toEqual({ text: '几乎每天', asks: [], removed: 0 })
     expect(readQuestion('茶几上的钥匙').asks).toEqual([])
     expect(readQuestion('哪吒的电影').asks).toEqual([])
     // English is untouched.
-    expect(readQuestion('when is the standup?')).toEqual({ text: 'when is the standup?', asks: [] })
+    expect(readQuestion('when is the standup?')).toEqual({ text: 'when is the standup?', asks: [], removed: 0 })
   })
 
   it('leave no 2-gram of their own in the query, and an age question names the terms of an age', () => {

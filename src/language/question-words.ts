@@ -65,17 +65,21 @@ export interface QuestionReading {
   text: string
   /** What the question words ask for, in the order they stand, without repeats. */
   asks: Asked[]
+  /** How many question words were taken out (0: `text` is the query, normalised). */
+  removed: number
 }
 
 /** The query read as a question: its question words out, what they ask for named. */
 export function readQuestion(query: string): QuestionReading {
   const asks: Asked[] = []
+  let removed = 0
   const text = simplifyHan(query.normalize('NFKC')).replace(QUESTION_PATTERN, (word) => {
     const asked = askedBy.get(word) ?? null
     if (asked !== null && !asks.includes(asked)) asks.push(asked)
+    removed++
     return ' '
   })
-  return { text, asks }
+  return { text, asks, removed }
 }
 
 /** The index terms of a memory that states what these questions ask for. */

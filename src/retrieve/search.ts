@@ -219,7 +219,9 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   // query of question words alone is searched as it is.
   const question = readQuestion(req.query)
   const contentTokens = tokenize(question.text)
-  const queryTokens = contentTokens.length > 0 ? contentTokens : tokenize(req.query)
+  // The query's tokens as written: the same as contentTokens unless question words were taken out.
+  const written = question.removed === 0 ? contentTokens : tokenize(req.query)
+  const queryTokens = contentTokens.length > 0 ? contentTokens : written
   const filtered = (req.tags?.length ?? 0) > 0 || (req.entities?.length ?? 0) > 0 || req.time_range !== undefined || req.scope !== undefined
   // Without filters every searchable memory is eligible, and the index holds exactly those.
   let eligible = filtered ? 0 : index.size
@@ -238,7 +240,7 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
 
   const querySet = new Set(queryTokens)
   // Alias groups read the query as written: a member may hold a question word (住哪 in home).
-  const aliasTerms = aliases ? aliases.expand(queryTokens === contentTokens ? [...new Set([...queryTokens, ...tokenize(req.query)])] : queryTokens) : []
+  const aliasTerms = aliases ? aliases.expand(written === queryTokens ? queryTokens : [...new Set([...queryTokens, ...written])]) : []
   const { weights, strongInQuery } = queryTerms(queryTokens, aliasTerms)
   // Terms of an answer to the question words only ever add score: a hit needs another term.
   const answerTerms = new Set(contentTokens.length > 0 ? answerTermsFor(question.asks).filter((t) => !weights.has(t) && !querySet.has(t)) : [])
