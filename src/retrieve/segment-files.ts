@@ -3,7 +3,8 @@
  * manifest listing them with their tombstones, the format and tokenizer versions, and the state
  * of index.jsonl the index was saved from.
  *
- * Crash safety: a segment is written aside under a unique temporary name, flushed and renamed,
+ * Crash safety: a segment is written aside under a unique temporary name, flushed and renamed
+ * (the backend's writeBytesAtomic),
  * the folder flushed; only then is the manifest replaced (atomically, flushed), and only after
  * that are the files it no longer lists removed. A reader therefore finds either the old manifest
  * with all its files or the new one with all of its. A missing, stale or corrupt manifest or
@@ -15,8 +16,7 @@
  * versions); it holds nothing that cannot be rebuilt from the store.
  */
 
-import { randomBytes } from 'node:crypto'
-import { open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
+import { open, readdir, readFile, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { MemoryBackend } from '../store/backend.js'
 import { makeDirs } from '../store/fs-io.js'
@@ -78,24 +78,6 @@ export async function savedIndexState(backend: MemoryBackend): Promise<string | 
   return (await readManifest(backend))?.index ?? null
 }
 
-/** Writes bytes under a unique temporary name, flushes them, and renames them into place. */
-async function writeAside(dir: string, file: string, bytes: Uint8Array): Promise<void> {
-  const tmp = path.join(dir, `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
-  try {
-    const handle = await open(tmp, 'wx')
-    try {
-      await handle.writeFile(bytes)
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    await rename(tmp, path.join(dir, file))
-  } catch (err) {
-    await rm(tmp, { force: true })
-    throw err
-  }
-}
-
 async function syncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r')
   try {
@@ -120,10 +102,12 @@ async function sweepStrays(dir: string, listed: ReadonlySet<string>): Promise<vo
  * manifest that lists them (claiming `state` of index.jsonl), then removes what it replaced.
  */
 export async function saveSearchIndex(backend: MemoryBackend, index: SearchIndex, state: string | null): Promise<void> {
+  // A backend that cannot write bytes keeps no saved index: the next process builds it again.
+  if (backend.writeBytesAtomic === undefined) return
   const dir = dirOf(backend)
   makeDirs(dir)
   const plan = index.prepareSave()
-  for (const w of plan.write) await writeAside(dir, w.file, w.bytes)
+  for (const w of plan.write) await backend.writeBytesAtomic(`${SEARCH_DIR}/${w.file}`, w.bytes)
   if (plan.write.length > 0) await syncDir(dir)
   const manifest: Manifest = { layout: SEGMENT_LAYOUT, format: SEARCH_INDEX_FORMAT, tokenizer: TOKENIZER_VERSION, index: state, segments: plan.segments }
   await backend.writeFileAtomic(SEARCH_MANIFEST, JSON.stringify(manifest))

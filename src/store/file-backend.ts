@@ -303,7 +303,13 @@ class FileBackend implements MemoryBackend {
   }
 
   async writeBytesAtomic(relPath: string, bytes: Uint8Array, options: { fsync?: boolean } = {}): Promise<void> {
-    this.writeAtomicSync(relPath, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), options.fsync ?? true)
+    // Asynchronous: binary caches (search segments, vectors) run to megabytes, and a host's event
+    // loop should not wait on them.
+    const abs = this.resolveSync(relPath)
+    makeDirs(path.dirname(abs))
+    this.resolveSync(relPath)
+    const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    await ioAsync('write', abs, () => writeFileAtomicImpl(abs, data, { fsync: options.fsync ?? true }))
   }
 
   private writeAtomicSync(relPath: string, data: string | Buffer, fsync: boolean): void {
