@@ -18,7 +18,7 @@
 import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
 import { bigramJaccard, normalizeSlot } from '../../text.js'
 import type { IndexEntry } from '../../types.js'
-import { deriveClaim, type DerivedClaim } from '../truth/claim-extract.js'
+import { changeCues, deriveClaim, type DerivedClaim } from '../truth/claim-extract.js'
 import { compareValues, valueAtoms, type ValueAtoms } from '../truth/claim-value.js'
 import { sameSubject } from '../truth/verify.js'
 
@@ -54,6 +54,15 @@ const SMALL_TALK =
 /** Both give numbers (versions, ports, amounts), and they disagree: two facts, however alike the words. */
 function numbersDiffer(a: Prepared, b: Prepared): boolean {
   return compareValues({ numbers: a.numbers, words: [] }, { numbers: b.numbers, words: [] }) === 'different'
+}
+
+/**
+ * The later statement announces a change ("moved the admin API to port 9090 to free 8080", "周会改到
+ * 周二下午两点") and gives a number the earlier one lacks: the new value, not a restatement of the old.
+ */
+function newValue(earlier: Prepared, later: Prepared): boolean {
+  if (later.c.entry.time <= earlier.c.entry.time || !later.changes || earlier.numbers.length === 0) return false
+  return later.numbers.some((n) => !earlier.numbers.some((m) => compareValues({ numbers: [n], words: [] }, { numbers: [m], words: [] }) === 'same'))
 }
 
 const CALENDAR = /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)|^(?:周[一二三四五六日天末]|星期|[上下]午|今天|明天|昨天|每天|月底|月初)$/u
@@ -114,6 +123,50 @@ interface Prepared {
   numbers: ValueAtoms['numbers']
   /** Small talk (SMALL_TALK, naming no subject): joins only small talk. */
   talk: boolean
+  /** It announces a change (changeCues: "now", "moved", "改到"). */
+  changes: boolean
+  /** A report of something done (DONE_REPORT): it restates a fact in passing, never states one alone. */
+  done: boolean
+  /** The strong words of its claim's value (empty without a claim). */
+  value: string[]
+  /** The strong words of its claim's subject (empty without a claim). */
+  subject: Set<string>
+}
+
+/**
+ * The subjects share a word (the attribute, "超时", or the owner, "李强") and each has words of its
+ * own that the other statement never uses ("支付回调" and "数据库连接池", "生日" and "爱好"): the
+ * two statements are about different things, however alike the rest.
+ */
+function otherOwners(a: Prepared, b: Prepared): boolean {
+  const [x, y] = [a.subject, b.subject]
+  // The shared word is said in both statements (not only a kind the claim reading added: "使用").
+  if (![...x].some((t) => y.has(t) && a.terms.has(t) && b.terms.has(t))) return false
+  const [ownX, ownY] = [[...x].filter((t) => !y.has(t)), [...y].filter((t) => !x.has(t))]
+  return ownX.length > 0 && ownY.length > 0 && !ownX.some((t) => b.terms.has(t)) && !ownY.some((t) => a.terms.has(t))
+}
+
+/**
+ * A later statement announces a change of what the group says: its subject's words are all said
+ * in the group, its value's words are not ("User switched the spin class to Wednesdays at 6pm"
+ * after "User's spin class is on Tuesdays at 7pm", "周会改到周二下午两点了" after "周会定在周一上午十点").
+ */
+function changedSince(members: readonly Prepared[], later: Prepared): boolean {
+  if (!later.changes || later.claim === null || later.subject.size === 0 || later.value.length === 0) return false
+  if (members.some((m) => m === later || m.c.entry.time >= later.c.entry.time)) return false
+  const said = (t: string) => members.some((m) => m.terms.has(t))
+  return [...later.subject].every(said) && !later.value.some(said)
+}
+
+/** It names a subject and a value, and the other statement says no word or number of that value. */
+function missesValue(a: Prepared, b: Prepared): boolean {
+  if (a.claim === null || b.claim !== null || a.value.length === 0) return false
+  return !a.value.some((t) => b.terms.has(t))
+}
+
+/** The words compared: strong terms, who said it left out. */
+function strongTerms(text: string): string[] {
+  return tokenize(text).filter((t) => isStrongTerm(t) && !REPORTING.test(t))
 }
 
 /** Greetings and thanks, or fewer than two words of content: not a fact. */
@@ -135,7 +188,7 @@ const NARRATION = /\b(?:said|says|mentioned|mentions|noted|again|told|reminded|r
 function bestText(members: readonly Prepared[]): IndexEntry {
   const narration = (p: Prepared) => (p.c.entry.summary.match(NARRATION) ?? []).length
   return [...members].sort(
-    (a, b) => Number(b.claim !== null) - Number(a.claim !== null) || narration(a) - narration(b) || b.c.entry.time.localeCompare(a.c.entry.time),
+    (a, b) => Number(a.done) - Number(b.done) || Number(b.claim !== null) - Number(a.claim !== null) || narration(a) - narration(b) || b.c.entry.time.localeCompare(a.c.entry.time),
   )[0]?.c.entry as IndexEntry
 }
 
@@ -146,11 +199,11 @@ function bestText(members: readonly Prepared[]): IndexEntry {
 export function promotionGroups(candidates: readonly Candidate[]): PromotionGroup[] {
   const prepared: Prepared[] = []
   for (const c of candidates) {
-    const terms = new Set(tokenize(c.entry.summary).filter((t) => isStrongTerm(t) && !REPORTING.test(t)))
+    const terms = new Set(strongTerms(c.entry.summary))
     const statement = reported(c.entry.summary)
     const claim = deriveClaim(statement)
-    if (isChatter(c.entry.summary, terms) || (claim === null && DONE_REPORT.test(statement))) continue
-    prepared.push({ c, terms, claim, numbers: valueAtoms(c.entry.summary).numbers, talk: claim === null && SMALL_TALK.test(statement) })
+    if (isChatter(c.entry.summary, terms)) continue
+    prepared.push({ c, terms, claim, done: claim === null && DONE_REPORT.test(statement), numbers: valueAtoms(c.entry.summary).numbers, talk: claim === null && SMALL_TALK.test(statement), subject: new Set(claim === null ? [] : strongTerms(claim.subject)), value: claim === null ? [] : strongTerms(claim.value), changes: changeCues(statement).length > 0 })
   }
   const sessions = new Set(prepared.flatMap((p) => p.c.sessions))
   // Document frequency by session: a word every session uses links nothing.
@@ -168,16 +221,29 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     const b = prepared[j] as Prepared
     // Small talk says the same as small talk only: never a fact's restatement.
     if (a.talk !== b.talk) return 0
-    // Both name one subject: the same fact when the values agree, two facts when they differ.
-    if (a.claim !== null && b.claim !== null && sameSubject(a.claim.subject, b.claim.subject)) {
-      return a.claim.negated === b.claim.negated && compareValues(valueAtoms(a.claim.value), valueAtoms(b.claim.value)) === 'same' ? 1 : 0
+    // A thing done restates a fact in passing: one with a subject and a value, not a plan or another event.
+    if ((a.done && b.claim === null) || (b.done && a.claim === null)) return 0
+    if (a.claim !== null && b.claim !== null) {
+      const values = compareValues(valueAtoms(a.claim.value), valueAtoms(b.claim.value))
+      // Both name one subject: the same fact when the values agree, two facts when they differ.
+      if (sameSubject(a.claim.subject, b.claim.subject)) return a.claim.negated === b.claim.negated && values === 'same' ? 1 : 0
+      // Two subjects given two values are two facts, whatever words they share ("订单服务监听 9001
+      // 端口" and "库存服务监听 9002 端口").
+      if (values === 'different') return 0
+      // One attribute of two owners, or two attributes of one owner: two facts, even with one value.
+      if (otherOwners(a, b)) return 0
     }
+    // One names a subject and its value: the other restates it only by saying something of that
+    // value ("Scaled the Aurora PostgreSQL cluster" for "the production database is Aurora
+    // PostgreSQL"), not by naming the subject alone ("给订单服务加了 Prometheus 指标" for "订单服务监听 9001 端口").
+    if (missesValue(a, b) || missesValue(b, a)) return 0
     // What they share that names something (a name, a number, a Chinese word), weighed against both.
     const shared = [...a.terms].filter((t) => b.terms.has(t))
     const anchors = shared.filter((t) => !common(t) && (namesSomething(t, a.c.entry.summary) || namesSomething(t, b.c.entry.summary)))
     if (anchors.length === 0) return 0
     // Numbers that disagree make two facts, unless they share a name too ("9:00 UTC" and "10:00
     // Lisbon time"), and never when the number is the name's own ("iOS 16" and "iOS 17").
+    if (newValue(a, b) || newValue(b, a)) return 0
     if (numbersDiffer(a, b) && (!anchors.some((t) => !/\d/.test(t)) || anchors.some((t) => numberedDifferently(t, a.c.entry.summary, b.c.entry.summary)))) return 0
     const both = Math.sqrt((mass[i] as number) * (mass[j] as number))
     // A number alone ties no two statements together ("due April 15" twice): the rest of what they
@@ -190,12 +256,10 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     return share >= SAME_STATEMENT ? share : 0
   }
 
-  // Union-find over pairs from different sessions that state one fact.
-  const parent = prepared.map((_, i) => i)
-  const weakest = prepared.map(() => 1)
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i] as number)))
+  // Pairs from different sessions that state one fact, most alike first.
   const byTerm = new Map<string, number[]>()
   prepared.forEach((p, i) => p.terms.forEach((t) => (byTerm.get(t) ?? byTerm.set(t, []).get(t) as number[]).push(i)))
+  const pairs: Array<[number, number, number]> = []
   for (let i = 0; i < prepared.length; i++) {
     const a = prepared[i] as Prepared
     const seen = new Set<number>()
@@ -206,16 +270,27 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
         const b = prepared[j] as Prepared
         if (a.c.sessions.every((x) => b.c.sessions.includes(x)) && b.c.sessions.every((x) => a.c.sessions.includes(x))) continue
         const s = similarity(i, j)
-        if (s === 0) continue
-        const [ra, rb] = [find(i), find(j)]
-        if (ra === rb) continue
-        // No chains: the two groups' first members must state one fact too (a -> b -> c by
-        // different words would make one topic of three facts).
-        if ((ra !== i || rb !== j) && similarity(ra, rb) === 0) continue
-        parent[rb] = ra
-        weakest[ra] = Math.min(weakest[ra] as number, weakest[rb] as number, s)
+        if (s > 0) pairs.push([i, j, s])
       }
     }
+  }
+  pairs.sort((x, y) => y[2] - x[2] || x[0] - y[0] || x[1] - y[1])
+
+  // Groups, joined best pair first; two groups join only when every member of one states the
+  // fact of every member of the other (a -> b -> c by different words would make one topic of
+  // three facts, and "李强的生日" would take "李强喜欢摄影" along).
+  const parent = prepared.map((_, i) => i)
+  const weakest = prepared.map(() => 1)
+  const members = prepared.map((_, i) => [i])
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i] as number)))
+  for (const [i, j, s] of pairs) {
+    const [ra, rb] = [find(i), find(j)]
+    if (ra === rb) continue
+    const [ma, mb] = [members[ra] as number[], members[rb] as number[]]
+    if (!ma.every((x) => mb.every((y) => (x === i && y === j) || similarity(x, y) > 0))) continue
+    parent[rb] = ra
+    members[ra] = [...ma, ...mb]
+    weakest[ra] = Math.min(weakest[ra] as number, weakest[rb] as number, s)
   }
 
   const groups = new Map<number, Prepared[]>()
@@ -229,6 +304,10 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     const smallTalk = members.every((m) => m.talk)
     // Small talk is merged, not promoted: a line said again in another session is one memory already.
     if (smallTalk && members.length < 2) continue
+    // Things done are events: they support a fact someone states, they make none.
+    if (members.every((m) => m.done)) continue
+    // The value changed since ("the spin class moved to Wednesdays"): the old one is not promoted.
+    if (prepared.some((p) => changedSince(members, p))) continue
     out.push({ members: members.map((m) => m.c.entry), sessions: inSessions, confirmed, similarity: weakest[root] as number, text: bestText(members), smallTalk })
   }
   return out.sort((a, b) => (a.members.at(-1) as IndexEntry).time.localeCompare((b.members.at(-1) as IndexEntry).time))
