@@ -58,12 +58,17 @@ function numbersDiffer(a: Prepared, b: Prepared): boolean {
 
 /**
  * The later statement announces a change ("moved the admin API to port 9090 to free 8080", "周会改到
- * 周二下午两点") and gives a number the earlier one lacks: the new value, not a restatement of the old.
+ * 周二下午两点"), the earlier does not, and the later gives a number the earlier lacks: the new value,
+ * not a restatement of the old.
  */
 function newValue(earlier: Prepared, later: Prepared): boolean {
-  if (later.c.entry.time <= earlier.c.entry.time || !later.changes || earlier.numbers.length === 0) return false
+  if (later.c.entry.time <= earlier.c.entry.time || !later.changes || earlier.changes || earlier.numbers.length === 0) return false
   return later.numbers.some((n) => !earlier.numbers.some((m) => compareValues({ numbers: [n], words: [] }, { numbers: [m], words: [] }) === 'same'))
 }
+
+/** How two statements relate: one fact ({ share }), one subject given another value, or nothing (null). */
+type Link = { share: number } | typeof OTHER_VALUE | null
+const OTHER_VALUE = 'other-value'
 
 const CALENDAR = /^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)|^(?:周[一二三四五六日天末]|星期|[上下]午|今天|明天|昨天|每天|月底|月初)$/u
 
@@ -80,7 +85,7 @@ function numberedDifferently(term: string, a: string, b: string): boolean {
   return x !== null && y !== null && x !== y
 }
 
-/** A word that names what a fact is about: with a digit, Latin inside Chinese text, or capitalised past a sentence's start. */
+/** A word that names what a fact is about: with a digit, Latin inside Chinese text, capitalised past a sentence's start, or part of an identifier. */
 function namesSomething(term: string, text: string): boolean {
   // A date is a value many facts share ("due April 15"), not what one is about.
   if (CALENDAR.test(term)) return false
@@ -91,6 +96,8 @@ function namesSomething(term: string, text: string): boolean {
     if (m.index === 0 || !word.toLowerCase().startsWith(term)) continue
     if (/^\p{Lu}/u.test(word) || /\p{Ll}\p{Lu}/u.test(word)) return true
   }
+  // A part of an identifier ("acme-tfstate", "pnpm-lock.yaml", "acme/platform").
+  for (const m of text.matchAll(/[\p{L}\d]+(?:[-./_+][\p{L}\d]+)+/gu)) if (m[0].toLowerCase().split(/[-./_+]/u).some((part) => part.startsWith(term))) return true
   return false
 }
 
@@ -140,22 +147,14 @@ interface Prepared {
  */
 function otherOwners(a: Prepared, b: Prepared): boolean {
   const [x, y] = [a.subject, b.subject]
-  // The shared word is said in both statements (not only a kind the claim reading added: "使用").
-  if (![...x].some((t) => y.has(t) && a.terms.has(t) && b.terms.has(t))) return false
+  if (!saidSubject(a, b)) return false
   const [ownX, ownY] = [[...x].filter((t) => !y.has(t)), [...y].filter((t) => !x.has(t))]
   return ownX.length > 0 && ownY.length > 0 && !ownX.some((t) => b.terms.has(t)) && !ownY.some((t) => a.terms.has(t))
 }
 
-/**
- * A later statement announces a change of what the group says: its subject's words are all said
- * in the group, its value's words are not ("User switched the spin class to Wednesdays at 6pm"
- * after "User's spin class is on Tuesdays at 7pm", "周会改到周二下午两点了" after "周会定在周一上午十点").
- */
-function changedSince(members: readonly Prepared[], later: Prepared): boolean {
-  if (!later.changes || later.claim === null || later.subject.size === 0 || later.value.length === 0) return false
-  if (members.some((m) => m === later || m.c.entry.time >= later.c.entry.time)) return false
-  const said = (t: string) => members.some((m) => m.terms.has(t))
-  return [...later.subject].every(said) && !later.value.some(said)
+/** Their subjects share a word said in both statements (not only a kind the claim reading added: "使用"). */
+function saidSubject(a: Prepared, b: Prepared): boolean {
+  return [...a.subject].some((t) => b.subject.has(t) && a.terms.has(t) && b.terms.has(t))
 }
 
 /** It names a subject and a value, and the other statement says no word or number of that value. */
@@ -216,44 +215,67 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
   // A name most sessions use ("Redis" in a store about one stack) says what the store is about, not which fact.
   const common = (t: string) => (df.get(t)?.size ?? 0) > Math.max(COMMON_FLOOR, COMMON_SHARE * sessions.size)
 
-  const similarity = (i: number, j: number): number => {
+  // How two statements relate: one fact (with how alike they are), one subject given another
+  // value (a change when the later one announces it), or nothing.
+  const link = (i: number, j: number): Link => {
     const a = prepared[i] as Prepared
     const b = prepared[j] as Prepared
     // Small talk says the same as small talk only: never a fact's restatement.
-    if (a.talk !== b.talk) return 0
+    if (a.talk !== b.talk) return null
     // A thing done restates a fact in passing: one with a subject and a value, not a plan or another event.
-    if ((a.done && b.claim === null) || (b.done && a.claim === null)) return 0
+    if ((a.done && b.claim === null) || (b.done && a.claim === null)) return null
+    let otherValue = false
     if (a.claim !== null && b.claim !== null) {
       const values = compareValues(valueAtoms(a.claim.value), valueAtoms(b.claim.value))
-      // Both name one subject: the same fact when the values agree, two facts when they differ.
-      if (sameSubject(a.claim.subject, b.claim.subject)) return a.claim.negated === b.claim.negated && values === 'same' ? 1 : 0
-      // Two subjects given two values are two facts, whatever words they share ("订单服务监听 9001
-      // 端口" and "库存服务监听 9002 端口").
-      if (values === 'different') return 0
+      // Both name one subject: the same fact when the values agree, another value when they differ.
+      if (sameSubject(a.claim.subject, b.claim.subject)) return a.claim.negated === b.claim.negated && values === 'same' ? { share: 1 } : OTHER_VALUE
       // One attribute of two owners, or two attributes of one owner: two facts, even with one value.
-      if (otherOwners(a, b)) return 0
+      if (otherOwners(a, b)) return null
+      // Two values are never one fact, whatever words they share ("订单服务监听 9001 端口" and "库存服务监听
+      // 9002 端口"); when the words name one thing, the later may be its new value.
+      otherValue = values === 'different'
     }
     // One names a subject and its value: the other restates it only by saying something of that
     // value ("Scaled the Aurora PostgreSQL cluster" for "the production database is Aurora
     // PostgreSQL"), not by naming the subject alone ("给订单服务加了 Prometheus 指标" for "订单服务监听 9001 端口").
-    if (missesValue(a, b) || missesValue(b, a)) return 0
+    if (!otherValue && (a.claim === null) !== (b.claim === null)) {
+      const [named, other] = a.claim !== null ? [a, b] : [b, a]
+      // It says all the subject's words but none of the value's: the subject given another value.
+      if (missesValue(named, other)) return named.subject.size > 0 && [...named.subject].every((t) => other.terms.has(t)) ? OTHER_VALUE : null
+    }
     // What they share that names something (a name, a number, a Chinese word), weighed against both.
     const shared = [...a.terms].filter((t) => b.terms.has(t))
     const anchors = shared.filter((t) => !common(t) && (namesSomething(t, a.c.entry.summary) || namesSomething(t, b.c.entry.summary)))
-    if (anchors.length === 0) return 0
+    if (otherValue) return anchors.length > 0 || saidSubject(a, b) ? OTHER_VALUE : null
+    if (anchors.length === 0) return null
+    if (newValue(a, b) || newValue(b, a)) return OTHER_VALUE
     // Numbers that disagree make two facts, unless they share a name too ("9:00 UTC" and "10:00
     // Lisbon time"), and never when the number is the name's own ("iOS 16" and "iOS 17").
-    if (newValue(a, b) || newValue(b, a)) return 0
-    if (numbersDiffer(a, b) && (!anchors.some((t) => !/\d/.test(t)) || anchors.some((t) => numberedDifferently(t, a.c.entry.summary, b.c.entry.summary)))) return 0
+    if (numbersDiffer(a, b) && (!anchors.some((t) => !/\d/.test(t)) || anchors.some((t) => numberedDifferently(t, a.c.entry.summary, b.c.entry.summary)))) return null
     const both = Math.sqrt((mass[i] as number) * (mass[j] as number))
     // A number alone ties no two statements together ("due April 15" twice): the rest of what they
     // say must agree too.
     if (anchors.every((t) => /^\d[\d.,:]*$/.test(t))) {
       const all = weight(shared) / both
-      return all >= NUMBER_ONLY ? all : 0
+      return all >= NUMBER_ONLY ? { share: all } : null
     }
     const share = weight(anchors) / both
-    return share >= SAME_STATEMENT ? share : 0
+    return share >= SAME_STATEMENT ? { share } : null
+  }
+  /** How alike two statements of one fact are; 0 when they are not one fact. */
+  const similarity = (i: number, j: number): number => {
+    const l = link(i, j)
+    return l === null || l === OTHER_VALUE ? 0 : l.share
+  }
+  /**
+   * A later statement announces a change of what the group says ("User switched the spin class to
+   * Wednesdays at 6pm" after "User's spin class is on Tuesdays at 7pm", "周会改到周二下午两点了"): the
+   * old value is not promoted, whether or not the new one is.
+   */
+  const changedSince = (group: readonly number[], later: number): boolean => {
+    const x = prepared[later] as Prepared
+    if (!x.changes || group.some((m) => m === later || (prepared[m] as Prepared).c.entry.time >= x.c.entry.time)) return false
+    return group.some((m) => link(m, later) === OTHER_VALUE)
   }
 
   // Pairs from different sessions that state one fact, most alike first.
@@ -281,22 +303,23 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
   // three facts, and "李强的生日" would take "李强喜欢摄影" along).
   const parent = prepared.map((_, i) => i)
   const weakest = prepared.map(() => 1)
-  const members = prepared.map((_, i) => [i])
+  const joined = prepared.map((_, i) => [i])
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i] as number)))
   for (const [i, j, s] of pairs) {
     const [ra, rb] = [find(i), find(j)]
     if (ra === rb) continue
-    const [ma, mb] = [members[ra] as number[], members[rb] as number[]]
+    const [ma, mb] = [joined[ra] as number[], joined[rb] as number[]]
     if (!ma.every((x) => mb.every((y) => (x === i && y === j) || similarity(x, y) > 0))) continue
     parent[rb] = ra
-    members[ra] = [...ma, ...mb]
+    joined[ra] = [...ma, ...mb]
     weakest[ra] = Math.min(weakest[ra] as number, weakest[rb] as number, s)
   }
 
-  const groups = new Map<number, Prepared[]>()
-  prepared.forEach((p, i) => (groups.get(find(i)) ?? groups.set(find(i), []).get(find(i)) as Prepared[]).push(p))
+  const groups = new Map<number, number[]>()
+  prepared.forEach((_, i) => (groups.get(find(i)) ?? groups.set(find(i), []).get(find(i)) as number[]).push(i))
   const out: PromotionGroup[] = []
-  for (const [root, members] of groups) {
+  for (const [root, indexes] of groups) {
+    const members = indexes.map((i) => prepared[i] as Prepared)
     const inSessions = [...new Set(members.flatMap((m) => m.c.sessions))]
     const confirmed = members.some((m) => m.c.confirmed)
     if (inSessions.length < 2 && !confirmed) continue
@@ -307,7 +330,7 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     // Things done are events: they support a fact someone states, they make none.
     if (members.every((m) => m.done)) continue
     // The value changed since ("the spin class moved to Wednesdays"): the old one is not promoted.
-    if (prepared.some((p) => changedSince(members, p))) continue
+    if (prepared.some((_, x) => changedSince(indexes, x))) continue
     out.push({ members: members.map((m) => m.c.entry), sessions: inSessions, confirmed, similarity: weakest[root] as number, text: bestText(members), smallTalk })
   }
   return out.sort((a, b) => (a.members.at(-1) as IndexEntry).time.localeCompare((b.members.at(-1) as IndexEntry).time))
