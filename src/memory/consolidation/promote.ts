@@ -222,8 +222,6 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     const b = prepared[j] as Prepared
     // Small talk says the same as small talk only: never a fact's restatement.
     if (a.talk !== b.talk) return null
-    // A thing done restates a fact in passing: one with a subject and a value, not a plan or another event.
-    if ((a.done && b.claim === null) || (b.done && a.claim === null)) return null
     let otherValue = false
     if (a.claim !== null && b.claim !== null) {
       const values = compareValues(valueAtoms(a.claim.value), valueAtoms(b.claim.value))
@@ -245,8 +243,12 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     }
     // What they share that names something (a name, a number, a Chinese word), weighed against both.
     const shared = [...a.terms].filter((t) => b.terms.has(t))
-    const anchors = shared.filter((t) => !common(t) && (namesSomething(t, a.c.entry.summary) || namesSomething(t, b.c.entry.summary)))
+    let anchors = shared.filter((t) => !common(t) && (namesSomething(t, a.c.entry.summary) || namesSomething(t, b.c.entry.summary)))
     if (otherValue) return anchors.length > 0 || saidSubject(a, b) ? OTHER_VALUE : null
+    // A thing done restates a fact in passing: one with a subject and a value, or one it shares a
+    // name, number or identifier with ("Deployed … to Fly.io"), not a plan it shares a word with
+    // ("用户下周要去深圳出差" and "帮用户订了出差期间的酒店").
+    if ((a.done && b.claim === null) || (b.done && a.claim === null)) anchors = anchors.filter((t) => !/\p{Script=Han}/u.test(t))
     if (anchors.length === 0) return null
     if (newValue(a, b) || newValue(b, a)) return OTHER_VALUE
     // Numbers that disagree make two facts, unless they share a name too ("9:00 UTC" and "10:00
