@@ -152,6 +152,11 @@ function otherOwners(a: Prepared, b: Prepared): boolean {
   return ownX.length > 0 && ownY.length > 0 && !ownX.some((t) => b.terms.has(t)) && !ownY.some((t) => a.terms.has(t))
 }
 
+/** Written in Chinese (a Latin name inside, "用 GoLand 写 Go", does not make it English). */
+function isChinese(p: Prepared): boolean {
+  return /\p{Script=Han}/u.test(p.c.entry.summary)
+}
+
 /** Their subjects share a word said in both statements (not only a kind the claim reading added: "使用"). */
 function saidSubject(a: Prepared, b: Prepared): boolean {
   return [...a.subject].some((t) => b.subject.has(t) && a.terms.has(t) && b.terms.has(t))
@@ -223,33 +228,36 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     // Small talk says the same as small talk only: never a fact's restatement.
     if (a.talk !== b.talk) return null
     let otherValue = false
+    // Words tell two subjects or two values apart only within one language: "支付 API 超时" and
+    // "payment API timeout" share no word of their own and are one fact.
+    const oneLanguage = isChinese(a) === isChinese(b)
     if (a.claim !== null && b.claim !== null) {
       const values = compareValues(valueAtoms(a.claim.value), valueAtoms(b.claim.value))
       // Both name one subject: the same fact when the values agree, another value when they differ.
       if (sameSubject(a.claim.subject, b.claim.subject)) return a.claim.negated === b.claim.negated && values === 'same' ? { share: 1 } : OTHER_VALUE
       // One attribute of two owners, or two attributes of one owner: two facts, even with one value.
-      if (otherOwners(a, b)) return null
+      if (oneLanguage && otherOwners(a, b)) return null
       // Two values are never one fact, whatever words they share ("订单服务监听 9001 端口" and "库存服务监听
       // 9002 端口"); when the words name one thing, the later may be its new value.
-      otherValue = values === 'different'
+      otherValue = oneLanguage && values === 'different'
     }
     // One names a subject and its value: the other restates it only by saying something of that
     // value ("Scaled the Aurora PostgreSQL cluster" for "the production database is Aurora
     // PostgreSQL"), not by naming the subject alone ("给订单服务加了 Prometheus 指标" for "订单服务监听 9001 端口").
-    if (!otherValue && (a.claim === null) !== (b.claim === null)) {
+    if (!otherValue && oneLanguage && (a.claim === null) !== (b.claim === null)) {
       const [named, other] = a.claim !== null ? [a, b] : [b, a]
       // It says all the subject's words but none of the value's: the subject given another value.
       if (missesValue(named, other)) return named.subject.size > 0 && [...named.subject].every((t) => other.terms.has(t)) ? OTHER_VALUE : null
     }
     // What they share that names something (a name, a number, a Chinese word), weighed against both.
     const shared = [...a.terms].filter((t) => b.terms.has(t))
-    let anchors = shared.filter((t) => !common(t) && (namesSomething(t, a.c.entry.summary) || namesSomething(t, b.c.entry.summary)))
+    const anchors = shared.filter((t) => !common(t) && (namesSomething(t, a.c.entry.summary) || namesSomething(t, b.c.entry.summary)))
     if (otherValue) return anchors.length > 0 || saidSubject(a, b) ? OTHER_VALUE : null
     // A thing done restates a fact in passing: one with a subject and a value, or one it shares a
     // name, number or identifier with ("Deployed … to Fly.io"), not a plan it shares a word with
     // ("用户下周要去深圳出差" and "帮用户订了出差期间的酒店").
-    if ((a.done && b.claim === null) || (b.done && a.claim === null)) anchors = anchors.filter((t) => !/\p{Script=Han}/u.test(t))
-    if (anchors.length === 0) return null
+    const done = (a.done && b.claim === null) || (b.done && a.claim === null)
+    if (anchors.length === 0 || (done && anchors.every((t) => /\p{Script=Han}/u.test(t)))) return null
     if (newValue(a, b) || newValue(b, a)) return OTHER_VALUE
     // Numbers that disagree make two facts, unless they share a name too ("9:00 UTC" and "10:00
     // Lisbon time"), and never when the number is the name's own ("iOS 16" and "iOS 17").
