@@ -78,7 +78,7 @@ describe('promote', () => {
     // A rerun changes nothing; a fourth mention reinforces the same topic.
     const again = await consolidate(b, { dryRun: false })
     expect([again.promoted.length, again.reinforced.length]).toEqual([0, 0])
-    const more = await episode(b, 's4', '2026-02-12T10:00:00Z', 'The user said Lisbon weather is great this week, so the offsite can be outdoors.')
+    const more = await episode(b, 's4', '2026-02-12T10:00:00Z', 'Booked the team offsite in Lisbon, close to where the user lives.')
     const fourth = await consolidate(b, { dryRun: false })
     expect(fourth.promoted).toEqual([])
     expect(fourth.reinforced).toEqual([{ id: p?.id, added: [more], status: 'active' }])
@@ -113,6 +113,46 @@ describe('promote', () => {
     await episode(b, 'p3', '2026-01-04T10:00:00Z', 'The mobile app supports iOS 16 and later.')
     await episode(b, 'p4', '2026-01-06T10:00:00Z', "The user's own phone is on iOS 17.")
     expect((await consolidate(b, { dryRun: false })).promoted).toEqual([])
+  })
+
+  it('a fact is its subject and what is said of it: a shared value, a shared owner or a shared attribute ties nothing (zh)', async () => {
+    const { backend: b } = await store()
+    // One value for two owners' timeouts; one owner (the order service) with two attributes.
+    await episode(b, 'o1', '2026-01-01T10:00:00Z', '短信网关的重试间隔是 45 秒。')
+    await episode(b, 'o2', '2026-01-03T10:00:00Z', '搜索集群的刷新间隔是 45 秒。')
+    await episode(b, 'o3', '2026-01-04T10:00:00Z', '订单服务的日志保留 14 天。')
+    await episode(b, 'o4', '2026-01-06T10:00:00Z', '给订单服务接入了链路追踪。')
+    await episode(b, 'o5', '2026-01-07T10:00:00Z', '库存服务的日志保留 30 天。')
+    expect((await consolidate(b, { dryRun: false })).promoted).toEqual([])
+    // The same owner's same attribute said again is one fact, and only that one.
+    const again = await episode(b, 'o6', '2026-01-09T10:00:00Z', '订单服务的日志还是只保留 14 天，够排查用了。')
+    const { promoted } = await consolidate(b, { dryRun: false })
+    expect(promoted.map((p) => p.derived_from.length)).toEqual([2])
+    expect(promoted[0]?.derived_from).toContain(again)
+  })
+
+  it('an old value said in two sessions is not promoted once a later session changes it; the new value said twice is', async () => {
+    const { backend: b } = await store()
+    await episode(b, 'v1', '2026-01-01T10:00:00Z', "The user's piano lesson is on Mondays at 5pm.")
+    await episode(b, 'v2', '2026-01-03T10:00:00Z', 'Reminded the user about the Monday 5pm piano lesson.')
+    const moved = await episode(b, 'v3', '2026-01-05T10:00:00Z', 'The user moved the piano lesson to Thursdays at 6pm.')
+    const first = await consolidate(b, { dryRun: false })
+    // The new value is said once: nothing about the lesson is promoted.
+    expect(first.promoted).toEqual([])
+    const again = await episode(b, 'v4', '2026-01-08T10:00:00Z', 'Blocked Thursday 6pm in the calendar for the piano lesson.')
+    const second = await consolidate(b, { dryRun: false })
+    expect(second.promoted.map((p) => p.derived_from.sort())).toEqual([[moved, again].sort()])
+    expect(second.promoted[0]?.summary).toMatch(/Thursday.*6pm/)
+  })
+
+  it('something done restates a fact it names in passing, never makes one with another event (en, zh)', async () => {
+    const { backend: b } = await store()
+    const stated = await episode(b, 'r1', '2026-01-01T10:00:00Z', 'Feature flags are managed in LaunchDarkly.')
+    const done = await episode(b, 'r2', '2026-01-03T10:00:00Z', 'Fixed a stale LaunchDarkly flag that hid the new checkout.')
+    await episode(b, 'r3', '2026-01-04T10:00:00Z', '用户下个月要去成都参加婚礼。')
+    await episode(b, 'r4', '2026-01-06T10:00:00Z', '帮用户订了婚礼那天的酒店。')
+    const { promoted } = await consolidate(b, { dryRun: false })
+    expect(promoted.map((p) => [p.summary, p.derived_from.sort()])).toEqual([['Feature flags are managed in LaunchDarkly.', [stated, done].sort()]])
   })
 
   it('a date shared by two deadlines ties nothing; the same deadline said again is one fact', async () => {
