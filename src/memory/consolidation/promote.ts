@@ -1,18 +1,29 @@
 /**
  * Promote: which episodes say one fact that deserves to be a topic. A statement repeated in two
  * or more sessions (in other words too), or confirmed by the user, is knowledge; a one-off stays
- * an episode. Two episodes state the same thing when:
+ * an episode. A fact is a subject and what is said of it, so two episodes state the same thing when:
  *
  * - both name one subject (claim-extract.ts) with the same value (and never when the values
  *   differ: "port 8080" and "port 9090" are two facts);
- * - otherwise: the words they share weigh at least SAME_STATEMENT of the lighter one's words
- *   (IDF over the sessions of the store, strong terms, who-said-what words left out: "the user
- *   mentioned again that"), the shared words include a name, number or identifier (what a fact
- *   is about: "Neovim", "9090", "eu-west-1"), and no number or version in one contradicts one in
- *   the other ("port 8080" and "port 9090" are two facts).
+ * - both name subjects of their own: never when they give different values ("订单服务监听 9001 端口",
+ *   "库存服务监听 9002 端口"), nor when the subjects share a word but each has words the other
+ *   statement never says (one attribute of two owners, "支付回调的超时" and "连接池的获取超时", both 30
+ *   秒; or two attributes of one owner); words compare within one language only;
+ * - one names a subject and a value: the other says a word or number of that value ("Scaled the
+ *   Aurora PostgreSQL cluster" restates "the production database is Aurora PostgreSQL"; "给订单服务加了
+ *   指标" does not restate its port);
+ * - and in every case: the words they share weigh at least SAME_STATEMENT of both (IDF over the
+ *   sessions of the store, strong terms, who-said-what words left out: "the user mentioned again
+ *   that"), the shared words include a name, number or identifier (what a fact is about: "Neovim",
+ *   "9090", "eu-west-1", "acme-tfstate"), and no number or version in one contradicts one in the
+ *   other.
  *
- * Chatter (greetings, thanks) and reports of what was done ("Reviewed the payment PR") are
- * events, not facts, unless they name a subject. Pure: the engine (consolidate.ts) writes.
+ * A group is a set of such statements, each with every other (joined best pair first: no chain
+ * a -> b -> c of three facts). A group whose value a later statement changes ("moved the lesson to
+ * Thursdays", "周会改到周二") is not promoted: the new value is, once said twice or confirmed.
+ * Chatter (greetings, thanks) is never a fact; reports of what was done ("Fixed a stale
+ * LaunchDarkly flag") support a fact they name in passing but never make one alone. Pure: the
+ * engine (consolidate.ts) writes.
  */
 
 import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
@@ -125,7 +136,8 @@ export interface PromotionGroup {
 interface Prepared {
   c: Candidate
   terms: Set<string>
-  claim: DerivedClaim | null
+  /** What it asserts, with its value's atoms read once. */
+  claim: (DerivedClaim & { atoms: ValueAtoms }) | null
   /** The numbers of its text (versions, ports, amounts), read once. */
   numbers: ValueAtoms['numbers']
   /** Small talk (SMALL_TALK, naming no subject): joins only small talk. */
@@ -205,7 +217,8 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
   for (const c of candidates) {
     const terms = new Set(strongTerms(c.entry.summary))
     const statement = reported(c.entry.summary)
-    const claim = deriveClaim(statement)
+    const derived = deriveClaim(statement)
+    const claim = derived === null ? null : { ...derived, atoms: valueAtoms(derived.value) }
     if (isChatter(c.entry.summary, terms)) continue
     prepared.push({ c, terms, claim, done: claim === null && DONE_REPORT.test(statement), numbers: valueAtoms(c.entry.summary).numbers, talk: claim === null && SMALL_TALK.test(statement), subject: new Set(claim === null ? [] : strongTerms(claim.subject)), value: claim === null ? [] : strongTerms(claim.value), changes: changeCues(statement).length > 0 })
   }
@@ -232,7 +245,7 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     // "payment API timeout" share no word of their own and are one fact.
     const oneLanguage = isChinese(a) === isChinese(b)
     if (a.claim !== null && b.claim !== null) {
-      const values = compareValues(valueAtoms(a.claim.value), valueAtoms(b.claim.value))
+      const values = compareValues(a.claim.atoms, b.claim.atoms)
       // Both name one subject: the same fact when the values agree, another value when they differ.
       if (sameSubject(a.claim.subject, b.claim.subject)) return a.claim.negated === b.claim.negated && values === 'same' ? { share: 1 } : OTHER_VALUE
       // One attribute of two owners, or two attributes of one owner: two facts, even with one value.
@@ -272,9 +285,16 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
     const share = weight(anchors) / both
     return share >= SAME_STATEMENT ? { share } : null
   }
+  // Each pair is read once: joining groups and looking for later changes ask again.
+  const links = new Map<number, Link>()
+  const linked = (i: number, j: number): Link => {
+    const key = Math.min(i, j) * prepared.length + Math.max(i, j)
+    if (!links.has(key)) links.set(key, link(Math.min(i, j), Math.max(i, j)))
+    return links.get(key) as Link
+  }
   /** How alike two statements of one fact are; 0 when they are not one fact. */
   const similarity = (i: number, j: number): number => {
-    const l = link(i, j)
+    const l = linked(i, j)
     return l === null || l === OTHER_VALUE ? 0 : l.share
   }
   /**
@@ -285,7 +305,7 @@ export function promotionGroups(candidates: readonly Candidate[]): PromotionGrou
   const changedSince = (group: readonly number[], later: number): boolean => {
     const x = prepared[later] as Prepared
     if (!x.changes || group.some((m) => m === later || (prepared[m] as Prepared).c.entry.time >= x.c.entry.time)) return false
-    return group.some((m) => link(m, later) === OTHER_VALUE)
+    return group.some((m) => linked(m, later) === OTHER_VALUE)
   }
 
   // Pairs from different sessions that state one fact, most alike first.
