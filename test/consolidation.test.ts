@@ -117,12 +117,10 @@ describe('promote', () => {
 
   it('a fact is its subject and what is said of it: a shared value, a shared owner or a shared attribute ties nothing (zh)', async () => {
     const { backend: b } = await store()
-    // One value for two owners' timeouts; one owner (the order service) with two attributes.
-    await episode(b, 'o1', '2026-01-01T10:00:00Z', '短信网关的重试间隔是 45 秒。')
-    await episode(b, 'o2', '2026-01-03T10:00:00Z', '搜索集群的刷新间隔是 45 秒。')
-    await episode(b, 'o3', '2026-01-04T10:00:00Z', '订单服务的日志保留 14 天。')
-    await episode(b, 'o4', '2026-01-06T10:00:00Z', '给订单服务接入了链路追踪。')
-    await episode(b, 'o5', '2026-01-07T10:00:00Z', '库存服务的日志保留 30 天。')
+    // One value for two owners' intervals; one owner (the order service) with two attributes; one
+    // attribute of two services with two values. Each said in a session of its own, on days 1-5.
+    const said = ['短信网关的重试间隔是 45 秒。', '搜索集群的刷新间隔是 45 秒。', '订单服务的日志保留 14 天。', '给订单服务接入了链路追踪。', '库存服务的日志保留 30 天。']
+    for (const [i, text] of said.entries()) await episode(b, `o${i}`, `2026-01-0${i + 1}T10:00:00Z`, text)
     expect((await consolidate(b, { dryRun: false })).promoted).toEqual([])
     // The same owner's same attribute said again is one fact, and only that one.
     const again = await episode(b, 'o6', '2026-01-09T10:00:00Z', '订单服务的日志还是只保留 14 天，够排查用了。')
