@@ -27,7 +27,7 @@ import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
 import { IndexView } from './index-view.js'
 import { readSnapshot, snapshotCover, SNAPSHOT_FILE, writeSnapshot, type SnapshotCover } from './index-snapshot.js'
 import { parseLedgerLine } from './ledger.js'
-import { rewriteFileCas } from './rewrite.js'
+import { isSetAside, restoreSetAside, rewriteFileCas } from './rewrite.js'
 import { STORE_LAYOUT } from './layout.js'
 import { localProbes } from './local-probes.js'
 
@@ -384,6 +384,10 @@ class FileBackend implements MemoryBackend {
       let entries: fsSync.Dirent[]
       try {
         entries = fsSync.readdirSync(abs, { withFileTypes: true })
+        // A rewrite killed between moving a file aside and linking its new text in (rewrite.ts):
+        // the file goes back to its place before anyone takes it for deleted.
+        const asides = entries.filter((e) => e.isFile() && isSetAside(e.name)).map((e) => e.name)
+        if (asides.length > 0 && restoreSetAside(abs, asides).length > 0) entries = fsSync.readdirSync(abs, { withFileTypes: true })
       } catch (err) {
         const code = errno(err)
         if (code === 'ENOENT' || code === 'ENOTDIR') return

@@ -1,0 +1,131 @@
+/**
+ * A writer killed in the middle of a compare-and-swap rewrite (src/store/rewrite.ts, step 3):
+ * the memory file has been moved aside (`.<name>.<pid>.<n>.aside`) and the new text was never
+ * linked into its place. A real child process (test/workers/gap-killer.mjs, the BUILT library)
+ * forgets a memory and dies by SIGKILL exactly there. The memory was acknowledged long before, so
+ * a fresh process must still find it: its file goes back to its place the first time a folder
+ * listing or a rewrite meets the gap, instead of the freshness check taking the file for deleted
+ * by hand and dropping it from the index (what the search-crash property met on CI).
+ *
+ * Run `npm run build` first (npm test does it).
+ */
+
+import { spawn } from 'node:child_process'
+import { existsSync, promises as fs } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createFileBackend, flushCaches, forgetValueHandler, rebuildIndex, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const WORKER = path.join(here, 'workers', 'gap-killer.mjs')
+const BUILT_API = path.join(here, '..', 'lib', 'api.js')
+
+const dirs: string[] = []
+const backends: MemoryBackend[] = []
+beforeAll(() => {
+  if (!existsSync(BUILT_API)) throw new Error(`${BUILT_API} is missing: run \`npm run build\` first`)
+})
+afterAll(async () => {
+  for (const b of backends) await flushCaches(b)
+  for (const d of dirs) await fs.rm(d, { recursive: true, force: true })
+})
+
+function open(root: string): MemoryBackend {
+  // The dead writer's lock is taken over after 2 s instead of 10.
+  const b = createFileBackend(root, { lockStaleMs: 2000 })
+  backends.push(b)
+  return b
+}
+
+interface Store {
+  root: string
+  /** The memory the killed writer was forgetting, and the one beside it. */
+  hit: { id: string; path: string; text: string }
+  other: string
+}
+
+/** A store of two keyless memories, one of them left in the gap by a writer killed there. */
+async function storeWithGap(): Promise<Store> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'gap-kill-'))
+  dirs.push(dir)
+  const root = path.join(dir, 'store')
+  const writer = createFileBackend(root)
+  const hit = await writeHandler(writer, { summary: '周末去北京出差，住在国贸附近的酒店，记号 gapmark1。' })
+  const other = await writeHandler(writer, { summary: 'The staging database moved to the new server, marker gapmark2.' })
+  await flushCaches(writer)
+  const text = await fs.readFile(path.join(root, hit.path), 'utf8')
+
+  const signal = await new Promise<NodeJS.Signals | null>((resolve, reject) => {
+    const child = spawn(process.execPath, [WORKER, root, hit.id], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.setEncoding('utf8')
+    child.stderr.on('data', (c: string) => (stderr += c))
+    child.once('error', reject)
+    child.once('close', (code, sig) => (sig === 'SIGKILL' ? resolve(sig) : reject(new Error(`gap-killer exited with ${code ?? sig}: ${stderr}`))))
+  })
+  expect(signal).toBe('SIGKILL')
+  // The state the kill left: no file at the memory's place, its text set aside beside it.
+  const folder = path.join(root, path.dirname(hit.path))
+  const asides = (await fs.readdir(folder)).filter((n) => n.startsWith(`.${path.basename(hit.path)}.`) && n.endsWith('.aside'))
+  expect(asides).toHaveLength(1)
+  expect(existsSync(path.join(root, hit.path))).toBe(false)
+  return { root, hit: { id: hit.id, path: hit.path, text }, other: other.id }
+}
+
+describe('a writer killed between moving a memory file aside and linking its new text in', () => {
+  it('a fresh process still finds the memory: its file is put back, nothing is taken for deleted', { timeout: 60_000 }, async () => {
+    const { root, hit, other } = await storeWithGap()
+    const b = open(root)
+    // The search runs the freshness check, which lists every memory folder.
+    expect((await searchHandler(b, { query: 'gapmark1', top_k: 5 })).hits.map((h) => h.id)).toContain(hit.id)
+    expect((await searchHandler(b, { query: '北京 出差', top_k: 5 })).hits.map((h) => h.id)).toContain(hit.id)
+    const view = await b.indexView()
+    expect(view.get(hit.id)?.status).toBe('active')
+    expect(view.get(other)?.status).toBe('active')
+    expect(await fs.readFile(path.join(root, hit.path), 'utf8')).toBe(hit.text)
+    expect((await fs.readdir(path.join(root, path.dirname(hit.path)))).filter((n) => n.endsWith('.aside'))).toEqual([])
+    const ledger = await fs.readFile(path.join(root, 'ledger.jsonl'), 'utf8')
+    expect(ledger).not.toContain('external-change')
+
+    // A process that reopens the store agrees, and the forget the killed writer began can be done now.
+    const forgot = await forgetValueHandler(open(root), { id: hit.id })
+    expect(forgot.forgotten.map((f) => f.id)).toEqual([hit.id])
+    expect((await open(root).indexView()).get(hit.id)?.status).toBe('deleted_pending')
+  })
+
+  it('a rewrite that finds the file missing puts it back first, in a process that never listed the folder', { timeout: 60_000 }, async () => {
+    const { root, hit } = await storeWithGap()
+    const b = open(root)
+    const done = await b.rewriteFile(hit.path, (text) => `${text}\nrewritten after the kill\n`)
+    expect(done?.before).toBe(hit.text)
+    expect(await fs.readFile(path.join(root, hit.path), 'utf8')).toBe(`${hit.text}\nrewritten after the kill\n`)
+    expect((await fs.readdir(path.join(root, path.dirname(hit.path)))).filter((n) => n.endsWith('.aside'))).toEqual([])
+  })
+
+  it('rebuilding the index finds the memory too', { timeout: 60_000 }, async () => {
+    const { root, hit, other } = await storeWithGap()
+    const result = await rebuildIndex(open(root))
+    expect(result.entries).toBe(2)
+    const view = await open(root).indexView()
+    expect([view.get(hit.id)?.path, view.get(other)?.path]).toEqual([hit.path, expect.any(String)])
+  })
+
+  it('a file set aside beside a place that holds one is left alone: the file at the place stays', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'gap-kept-'))
+    dirs.push(dir)
+    const root = path.join(dir, 'store')
+    const b = open(root)
+    const w = await writeHandler(b, { summary: 'Invoices are paid on the fifth of each month, marker gapmark3.' })
+    const abs = path.join(root, w.path)
+    const current = await fs.readFile(abs, 'utf8')
+    // What a writer killed after its link (before it removed the old text) leaves.
+    const aside = path.join(path.dirname(abs), `.${path.basename(abs)}.999999.1.aside`)
+    await fs.writeFile(aside, 'an older text\n')
+    expect((await b.listFiles('topics')).filter((p) => !p.endsWith('/_index.md'))).toEqual([w.path])
+    expect(await fs.readFile(abs, 'utf8')).toBe(current)
+    expect(existsSync(aside)).toBe(true)
+    expect((await b.rewriteFile(w.path, () => null))?.before).toBe(current)
+  })
+})
