@@ -20,10 +20,10 @@
 
  * A process killed between the two calls of step 3 leaves the file as `.<name>.<pid>.<n>.aside`
  * beside an empty place: `restoreSetAside` links it back, and the file backend calls it whenever
- * it lists a folder holding one or rewrites a file it finds missing: a writer killed there never
- * makes a memory look deleted (the freshness check would drop it from the index). It may also put back the file
- * of a rewrite under way in another process, inside that gap: that rewrite then finds its file
- * back (or the place taken) and starts its attempt again.
+ * it lists a folder holding one or rewrites a file it finds missing, so a writer killed there
+ * never makes a memory look deleted (the freshness check would drop it from the index). It may
+ * also put back the file of a rewrite under way in another process, inside that gap: that rewrite
+ * then finds its file back (or the place taken) and starts its attempt again.
  *
  * What remains (docs/decisions.md): an in-place save that opened the file before step 3 and
  * writes more than ORPHAN_WAIT_MS after it; on a file system without hard links, an atomic save
@@ -164,7 +164,12 @@ export function restoreSetAside(absDir: string, names: readonly string[]): strin
     const place = SET_ASIDE.exec(name)?.[1]
     if (place === undefined) continue
     const abs = path.join(absDir, name)
-    const st = fs.lstatSync(abs, { throwIfNoEntry: false })
+    let st: fs.Stats | undefined
+    try {
+      st = fs.lstatSync(abs, { throwIfNoEntry: false })
+    } catch {
+      continue // unreadable: left as it is
+    }
     if (st === undefined || !st.isFile()) continue
     const list = byPlace.get(place) ?? []
     list.push({ abs, mtimeMs: st.mtimeMs })
@@ -274,7 +279,9 @@ export async function rewriteFileCas(abs: string, relPath: string, change: (curr
     const code = errno(err)
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err
     // Missing: perhaps only moved aside by a rewrite that was killed in step 3.
-    if (!restoreSetAside(path.dirname(abs), listNames(path.dirname(abs))).includes(path.basename(abs))) return null
+    const dir = path.dirname(abs)
+    const mine = listNames(dir).filter((name) => name.startsWith(`.${path.basename(abs)}.`))
+    if (restoreSetAside(dir, mine).length === 0) return null
     real = fs.realpathSync.native(abs)
   }
   let empty = 0
