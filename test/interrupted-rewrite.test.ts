@@ -135,6 +135,22 @@ describe('a writer killed between moving a memory file aside and linking its new
     expect((await open(root).indexView()).get(hit.id)?.status).toBe('deleted_pending')
   })
 
+  it('a process that watches the folder and writes beside the gap still finds the memory', { timeout: 60_000 }, async () => {
+    const { root, hit, other } = await twoMemories()
+    const b = open(root)
+    // Fresh and watching before the writer is killed.
+    expect((await searchHandler(b, { query: 'gapmark2', top_k: 5 })).hits.map((h) => h.id)).toContain(other)
+    const { signal } = await forgetInChild(root, hit.id, 'kill').closed
+    expect(signal).toBe('SIGKILL')
+    // Its own write records the folder as it is now, gap included; the watcher reported the file.
+    const added = await writeHandler(b, { summary: '发票每个月五号寄到财务部，记号 gapmark4。' })
+    expect(path.dirname(added.path)).toBe(path.dirname(hit.path))
+    expect((await searchHandler(b, { query: 'gapmark1', top_k: 5 })).hits.map((h) => h.id)).toContain(hit.id)
+    expect((await b.indexView()).get(hit.id)?.status).toBe('active')
+    expect(await fs.readFile(path.join(root, hit.path), 'utf8')).toBe(hit.text)
+    expect(await fs.readFile(path.join(root, 'ledger.jsonl'), 'utf8')).not.toContain('external-change')
+  })
+
   it('a rewrite that finds the file missing puts it back first, in a process that never listed the folder', { timeout: 60_000 }, async () => {
     const { root, hit } = await storeWithGap()
     const b = open(root)
