@@ -20,6 +20,7 @@ import { ensureFresh, stopFreshness } from '../src/store/freshness.js'
 import { SNAPSHOT_FILE, SNAPSHOT_TEMP } from '../src/store/index-snapshot.js'
 import { scanMemoryFiles } from '../src/store/rebuild.js'
 import type { IndexEntry } from '../src/types.js'
+import { explainIds } from './store-diagnostics.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const WORKER = path.join(here, 'workers', 'snapshot-writer.mjs')
@@ -123,7 +124,8 @@ describe('SIGKILL while the index snapshot is written', () => {
       const reopened = open(root)
       const view = byId((await reopened.indexView()).values())
       const ids = new Set(view.map((e) => e.id))
-      expect(written.filter((id) => !removed.has(id) && !ids.has(id)), 'acknowledged writes missing').toEqual([])
+      const missing = written.filter((id) => !removed.has(id) && !ids.has(id))
+      expect(missing, `acknowledged writes missing\n${missing.length === 0 ? '' : await explainIds(root, missing)}`).toEqual([])
       expect(existsSync(path.join(root, SNAPSHOT_FILE)), 'a snapshot was saved before the kill').toBe(true)
 
       // The same as folding index.jsonl from its first line.

@@ -27,7 +27,7 @@ import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
 import { IndexView } from './index-view.js'
 import { readSnapshot, snapshotCover, SNAPSHOT_FILE, writeSnapshot, type SnapshotCover } from './index-snapshot.js'
 import { parseLedgerLine } from './ledger.js'
-import { rewriteFileCas } from './rewrite.js'
+import { isSetAside, restoreSetAside, rewriteFileCas } from './rewrite.js'
 import { STORE_LAYOUT } from './layout.js'
 import { localProbes } from './local-probes.js'
 
@@ -381,14 +381,21 @@ class FileBackend implements MemoryBackend {
         if (err instanceof MemoryError && err.code === 'PATH_OUTSIDE_ROOT' && rel !== relDir) return
         throw err
       }
-      let entries: fsSync.Dirent[]
-      try {
-        entries = fsSync.readdirSync(abs, { withFileTypes: true })
-      } catch (err) {
-        const code = errno(err)
-        if (code === 'ENOENT' || code === 'ENOTDIR') return
-        throw ioError('list', abs, err)
+      const read = (): fsSync.Dirent[] | null => {
+        try {
+          return fsSync.readdirSync(abs, { withFileTypes: true })
+        } catch (err) {
+          const code = errno(err)
+          if (code === 'ENOENT' || code === 'ENOTDIR') return null
+          throw ioError('list', abs, err)
+        }
       }
+      let entries = read()
+      // A rewrite killed between moving a file aside and linking its new text in (rewrite.ts):
+      // the file goes back to its place before anyone takes it for deleted.
+      const asides = (entries ?? []).filter((e) => e.isFile() && isSetAside(e.name)).map((e) => e.name)
+      if (asides.length > 0 && restoreSetAside(abs, asides).length > 0) entries = read()
+      if (entries === null) return
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       for (const entry of entries) {
         if (entry.name.startsWith('.')) continue

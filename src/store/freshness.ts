@@ -198,12 +198,24 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
  * the stat of each. Only entries are kept, never the texts. For the freshness check and for sync.
  */
 export async function readChanged(backend: MemoryBackend, paths: readonly string[], seen?: (path: string, st: FileStat | null) => void): Promise<ChangedFile[]> {
-  const files: ChangedFile[] = []
-  for (const path of paths) {
+  const read = async (path: string): Promise<{ text: string; st: FileStat } | null> => {
     const [text, st] = await Promise.all([backend.readFile(path), backend.stat(path)])
-    const there = text !== null && st !== null
-    seen?.(path, there ? st : null)
-    files.push({ path, stated: there ? entryFromFile(path, text, st.mtimeMs) : null })
+    return text !== null && st !== null ? { text, st } : null
+  }
+  const files: ChangedFile[] = []
+  const listed = new Set<string>()
+  for (const path of paths) {
+    let file = await read(path)
+    const folder = path.slice(0, Math.max(0, path.lastIndexOf('/')))
+    if (file === null && folder !== '' && !listed.has(folder)) {
+      // Gone, or only set aside by a rewrite killed midway: listing its folder puts such a file
+      // back (file backend, store/rewrite.ts) before it is taken for deleted.
+      listed.add(folder)
+      await backend.listFiles(folder)
+      file = await read(path)
+    }
+    seen?.(path, file?.st ?? null)
+    files.push({ path, stated: file === null ? null : entryFromFile(path, file.text, file.st.mtimeMs) })
   }
   return files
 }

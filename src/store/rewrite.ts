@@ -18,12 +18,18 @@
  *    few milliseconds; such a save is put back in place of the new text at once, and the next
  *    attempt starts from it.
 
+ * A process killed between the two calls of step 3 leaves the file as `.<name>.<pid>.<n>.aside`
+ * beside an empty place: `restoreSetAside` links it back, and the file backend calls it whenever
+ * it lists a folder holding one or rewrites a file it finds missing, so a writer killed there
+ * never makes a memory look deleted (the freshness check would drop it from the index). It may
+ * also put back the file of a rewrite under way in another process, inside that gap: that rewrite
+ * then finds its file back (or the place taken) and starts its attempt again.
+ *
  * What remains (docs/decisions.md): an in-place save that opened the file before step 3 and
  * writes more than ORPHAN_WAIT_MS after it; on a file system without hard links, an atomic save
  * landing in the microseconds between the check and a plain rename; a person's reader (another
- * process) finding no file in the microseconds between the two calls of step 3; and a process
- * killed in those microseconds leaves the file as `.<name>.<pid>.<n>.aside` beside its place.
- * Editors take no lock this could honour.
+ * process) finding no file in the microseconds between the two calls of step 3. Editors take no
+ * lock this could honour.
  *
  * Synchronous from step 2 to the end of step 3: no other task of this process runs in between.
  * Must never write anything but the one file and its temporary files beside it.
@@ -103,7 +109,10 @@ function swapIn(abs: string, next: string, ino: number, intact: () => boolean): 
     if (errno(err) === 'ENOENT') return null
     throw err
   }
-  if (fs.statSync(aside).ino !== ino || !intact()) {
+  const st = fs.statSync(aside, { throwIfNoEntry: false })
+  // Put back already by another process (restoreSetAside): start again from it.
+  if (st === undefined) return null
+  if (st.ino !== ino || !intact()) {
     putBack(aside, abs)
     return null
   }
@@ -123,6 +132,73 @@ function swapIn(abs: string, next: string, ino: number, intact: () => boolean): 
     fs.renameSync(next, abs)
     return aside
   }
+}
+
+/** The name of a file step 3 moved aside (`sibling`): its place's name is the first group. */
+const SET_ASIDE = /^\.(.+)\.\d+\.\d+\.aside$/
+
+/** True for the name of a file a rewrite moved aside (`.<name>.<pid>.<n>.aside`). */
+export function isSetAside(name: string): boolean {
+  return SET_ASIDE.test(name)
+}
+
+function listNames(absDir: string): string[] {
+  try {
+    return fs.readdirSync(absDir)
+  } catch {
+    return []
+  }
+}
+
+/**
+ * Puts back the files that rewrites moved aside in step 3 and whose place is still empty (the
+ * process was killed before it linked the new text in): among `names` (the folder's entries),
+ * for each place, the newest file set aside for it is hard-linked back (never over a file that is
+ * there) and its aside name removed. Returns the names of the places filled. One set aside
+ * beside a place that holds a file is left alone: a rewrite under way may still need it, and the
+ * file at the place is newer. What cannot be put back (a read-only store) stays as it is.
+ */
+export function restoreSetAside(absDir: string, names: readonly string[]): string[] {
+  const byPlace = new Map<string, Array<{ abs: string; mtimeMs: number }>>()
+  for (const name of names) {
+    const place = SET_ASIDE.exec(name)?.[1]
+    if (place === undefined) continue
+    const abs = path.join(absDir, name)
+    let st: fs.Stats | undefined
+    try {
+      st = fs.lstatSync(abs, { throwIfNoEntry: false })
+    } catch {
+      continue // unreadable: left as it is
+    }
+    if (st === undefined || !st.isFile()) continue
+    const list = byPlace.get(place) ?? []
+    list.push({ abs, mtimeMs: st.mtimeMs })
+    byPlace.set(place, list)
+  }
+  const restored: string[] = []
+  for (const [place, asides] of byPlace) {
+    const target = path.join(absDir, place)
+    for (const aside of asides.sort((a, b) => b.mtimeMs - a.mtimeMs)) {
+      try {
+        if (fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) break
+        try {
+          fs.linkSync(aside.abs, target)
+          fs.rmSync(aside.abs, { force: true })
+        } catch (err) {
+          if (!NO_HARD_LINKS.has(errno(err) ?? '')) throw err
+          fs.renameSync(aside.abs, target)
+        }
+        restored.push(place)
+        break
+      } catch (err) {
+        // Put back meanwhile by another process: look at the place again with the next one.
+        if (errno(err) === 'ENOENT') continue
+        // The place was taken meanwhile, or the store cannot be written: leave it.
+        break
+      }
+    }
+  }
+  return restored
 }
 
 /** Links a file moved aside back into its place, unless a newer save took the place meanwhile (then that one stays). */
@@ -201,8 +277,12 @@ export async function rewriteFileCas(abs: string, relPath: string, change: (curr
     real = fs.realpathSync.native(abs)
   } catch (err) {
     const code = errno(err)
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null
-    throw err
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err
+    // Missing: perhaps only moved aside by a rewrite that was killed in step 3.
+    const dir = path.dirname(abs)
+    const mine = listNames(dir).filter((name) => name.startsWith(`.${path.basename(abs)}.`))
+    if (restoreSetAside(dir, mine).length === 0) return null
+    real = fs.realpathSync.native(abs)
   }
   let empty = 0
   for (let n = 1; n <= REWRITE_ATTEMPTS; n++) {
