@@ -11,13 +11,13 @@
  * Run `npm run build` first (npm test does it).
  */
 
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createFileBackend, flushCaches, forgetValueHandler, rebuildIndex, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { createFileBackend, flushCaches, forgetValueHandler, purgeHandler, rebuildIndex, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const WORKER = path.join(here, 'workers', 'rewrite-gap.mjs')
@@ -201,5 +201,37 @@ describe('a writer killed between moving a memory file aside and linking its new
     expect(await fs.readFile(abs, 'utf8')).toBe(current)
     expect(existsSync(aside)).toBe(true)
     expect((await b.rewriteFile(w.path, () => null))?.before).toBe(current)
+  })
+
+  it('a purge leaves no older text set aside: nothing is put back, no copy holds the purged words', { timeout: 60_000 }, async () => {
+    const { root, hit, other } = await twoMemories()
+    const b = open(root)
+    await forgetValueHandler(b, { id: hit.id })
+    // What writers killed after their link (before they removed the old text) leave: the memory's
+    // earlier text, and a ledger from before the forget, set aside by a process no longer running.
+    const dead = spawnSync(process.execPath, ['-e', '']).pid
+    const abs = path.join(root, hit.path)
+    await fs.writeFile(path.join(path.dirname(abs), `.${path.basename(abs)}.${dead}.1.aside`), hit.text)
+    const ledger = path.join(root, 'ledger.jsonl')
+    await fs.writeFile(path.join(root, `.ledger.jsonl.${dead}.2.aside`), await fs.readFile(ledger, 'utf8'))
+    const out = await purgeHandler(b, { id: hit.id })
+    expect(out.purged).toContain(hit.id)
+    expect(await asidesOf(root, hit.path)).toEqual([])
+    expect((await fs.readdir(root)).filter((n) => n.endsWith('.aside'))).toEqual([])
+    // A listing and a fresh process find no trace of it; the other memory stays.
+    expect(await open(root).listFiles(path.dirname(hit.path))).not.toContain(hit.path)
+    const fresh = open(root)
+    expect((await searchHandler(fresh, { query: 'gapmark1', top_k: 5 })).hits.map((h) => h.id)).not.toContain(hit.id)
+    expect((await fresh.indexView()).get(other)?.status).toBe('active')
+    const holding: string[] = []
+    const look = async (dir: string): Promise<void> => {
+      for (const e of await fs.readdir(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name)
+        if (e.isDirectory()) await look(p)
+        else if ((await fs.readFile(p, 'utf8').catch(() => '')).includes('gapmark1')) holding.push(path.relative(root, p))
+      }
+    }
+    await look(root)
+    expect(holding).toEqual([])
   })
 })

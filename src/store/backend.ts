@@ -82,8 +82,14 @@ export interface MemoryBackend {
    * change was applied to (`before`) and what the file holds after it (`after`).
    */
   rewriteFile(relPath: string, change: (current: string) => string | null): Promise<Rewrite | null>
-  /** Removes a file under the root; false when there was none. */
+  /** Removes a file under the root; false when there was none. Older texts of it that rewrites
+   * killed midway left set aside go too. */
   removeFile(relPath: string): Promise<boolean>
+  /**
+   * Removes the older texts of these files that rewrites killed midway left set aside (hidden
+   * beside them): for a purge, which must leave no copy of what it redacted. How many went.
+   */
+  dropSetAside(relPaths: readonly string[]): Promise<number>
   /** Paths (relative to the root) of the regular files below relDir, recursively, dot-files left out. */
   listFiles(relDir: string): Promise<string[]>
   /** The current time as an ISO-8601 string. */

@@ -27,7 +27,7 @@ import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
 import { IndexView } from './index-view.js'
 import { readSnapshot, snapshotCover, SNAPSHOT_FILE, writeSnapshot, type SnapshotCover } from './index-snapshot.js'
 import { parseLedgerLine } from './ledger.js'
-import { isSetAside, restoreSetAside, rewriteFileCas } from './rewrite.js'
+import { dropSetAside, isSetAside, restoreSetAside, rewriteFileCas } from './rewrite.js'
 import { STORE_LAYOUT } from './layout.js'
 import { localProbes } from './local-probes.js'
 
@@ -327,13 +327,25 @@ class FileBackend implements MemoryBackend {
 
   async removeFile(relPath: string): Promise<boolean> {
     const abs = this.resolveSync(relPath)
+    let removed = true
     try {
       fsSync.unlinkSync(abs)
-      return true
     } catch (err) {
-      if (errno(err) === 'ENOENT') return false
-      throw ioError('remove', abs, err)
+      if (errno(err) !== 'ENOENT') throw ioError('remove', abs, err)
+      removed = false
     }
+    // An older text a killed rewrite set aside would otherwise be put back in the empty place.
+    io('remove', abs, () => dropSetAside(abs))
+    return removed
+  }
+
+  async dropSetAside(relPaths: readonly string[]): Promise<number> {
+    let dropped = 0
+    for (const relPath of relPaths) {
+      const abs = this.resolveSync(relPath)
+      dropped += io('remove', abs, () => dropSetAside(abs))
+    }
+    return dropped
   }
 
   watch(relDir: string, onChange: (relPath: string | null) => void): (() => void) | null {

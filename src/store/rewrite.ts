@@ -135,7 +135,7 @@ function swapIn(abs: string, next: string, ino: number, intact: () => boolean): 
 }
 
 /** The name of a file step 3 moved aside (`sibling`): its place's name is the first group. */
-const SET_ASIDE = /^\.(.+)\.\d+\.\d+\.aside$/
+const SET_ASIDE = /^\.(.+)\.(\d+)\.\d+\.aside$/
 
 /** True for the name of a file a rewrite moved aside (`.<name>.<pid>.<n>.aside`). */
 export function isSetAside(name: string): boolean {
@@ -199,6 +199,35 @@ export function restoreSetAside(absDir: string, names: readonly string[]): strin
     }
   }
   return restored
+}
+
+/** True while the process `pid` runs (this one included): its rewrite may still need what it set aside. */
+function running(pid: number): boolean {
+  if (pid === process.pid) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return errno(err) !== 'ESRCH'
+  }
+}
+
+/**
+ * Removes the older texts of the file at abs that rewrites killed midway left set aside (their
+ * writer no longer runs), so a deletion or a purge leaves no copy for a later listing to put
+ * back. Returns how many went. One listing of the file's folder.
+ */
+export function dropSetAside(abs: string): number {
+  const dir = path.dirname(abs)
+  const base = path.basename(abs)
+  let dropped = 0
+  for (const name of listNames(dir)) {
+    const match = SET_ASIDE.exec(name)
+    if (match?.[1] !== base || running(Number(match[2]))) continue
+    fs.rmSync(path.join(dir, name), { force: true })
+    dropped++
+  }
+  return dropped
 }
 
 /** Links a file moved aside back into its place, unless a newer save took the place meanwhile (then that one stays). */

@@ -200,6 +200,8 @@ export async function purgeMemory(backend: MemoryBackend, id: string): Promise<P
     const redacted = await redactLedger(txn.backend, ids, leaks)
     const usage = await filterJsonl(txn.backend, USAGE_FILE, (r) => !(typeof r.id === 'string' && ids.has(r.id)))
     const queries = await filterJsonl(txn.backend, QUERY_LOG_FILE, (r) => !(typeof r.query === 'string' && anchors.some((a) => touches(a, r.query as string))))
+    // A rewrite of these killed midway may have left their unredacted text set aside.
+    await txn.backend.dropSetAside([LEDGER_FILE, USAGE_FILE, QUERY_LOG_FILE])
     await txn.backend.removeFile(SEARCH_INDEX_FILE)
     // index.jsonl is a log: lines written before still hold the removed entries until it is rewritten.
     await txn.backend.writeIndex([...txn.index.values()])
