@@ -9,6 +9,8 @@
 import { describe, expect, it } from 'vitest'
 import { consolidate, historyHandler, lineageHandler, restoreHandler, searchHandler, writeHandler, type IndexEntry, type MemoryBackend } from '../src/api.js'
 import { asks, EXCHANGE_TAG, exchanges, FOLD_JOINER, FOLD_MAX_EPISODES } from '../src/memory/consolidation/fold.js'
+import { perSource } from '../src/retrieve/search.js'
+import { RANKING } from '../src/retrieve/search-index.js'
 import { allWithContext } from '../src/retrieve/session-context.js'
 import { renderValue } from '../src/tools/render/text.js'
 import { tempStores } from './store-kit.js'
@@ -114,6 +116,30 @@ describe('fold', () => {
       const plain = (await searchHandler(b, { query: lang === 'English' ? 'gym Fifth Street' : '健身房' })).hits
       expect(plain.map((h) => h.id)).toContain(ids[5])
       expect(plain.find((h) => h.id === ids[5])?.sources).toBeUndefined()
+    })
+  }
+
+  it('a memory made of n others scores its match times n to the power of minus RANKING.sourcePower; one made of none or one, as it is', () => {
+    expect(perSource({ derived_from: undefined })).toBe(1)
+    expect(perSource({ derived_from: ['a'] })).toBe(1)
+    expect(perSource({ derived_from: ['a', 'b', 'c', 'd'] })).toBeCloseTo(4 ** -RANKING.sourcePower, 12)
+    expect(RANKING.sourcePower).toBe(0.25)
+  })
+
+  for (const [lang, turns, single, query] of [
+    ['English', EN, 'Melanie goes to the Thursday pottery class at the Portland community studio.', 'Thursday pottery class at the Portland studio'],
+    ['Chinese', ZH, '小王说登山活动在香山，周六八点集合。', '香山登山活动几点集合'],
+  ] as const) {
+    it(`${lang}: an exchange's match is spread over its turns, so a single statement saying as much ranks above the exchange whose words repeat it`, async () => {
+      const { backend: b } = await store(NOW)
+      await session(b, 'talk', '2026-02-01T10:00:00Z', turns)
+      const [first] = (await consolidate(b, { dryRun: false })).exchanges
+      expect(first?.derived_from).toHaveLength(3)
+      // Said today, in a session not idle: it stays an episode.
+      const { id } = await writeHandler(b, { summary: single, type: 'episode', session_id: 'today', time: NOW })
+      const hits = (await searchHandler(b, { query })).hits.map((h) => h.id)
+      expect(hits.indexOf(id)).toBeGreaterThanOrEqual(0)
+      expect(hits.indexOf(first?.id as string)).toBeGreaterThan(hits.indexOf(id))
     })
   }
 

@@ -31,6 +31,14 @@ export const RANKING = Object.freeze({
   fieldWeights: { content: 1, keywords: 2, context: 0.3 },
   /** An episode's context field holds the summaries of this many episodes before and after it in its session. */
   contextWindow: 2,
+  /**
+   * A memory made of n others (a folded exchange, a promoted topic, a session summary) scores its
+   * match times n to the power of minus this: it is read, and answers, through its n sources, so
+   * its match is spread over them; a memory made of many statements would otherwise outrank the
+   * single ones on the breadth of its words alone (issue 17, docs/decisions.md: 0.25 beside 0,
+   * 0.5 and 1 on LoCoMo after consolidation).
+   */
+  sourcePower: 0.25,
   /** A query that names a tag or entity of a memory multiplies its score by this. */
   keywordMatchBoost: 1.5,
   /** Weight of a term brought in by an alias group. */

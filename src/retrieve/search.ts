@@ -1,8 +1,9 @@
 /**
  * The search pipeline, pure over an in-memory view: eligibility (status) and filters (tags AND,
  * closed time range, entities AND) first, then BM25 over the query terms plus alias terms at low
- * weight, the keyword-match boost, the strong-term rule, ties by id, top_k, and guidance for the
- * agent (zero hits: what the store holds and how to browse; alias hits: that they were inferred).
+ * weight, the keyword-match boost, a memory made of others spread over its sources (perSource),
+ * the strong-term rule, ties by id, top_k, and guidance for the agent (zero hits: what the store
+ * holds and how to browse; alias hits: that they were inferred).
  * Identifiers the query shares with a memory (identifiers.ts) are matched exactly and rank first
  * (`literalMatch`); the answer says why it holds what it holds (`reason`, `nearMisses`,
  * search-outcome.ts). It reads no files and writes nothing; signals are the caller's business.
@@ -117,6 +118,12 @@ function namesKeyword(entry: IndexEntry, queryTokens: ReadonlySet<string>): bool
     keywordTokens.set(entry, keywords)
   }
   return keywords.some((tokens) => tokens.every((t) => queryTokens.has(t)))
+}
+
+/** What a memory's match is multiplied by for the sources it stands for (RANKING.sourcePower); 1 for one made of none or one. */
+export function perSource(entry: Pick<IndexEntry, 'derived_from'>): number {
+  const n = entry.derived_from?.length ?? 0
+  return n > 1 ? n ** -RANKING.sourcePower : 1
 }
 
 export function toHit(e: IndexEntry, score: number, reason: SearchHit['reason'], literalMatch = 0): SearchHit {
@@ -282,7 +289,7 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
     // Literal only through a term that could make a hit on its own: a shared single character
     // next to an alias match does not make the hit literal.
     const literal = r.matched.some((t) => querySet.has(t) && (isStrongTerm(t) || !strongInQuery))
-    const score = namesKeyword(entry, querySet) ? r.score * RANKING.keywordMatchBoost : r.score
+    const score = (namesKeyword(entry, querySet) ? r.score * RANKING.keywordMatchBoost : r.score) * perSource(entry)
     scored.push({ entry, score, reason: literal ? 'match' : 'alias' })
     if (scored.length >= req.top_k) {
       scored.sort(byScore)
@@ -296,7 +303,7 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
     const entry = source.get(id)
     if (entry === undefined) continue
     const score = literalScore.get(id) ?? 0
-    literalHits.push(toHit(entry, namesKeyword(entry, querySet) ? score * RANKING.keywordMatchBoost : score, 'match', shared.length))
+    literalHits.push(toHit(entry, (namesKeyword(entry, querySet) ? score * RANKING.keywordMatchBoost : score) * perSource(entry), 'match', shared.length))
   }
   literalHits.sort((a, b) => (b.literalMatch ?? 0) - (a.literalMatch ?? 0) || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   matchedCount += literalHits.length
