@@ -164,7 +164,7 @@ describe('the saved search index', () => {
   it('deleting .cache/ loses nothing', async () => {
     const root = await savedStore()
     unlinkSync(manifestFile(root))
-    unlinkSync(join(root, '.cache/file-stats.json'))
+    unlinkSync(join(root, '.cache/file-stats.bin'))
     expect(await hits(createFileBackend(root), 'billing')).toHaveLength(1)
   })
 })

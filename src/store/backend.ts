@@ -86,6 +86,11 @@ export interface MemoryBackend {
   removeFile(relPath: string): Promise<boolean>
   /** Paths (relative to the root) of the regular files below relDir, recursively, dot-files left out. */
   listFiles(relDir: string): Promise<string[]>
+  /**
+   * Optional: listFiles with the size and mtime of each file, as stat would give them, taken in
+   * one pass (the freshness check's scan of every memory file). A file gone meanwhile is left out.
+   */
+  listFileStats?(relDir: string): Promise<Array<{ path: string; stat: FileStat }>>
   /** The current time as an ISO-8601 string. */
   now(): string
 

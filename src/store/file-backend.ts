@@ -372,6 +372,36 @@ class FileBackend implements MemoryBackend {
 
   async listFiles(relDir: string): Promise<string[]> {
     const out: string[] = []
+    this.walkFiles(relDir, (rel) => out.push(rel))
+    return out
+  }
+
+  async listFileStats(relDir: string): Promise<Array<{ path: string; stat: FileStat }>> {
+    const out: Array<{ path: string; stat: FileStat }> = []
+    this.walkFiles(relDir, (rel, abs, linked) => {
+      // A plain file in a folder found inside the root: its lstat is what stat would say, in one
+      // system call and no path check (a freshness check takes one per memory file). Anything
+      // else (a link, an odd error, a file turned into a link meanwhile) goes the checked way.
+      let st: fsSync.Stats | undefined | null = linked
+      if (st === null) {
+        try {
+          st = fsSync.lstatSync(abs, { throwIfNoEntry: false })
+        } catch {
+          st = null
+        }
+      }
+      if (st === undefined) return
+      const stat = st === null || st.isSymbolicLink() ? this.statSync(rel) : { mtimeMs: st.mtimeMs, size: st.size }
+      if (stat !== null) out.push({ path: rel, stat })
+    })
+    return out
+  }
+
+  /**
+   * Calls `found` for each regular file below relDir, in name order, dot-files left out, with its
+   * absolute path and, for a link (followed only when it leads inside the root), its target's stat.
+   */
+  private walkFiles(relDir: string, found: (rel: string, abs: string, linked: fsSync.Stats | null) => void): void {
     const walk = (rel: string): void => {
       let abs: string
       try {
@@ -394,23 +424,24 @@ class FileBackend implements MemoryBackend {
         if (entry.name.startsWith('.')) continue
         const childRel = rel === '' ? entry.name : `${rel.replace(/\/+$/, '')}/${entry.name}`
         if (entry.isDirectory()) walk(childRel)
-        else if (entry.isFile()) out.push(childRel)
+        else if (entry.isFile()) found(childRel, path.join(abs, entry.name), null)
         else if (entry.isSymbolicLink()) {
           // A link counts as what it leads to, and only when that is inside the root.
           let target: fsSync.Stats
+          let targetAbs: string
           try {
-            target = fsSync.statSync(this.resolveSync(childRel))
+            targetAbs = this.resolveSync(childRel)
+            target = fsSync.statSync(targetAbs)
           } catch (err) {
             if (err instanceof MemoryError || errno(err) === 'ENOENT') continue
             throw ioError('look up', path.join(this.root, childRel), err)
           }
           if (target.isDirectory()) walk(childRel)
-          else if (target.isFile()) out.push(childRel)
+          else if (target.isFile()) found(childRel, targetAbs, target)
         }
       }
     }
     walk(relDir.replace(/\/+$/, ''))
-    return out
   }
 
   async readIndex(): Promise<IndexEntry[]> {

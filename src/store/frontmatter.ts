@@ -245,7 +245,7 @@ export function detailsOf(body: string): string {
 
 /** True for a path that may hold a memory: a .md file in a memory folder, not a folder note. */
 export function isMemoryPath(relPath: string): boolean {
-  const name = relPath.split('/').pop() ?? ''
+  const name = relPath.slice(relPath.lastIndexOf('/') + 1)
   return typeOfFolder(relPath) !== null && name.toLowerCase().endsWith('.md') && name !== '_index.md' && !name.startsWith('.')
 }
 
