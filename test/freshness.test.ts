@@ -161,6 +161,19 @@ describe('the saved search index', () => {
     expect(await savedSize(root)).toBe(14)
   })
 
+  it('is used as saved only for the index.jsonl it was made from: a timed save after another writer claims the older one', async () => {
+    const { root, backend } = store()
+    await writeHandler(backend, { summary: 'Alpha memory about kites' })
+    // Loads the search index: a change is pending, saved 10 s later by a timer.
+    expect(await hits(backend, 'kites')).toHaveLength(1)
+    // Another process writes meanwhile; this one does not look again before its timer saves.
+    await writeHandler(createFileBackend(root), { summary: 'Gamma memory about balloons' })
+    await new Promise((resolve) => setTimeout(resolve, 11_000))
+    expect(await savedSize(root)).toBe(1)
+    // The next process must not take that save for the store as it is now.
+    expect(await hits(createFileBackend(root), 'balloons')).toEqual(['Gamma memory about balloons'])
+  }, 30_000)
+
   it('deleting .cache/ loses nothing', async () => {
     const root = await savedStore()
     unlinkSync(manifestFile(root))

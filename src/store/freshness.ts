@@ -129,6 +129,15 @@ export async function noteWritten(backend: MemoryBackend, paths: readonly string
   }
 }
 
+/**
+ * Whether this process's view may hold outside changes folded in memory only (a store it cannot
+ * write): then the view is more than index.jsonl says, and nothing derived from it may claim to
+ * match index.jsonl.
+ */
+export function heldInMemory(backend: MemoryBackend): boolean {
+  return (states.get(backend)?.foldedAt ?? null) !== null
+}
+
 /** Stops the watcher of this backend, if one runs; the next check scans every file again. */
 export function stopFreshness(backend: MemoryBackend): void {
   const s = states.get(backend)
