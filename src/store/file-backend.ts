@@ -16,11 +16,11 @@
 import * as fsSync from 'node:fs'
 import { watch as watchFs } from 'node:fs'
 import path from 'node:path'
-import lockfile from 'proper-lockfile'
-import writeFileAtomicImpl from 'write-file-atomic'
+import type properLockfile from 'proper-lockfile'
+import type writeFileAtomicModule from 'write-file-atomic'
 import { ioError, MemoryError } from '../errors.js'
 import { jsonLine } from '../redact.js'
-import { io, ioAsync, makeDirs } from './fs-io.js'
+import { io, ioAsync, lazyRequire, makeDirs } from './fs-io.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
 import type { AnchorProbes, FileStat, MemoryBackend, Rewrite, SyncReads } from './backend.js'
 import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
@@ -65,6 +65,9 @@ interface IndexFileState {
   /** Lines folded so far (entries, removals and unusable lines). */
   lines: number
 }
+
+const lockfile = lazyRequire<typeof properLockfile>('proper-lockfile')
+const writeFileAtomicImpl = lazyRequire<typeof writeFileAtomicModule>('write-file-atomic')
 
 /** Queues of lock holders within this process, by real root path. */
 const localQueues = new Map<string, Promise<unknown>>()
@@ -309,7 +312,7 @@ class FileBackend implements MemoryBackend {
     makeDirs(path.dirname(abs))
     this.resolveSync(relPath)
     const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    await ioAsync('write', abs, () => writeFileAtomicImpl(abs, data, { fsync: options.fsync ?? true }))
+    await ioAsync('write', abs, () => writeFileAtomicImpl()(abs, data, { fsync: options.fsync ?? true }))
   }
 
   private writeAtomicSync(relPath: string, data: string | Buffer, fsync: boolean): void {
@@ -317,7 +320,7 @@ class FileBackend implements MemoryBackend {
     makeDirs(path.dirname(abs))
     // The folders just created may not be symlinks, but an existing one on the way could be.
     this.resolveSync(relPath)
-    io('write', abs, () => writeFileAtomicImpl.sync(abs, data, typeof data === 'string' ? { encoding: 'utf8', fsync } : { fsync }))
+    io('write', abs, () => writeFileAtomicImpl().sync(abs, data, typeof data === 'string' ? { encoding: 'utf8', fsync } : { fsync }))
   }
 
   async rewriteFile(relPath: string, change: (current: string) => string | null): Promise<Rewrite | null> {
@@ -649,7 +652,7 @@ class FileBackend implements MemoryBackend {
 
   async writeInProgress(): Promise<boolean> {
     const lockDir = path.join(this.root, LOCK_DIR)
-    return io('look up', lockDir, () => lockfile.checkSync(this.root, { lockfilePath: lockDir, realpath: false, stale: this.lockStaleMs }))
+    return io('look up', lockDir, () => lockfile().checkSync(this.root, { lockfilePath: lockDir, realpath: false, stale: this.lockStaleMs }))
   }
 
   async withLock<T>(fn: () => Promise<T>): Promise<T> {
@@ -673,7 +676,7 @@ class FileBackend implements MemoryBackend {
     let delay = 2
     while (release === null) {
       try {
-        release = lockfile.lockSync(this.root, {
+        release = lockfile().lockSync(this.root, {
           lockfilePath: path.join(this.root, LOCK_DIR),
           realpath: false,
           stale: this.lockStaleMs,
