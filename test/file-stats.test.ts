@@ -1,6 +1,6 @@
 /**
  * The freshness check's saved stats (`.cache/file-stats.bin`, store/file-stats.ts) and the scan
- * that feeds it (the backend's listFileStats): a damaged or foreign stats file is never trusted,
+ * that feeds it (the backend's forEachFileStat): a damaged or foreign stats file is never trusted,
  * and a change made while no process ran is seen at the next start whatever the stats file holds.
  */
 
@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, utimesSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createFileBackend, flushCaches, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { createFileBackend, flushCaches, searchHandler, writeHandler, type FileStat, type MemoryBackend } from '../src/api.js'
 import { decodeFileStats, encodeFileStats, FILE_STATS_FILE, type SeenStat } from '../src/store/file-stats.js'
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
@@ -48,7 +48,7 @@ describe('the file stats encoding', () => {
   })
 })
 
-describe('listFileStats', () => {
+describe('forEachFileStat', () => {
   it('lists what listFiles lists, each with the stat that stat gives, links followed only inside the root', async () => {
     const root = tmp('fstats-')
     const outside = tmp('fstats-out-')
@@ -63,12 +63,17 @@ describe('listFileStats', () => {
     writeFileSync(join(outside, 'secret.md'), 'dddd')
     symlinkSync(join(outside, 'secret.md'), join(root, 'topics/link-out.md'))
     symlinkSync(outside, join(root, 'topics/dir-out'))
+    const statsOf = async (dir: string) => {
+      const out: Array<{ path: string; stat: FileStat }> = []
+      await backend.forEachFileStat?.(dir, (p, mtimeMs, size) => out.push({ path: p, stat: { mtimeMs, size } }))
+      return out
+    }
     const listed = await backend.listFiles('topics')
-    const withStats = await backend.listFileStats?.('topics')
-    expect(withStats?.map((f) => f.path)).toEqual(listed)
+    const withStats = await statsOf('topics')
+    expect(withStats.map((f) => f.path)).toEqual(listed)
     expect(listed).toEqual(['topics/_index.md', 'topics/a.md', 'topics/link-in.md', 'topics/sub/b.md'])
-    for (const f of withStats ?? []) expect(f.stat, f.path).toEqual(await backend.stat(f.path))
-    expect(await backend.listFileStats?.('no-such-folder')).toEqual([])
+    for (const f of withStats) expect(f.stat, f.path).toEqual(await backend.stat(f.path))
+    expect(await statsOf('no-such-folder')).toEqual([])
   })
 })
 

@@ -87,10 +87,11 @@ export interface MemoryBackend {
   /** Paths (relative to the root) of the regular files below relDir, recursively, dot-files left out. */
   listFiles(relDir: string): Promise<string[]>
   /**
-   * Optional: listFiles with the size and mtime of each file, as stat would give them, taken in
-   * one pass (the freshness check's scan of every memory file). A file gone meanwhile is left out.
+   * Optional: listFiles with the size and mtime of each file as stat would give them, handed to
+   * `found` one by one in one pass, nothing kept (the freshness check's scan of every memory
+   * file). A file gone meanwhile is left out.
    */
-  listFileStats?(relDir: string): Promise<Array<{ path: string; stat: FileStat }>>
+  forEachFileStat?(relDir: string, found: (path: string, mtimeMs: number, size: number) => void): Promise<void>
   /** The current time as an ISO-8601 string. */
   now(): string
 

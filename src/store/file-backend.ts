@@ -379,8 +379,7 @@ class FileBackend implements MemoryBackend {
     return out
   }
 
-  async listFileStats(relDir: string): Promise<Array<{ path: string; stat: FileStat }>> {
-    const out: Array<{ path: string; stat: FileStat }> = []
+  async forEachFileStat(relDir: string, found: (path: string, mtimeMs: number, size: number) => void): Promise<void> {
     this.walkFiles(relDir, (rel, abs, linked) => {
       // A plain file in a folder found inside the root: its lstat is what stat would say, in one
       // system call and no path check (a freshness check takes one per memory file). Anything
@@ -394,10 +393,10 @@ class FileBackend implements MemoryBackend {
         }
       }
       if (st === undefined) return
-      const stat = st === null || st.isSymbolicLink() ? this.statSync(rel) : { mtimeMs: st.mtimeMs, size: st.size }
-      if (stat !== null) out.push({ path: rel, stat })
+      if (st !== null && !st.isSymbolicLink()) return found(rel, st.mtimeMs, st.size)
+      const checked = this.statSync(rel)
+      if (checked !== null) found(rel, checked.mtimeMs, checked.size)
     })
-    return out
   }
 
   /**

@@ -54,9 +54,14 @@ export function decodeFileStats(bytes: Uint8Array): Map<string, SeenStat> | null
   const n = buf.readUInt32LE(12)
   const nameBytes = buf.readUInt32LE(16)
   if (buf.length !== HEADER_BYTES + 16 * n + nameBytes || crc32(buf.subarray(HEADER_BYTES)) !== buf.readUInt32LE(20)) return null
-  const names = buf.toString('utf8', HEADER_BYTES + 16 * n).split('\n')
-  if (names.length !== n + 1 || names[n] !== '') return null
+  // Each path decoded on its own: pieces split from one long string would keep all of it alive.
   const out = new Map<string, SeenStat>()
-  for (let i = 0; i < n; i++) out.set(names[i] as string, { mtimeMs: buf.readDoubleLE(HEADER_BYTES + 8 * i), size: buf.readDoubleLE(HEADER_BYTES + 8 * (n + i)) })
-  return out.size === n ? out : null
+  let at = HEADER_BYTES + 16 * n
+  for (let i = 0; i < n; i++) {
+    const end = buf.indexOf(0x0a, at)
+    if (end < 0) return null
+    out.set(buf.toString('utf8', at, end), { mtimeMs: buf.readDoubleLE(HEADER_BYTES + 8 * i), size: buf.readDoubleLE(HEADER_BYTES + 8 * (n + i)) })
+    at = end + 1
+  }
+  return out.size === n && at === buf.length ? out : null
 }

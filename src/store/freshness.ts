@@ -74,22 +74,17 @@ export async function saveSeenStats(backend: MemoryBackend): Promise<void> {
 
 /** Stats every memory file under a folder; paths whose stat differs from what was seen are candidates. */
 async function scanFolder(backend: MemoryBackend, s: State, folder: string, candidates: Set<string>, present: Set<string>): Promise<void> {
-  const files = backend.listFileStats !== undefined ? await backend.listFileStats(folder) : await statEach(backend, await backend.listFiles(folder))
-  for (const { path, stat: st } of files) {
-    if (!isMemoryPath(path)) continue
+  const look = (path: string, mtimeMs: number, size: number): void => {
+    if (!isMemoryPath(path)) return
     present.add(path)
     const known = s.seen.get(path)
-    if (known === undefined || known.mtimeMs !== st.mtimeMs || known.size !== st.size) candidates.add(path)
+    if (known === undefined || known.mtimeMs !== mtimeMs || known.size !== size) candidates.add(path)
   }
-}
-
-async function statEach(backend: MemoryBackend, paths: readonly string[]): Promise<Array<{ path: string; stat: FileStat }>> {
-  const out: Array<{ path: string; stat: FileStat }> = []
-  for (const path of paths) {
-    const stat = await backend.stat(path)
-    if (stat !== null) out.push({ path, stat })
+  if (backend.forEachFileStat !== undefined) return backend.forEachFileStat(folder, look)
+  for (const path of await backend.listFiles(folder)) {
+    const st = await backend.stat(path)
+    if (st !== null) look(path, st.mtimeMs, st.size)
   }
-  return out
 }
 
 function startWatching(backend: MemoryBackend, s: State): void {
