@@ -17,7 +17,7 @@ import { createFileBackend, flushCaches, writeHandler } from '../src/api.js'
 const repo = path.resolve(import.meta.dirname, '..')
 const CLI = path.join(repo, 'lib', 'cli', 'main.js')
 const API = pathToFileURL(path.join(repo, 'lib', 'api.js')).href
-const HOOKS = pathToFileURL(path.join(repo, 'test', 'load-log-hooks.mjs')).href
+const HOOKS = pathToFileURL(path.join(repo, 'test', 'workers', 'load-log-hooks.mjs')).href
 
 async function savedStore(): Promise<string> {
   const root = mkdtempSync(path.join(tmpdir(), 'lazy-start-'))
