@@ -16,6 +16,7 @@ import type { IndexView } from '../store/index-view.js'
 import { warnOnce } from '../store/warn-once.js'
 import { buildAliasTable, loadUserAliases, mergeAliasGroups, type AliasTable } from './aliases.js'
 import type { IndexEntry } from '../types.js'
+import { packageVersion } from '../version.js'
 import { SearchIndex } from './search-index.js'
 import { SEARCH_MANIFEST, loadSavedIndex, removeSearchIndex, saveSearchIndex, savedIndexState } from './segment-files.js'
 import { affectedWithContext, allWithContext } from './session-context.js'
@@ -82,9 +83,13 @@ async function trySave(backend: MemoryBackend, c: Cached): Promise<void> {
   }
 }
 
+/**
+ * index.jsonl's state (size:mtime) as this program version reads it: a saved index claiming it is
+ * used without a check of each entry, and another version may make documents otherwise.
+ */
 async function indexSignature(backend: MemoryBackend): Promise<string> {
   const st = await backend.stat('index.jsonl')
-  return st === null ? 'none' : `${st.size}:${st.mtimeMs}`
+  return st === null ? 'none' : `${st.size}:${st.mtimeMs}@${packageVersion()}`
 }
 
 async function saveIndex(backend: MemoryBackend, c: Cached): Promise<void> {
