@@ -177,7 +177,7 @@ describe('memory_purge', () => {
     await signalsSettled(backend)
     await flushCaches(backend)
     const before = await grep(root, VALUE)
-    for (const f of ['index.jsonl', 'usage.jsonl', 'query-log.jsonl', '.cache/search/manifest.json', '.cache/file-stats.json']) {
+    for (const f of ['index.jsonl', 'usage.jsonl', 'query-log.jsonl', '.cache/search/manifest.json', '.cache/file-stats.bin']) {
       expect(await everyFile(root).then((m) => m.has(f)), f).toBe(true)
     }
     expect(before).toEqual(expect.arrayContaining(['index.jsonl', 'query-log.jsonl', expect.stringMatching(/^\.cache\/search\/seg-.*\.bin$/), secret.path, `raw/${echo.id}.md`, expect.stringMatching(/^digests\//)]))

@@ -13,6 +13,7 @@ import { createFileBackend, flushCaches, navHandler, searchHandler, writeHandler
 import { SEARCH_INDEX_FORMAT } from '../src/retrieve/search-index.js'
 import { SEARCH_DIR, SEARCH_MANIFEST, loadSearchIndex } from '../src/retrieve/segment-files.js'
 import { TOKENIZER_VERSION } from '../src/language/tokenizer.js'
+import { packageVersion } from '../src/version.js'
 
 function store(): { root: string; backend: MemoryBackend } {
   const root = mkdtempSync(join(tmpdir(), 'fresh-'))
@@ -161,10 +162,34 @@ describe('the saved search index', () => {
     expect(await savedSize(root)).toBe(14)
   })
 
+  it('is used as saved only for the index.jsonl it was made from: a timed save after another writer claims the older one', async () => {
+    const { root, backend } = store()
+    await writeHandler(backend, { summary: 'Alpha memory about kites' })
+    // Loads the search index: a change is pending, saved 10 s later by a timer.
+    expect(await hits(backend, 'kites')).toHaveLength(1)
+    // Another process writes meanwhile; this one does not look again before its timer saves.
+    await writeHandler(createFileBackend(root), { summary: 'Gamma memory about balloons' })
+    await new Promise((resolve) => setTimeout(resolve, 11_000))
+    expect(await savedSize(root)).toBe(1)
+    // The next process must not take that save for the store as it is now.
+    expect(await hits(createFileBackend(root), 'balloons')).toEqual(['Gamma memory about balloons'])
+  }, 30_000)
+
+  it('saved by another program version is checked entry by entry, then saved again for this one', async () => {
+    const root = await savedStore()
+    const manifest = JSON.parse(readFileSync(manifestFile(root), 'utf8')) as { index: string }
+    expect(manifest.index).toMatch(new RegExp(`^\\d+:[\\d.]+@${packageVersion().replace(/\./g, '\\.')}$`))
+    writeFileSync(manifestFile(root), JSON.stringify({ ...manifest, index: manifest.index.replace(/@.*$/, '@0.0.0-other') }))
+    const next = createFileBackend(root)
+    expect(await hits(next, 'billing')).toEqual(['Invoices are stored in the billing bucket'])
+    await flushCaches(next)
+    expect((JSON.parse(readFileSync(manifestFile(root), 'utf8')) as { index: string }).index).toBe(manifest.index)
+  })
+
   it('deleting .cache/ loses nothing', async () => {
     const root = await savedStore()
     unlinkSync(manifestFile(root))
-    unlinkSync(join(root, '.cache/file-stats.json'))
+    unlinkSync(join(root, '.cache/file-stats.bin'))
     expect(await hits(createFileBackend(root), 'billing')).toHaveLength(1)
   })
 })

@@ -14,7 +14,6 @@ import { modelFromEnv } from '../lifecycle/chat-model.js'
 import { setConsolidationModel } from '../memory/consolidation/model.js'
 import { selectTools } from '../mcp/profile.js'
 import { packageVersion } from '../version.js'
-import { serveStdio } from '../mcp/stdio.js'
 import { memoryStats } from '../memory/reading/stats.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { createFileBackend } from '../store/file-backend.js'
@@ -27,13 +26,10 @@ import { navHandler } from '../tools/memory-nav.js'
 import { renderValue } from '../tools/render/text.js'
 import { renderOutline } from '../tools/render/outline.js'
 import { writeHandler } from '../tools/write-memory.js'
-import { PANEL_COMMAND_HELP, printPanelKey, serve } from './serve.js'
 import { TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, toolUsage, usageError, OTHER_COMMANDS } from './tool-commands.js'
 import { didYouMean } from './suggest.js'
 import { parseFlags, splitStoreFlags, type FlagSpec } from './flags.js'
-import { syncCommand } from './sync-command.js'
 import { progressBar } from './progress.js'
-import { exportCommand, importCommand } from './transfer.js'
 import { applyEmbedderSettings, EMBEDDER_HELP, embedderFromSettings, takeEmbedderSettings, type EmbedderSettings } from './embedder-options.js'
 import { listenToProgress } from '../store/progress.js'
 import { describeVectors, vectorDiagnostics } from '../retrieve/vectors.js'
@@ -253,13 +249,15 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0
   }
   if (TOOL_COMMANDS[command] !== undefined) return runTool(command, args, embedder)
-  if (command === 'sync') return syncCommand(args, storeRoot)
-  if (command === 'export') return exportCommand(args, storeRoot)
-  if (command === 'import') return importCommand(args, storeRoot)
+  // The commands below load what only they use (the MCP SDK, the web server, git sync, transfer)
+  // when they run: a tool command such as `search` starts without them.
+  if (command === 'sync') return (await import('./sync-command.js')).syncCommand(args, storeRoot)
+  if (command === 'export') return (await import('./transfer.js')).exportCommand(args, storeRoot)
+  if (command === 'import') return (await import('./transfer.js')).importCommand(args, storeRoot)
   const own = OWN_FLAGS[command]
   const flags = own !== undefined ? parseFlags(command, args, own) : undefined
   if (flags?.switches.has('--help') === true) {
-    process.stdout.write(command === 'stats' ? STATS_HELP : (PANEL_COMMAND_HELP[command] ?? USAGE))
+    process.stdout.write(command === 'stats' ? STATS_HELP : ((await import('./serve.js')).PANEL_COMMAND_HELP[command] ?? USAGE))
     return 0
   }
   if (flags !== undefined && flags.positionals.length > 0) throw usageError(`${command}: unexpected argument ${JSON.stringify(flags.positionals[0])}`)
@@ -295,15 +293,16 @@ async function main(argv: string[]): Promise<number> {
       // stdout is the protocol from here on; everything else goes to stderr.
       const vectors = await embedderFromSettings(createFileBackend(storeRoot(args)), embedder)
       const options = { ...(consolidateIdleMs === undefined ? {} : { consolidateIdleMs }), ...(vectors !== undefined ? { embedder: vectors } : {}) }
+      const { serveStdio } = await import('../mcp/stdio.js')
       await serveStdio(storeRoot(args), packageVersion(), personalStore(args, storeRoot(args)), tools, options)
       return 0
     }
     case 'stats':
       return stats(args, embedder)
     case 'serve':
-      return serve(storeRoot(args), args)
+      return (await import('./serve.js')).serve(storeRoot(args), args)
     case 'panel-key':
-      return printPanelKey(storeRoot(args))
+      return (await import('./serve.js')).printPanelKey(storeRoot(args))
     default: {
       const hint = didYouMean(command, [...Object.keys(TOOL_COMMANDS), ...OTHER_COMMANDS])
       process.stderr.write(`memory-agent: unknown command ${JSON.stringify(command)}${hint}\n${hint !== '' ? 'memory-agent --help lists the commands.\n' : `\n${USAGE}`}`)

@@ -11,13 +11,14 @@
  */
 
 import type { MemoryBackend } from '../store/backend.js'
-import { ensureFresh, saveSeenStats, stopFreshness } from '../store/freshness.js'
+import { ensureFresh, heldInMemory, saveSeenStats, stopFreshness } from '../store/freshness.js'
 import type { IndexView } from '../store/index-view.js'
 import { warnOnce } from '../store/warn-once.js'
 import { buildAliasTable, loadUserAliases, mergeAliasGroups, type AliasTable } from './aliases.js'
 import type { IndexEntry } from '../types.js'
+import { packageVersion } from '../version.js'
 import { SearchIndex } from './search-index.js'
-import { SEARCH_MANIFEST, loadSearchIndex, removeSearchIndex, saveSearchIndex, savedIndexState } from './segment-files.js'
+import { SEARCH_MANIFEST, loadSavedIndex, removeSearchIndex, saveSearchIndex, savedIndexState } from './segment-files.js'
 import { affectedWithContext, allWithContext } from './session-context.js'
 
 /** Removing this file drops the saved search index (its segments are no longer listed). */
@@ -43,6 +44,12 @@ interface Cached {
   saveFailed: boolean
   /** The session of each indexed entry when it was indexed, to re-context its old neighbours. */
   sessionOf: Map<string, string>
+  /**
+   * The state of index.jsonl (indexSignature) the index was last brought in line with, claimed
+   * when it is saved; null when not known (index.jsonl changed while the view was read, or the
+   * view holds changes folded in memory only), which no later process trusts.
+   */
+  matches: string | null
 }
 
 const caches = new WeakMap<MemoryBackend, Cached>()
@@ -56,9 +63,6 @@ async function aliasTable(backend: MemoryBackend): Promise<AliasTable> {
   return buildAliasTable(mergeAliasGroups(await loadUserAliases(backend)))
 }
 
-async function loadIndex(backend: MemoryBackend): Promise<SearchIndex> {
-  return (await loadSearchIndex(backend)) ?? SearchIndex.empty()
-}
 
 function scheduleSave(backend: MemoryBackend, c: Cached): void {
   if (c.unsaved === 0 || c.saveTimer !== null || c.saveFailed) return
@@ -79,15 +83,19 @@ async function trySave(backend: MemoryBackend, c: Cached): Promise<void> {
   }
 }
 
+/**
+ * index.jsonl's state (size:mtime) as this program version reads it: a saved index claiming it is
+ * used without a check of each entry, and another version may make documents otherwise.
+ */
 async function indexSignature(backend: MemoryBackend): Promise<string> {
   const st = await backend.stat('index.jsonl')
-  return st === null ? 'none' : `${st.size}:${st.mtimeMs}`
+  return st === null ? 'none' : `${st.size}:${st.mtimeMs}@${packageVersion()}`
 }
 
 async function saveIndex(backend: MemoryBackend, c: Cached): Promise<void> {
   if (c.unsaved === 0) return
   const unsaved = c.unsaved
-  await saveSearchIndex(backend, c.index, await indexSignature(backend))
+  await saveSearchIndex(backend, c.index, c.matches)
   c.unsaved -= unsaved
 }
 
@@ -106,13 +114,21 @@ function sessionMap(view: IndexView): Map<string, string> {
 /** The retrieval state for the store as it is now, outside edits included. */
 export async function retrievalState(backend: MemoryBackend): Promise<RetrievalState> {
   await ensureFresh(backend)
+  // index.jsonl as the view is read: the same before and after means the view is exactly it.
+  const before = await indexSignature(backend)
   const view = await backend.indexView()
+  const after = await indexSignature(backend)
+  const matches = before === after && !heldInMemory(backend) ? after : null
   let c = caches.get(backend)
   if (c === undefined) {
-    const [index, aliases, signature] = await Promise.all([loadIndex(backend), aliasTable(backend), aliasSignature(backend)])
-    // The saved index may be older than the store: bring it up to date by checksum.
-    const stats = index.sync(allWithContext(view))
-    c = { index, generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved: stats.added + stats.updated + stats.removed, saveTimer: null, saveFailed: false, sessionOf: sessionMap(view) }
+    const [saved, aliases, signature] = await Promise.all([loadSavedIndex(backend), aliasTable(backend), aliasSignature(backend)])
+    const index = saved?.index ?? SearchIndex.empty()
+    // A saved index made from index.jsonl as it is now is used as it is; one older than the
+    // store is brought up to date by checksum, entry by entry.
+    const current = saved !== null && matches !== null && saved.state === matches
+    const stats = current ? null : index.sync(allWithContext(view))
+    const unsaved = stats === null ? 0 : stats.added + stats.updated + stats.removed
+    c = { index, generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved, saveTimer: null, saveFailed: false, sessionOf: sessionMap(view), matches }
     caches.set(backend, c)
   } else {
     const changed = view.changedSince(c.generation, c.version)
@@ -142,6 +158,7 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
     }
     c.generation = view.generation
     c.version = view.currentVersion
+    c.matches = matches
     const signature = await aliasSignature(backend)
     if (signature !== c.aliasSignature) {
       c.aliases = await aliasTable(backend)

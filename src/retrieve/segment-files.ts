@@ -62,12 +62,18 @@ const dirOf = (backend: MemoryBackend): string => path.join(backend.root, SEARCH
 
 /** The saved index, or null when there is none or it cannot be trusted (then: build again). */
 export async function loadSearchIndex(backend: MemoryBackend): Promise<SearchIndex | null> {
+  return (await loadSavedIndex(backend))?.index ?? null
+}
+
+/** The saved index with the state of index.jsonl its manifest says it was saved from (null: not known). */
+export async function loadSavedIndex(backend: MemoryBackend): Promise<{ index: SearchIndex; state: string | null } | null> {
   const manifest = await readManifest(backend)
   if (manifest === null) return null
   const dir = dirOf(backend)
   try {
     const saved = await Promise.all(manifest.segments.map(async (s) => ({ file: s.file, deleted: s.deleted, bytes: await readFile(path.join(dir, s.file)) })))
-    return SearchIndex.open(saved)
+    const index = SearchIndex.open(saved)
+    return index === null ? null : { index, state: manifest.index }
   } catch {
     return null
   }

@@ -92,6 +92,12 @@ export interface MemoryBackend {
   dropSetAside(relPaths: readonly string[]): Promise<number>
   /** Paths (relative to the root) of the regular files below relDir, recursively, dot-files left out. */
   listFiles(relDir: string): Promise<string[]>
+  /**
+   * Optional: listFiles with the size and mtime of each file as stat would give them, handed to
+   * `found` one by one in one pass, nothing kept (the freshness check's scan of every memory
+   * file). A file gone meanwhile is left out.
+   */
+  forEachFileStat?(relDir: string, found: (path: string, mtimeMs: number, size: number) => void): Promise<void>
   /** The current time as an ISO-8601 string. */
   now(): string
 

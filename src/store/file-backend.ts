@@ -16,11 +16,11 @@
 import * as fsSync from 'node:fs'
 import { watch as watchFs } from 'node:fs'
 import path from 'node:path'
-import lockfile from 'proper-lockfile'
-import writeFileAtomicImpl from 'write-file-atomic'
+import type properLockfile from 'proper-lockfile'
+import type writeFileAtomicModule from 'write-file-atomic'
 import { ioError, MemoryError } from '../errors.js'
 import { jsonLine } from '../redact.js'
-import { io, ioAsync, makeDirs } from './fs-io.js'
+import { io, ioAsync, lazyRequire, makeDirs } from './fs-io.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
 import type { AnchorProbes, FileStat, MemoryBackend, Rewrite, SyncReads } from './backend.js'
 import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
@@ -65,6 +65,9 @@ interface IndexFileState {
   /** Lines folded so far (entries, removals and unusable lines). */
   lines: number
 }
+
+const lockfile = lazyRequire<typeof properLockfile>('proper-lockfile')
+const writeFileAtomicImpl = lazyRequire<typeof writeFileAtomicModule>('write-file-atomic')
 
 /** Queues of lock holders within this process, by real root path. */
 const localQueues = new Map<string, Promise<unknown>>()
@@ -309,7 +312,7 @@ class FileBackend implements MemoryBackend {
     makeDirs(path.dirname(abs))
     this.resolveSync(relPath)
     const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    await ioAsync('write', abs, () => writeFileAtomicImpl(abs, data, { fsync: options.fsync ?? true }))
+    await ioAsync('write', abs, () => writeFileAtomicImpl()(abs, data, { fsync: options.fsync ?? true }))
   }
 
   private writeAtomicSync(relPath: string, data: string | Buffer, fsync: boolean): void {
@@ -317,7 +320,7 @@ class FileBackend implements MemoryBackend {
     makeDirs(path.dirname(abs))
     // The folders just created may not be symlinks, but an existing one on the way could be.
     this.resolveSync(relPath)
-    io('write', abs, () => writeFileAtomicImpl.sync(abs, data, typeof data === 'string' ? { encoding: 'utf8', fsync } : { fsync }))
+    io('write', abs, () => writeFileAtomicImpl().sync(abs, data, typeof data === 'string' ? { encoding: 'utf8', fsync } : { fsync }))
   }
 
   async rewriteFile(relPath: string, change: (current: string) => string | null): Promise<Rewrite | null> {
@@ -384,6 +387,35 @@ class FileBackend implements MemoryBackend {
 
   async listFiles(relDir: string): Promise<string[]> {
     const out: string[] = []
+    this.walkFiles(relDir, (rel) => out.push(rel))
+    return out
+  }
+
+  async forEachFileStat(relDir: string, found: (path: string, mtimeMs: number, size: number) => void): Promise<void> {
+    this.walkFiles(relDir, (rel, abs, linked) => {
+      // A plain file in a folder found inside the root: its lstat is what stat would say, in one
+      // system call and no path check (a freshness check takes one per memory file). Anything
+      // else (a link, an odd error, a file turned into a link meanwhile) goes the checked way.
+      let st: fsSync.Stats | undefined | null = linked
+      if (st === null) {
+        try {
+          st = fsSync.lstatSync(abs, { throwIfNoEntry: false })
+        } catch {
+          st = null
+        }
+      }
+      if (st === undefined) return
+      if (st !== null && !st.isSymbolicLink()) return found(rel, st.mtimeMs, st.size)
+      const checked = this.statSync(rel)
+      if (checked !== null) found(rel, checked.mtimeMs, checked.size)
+    })
+  }
+
+  /**
+   * Calls `found` for each regular file below relDir, in name order, dot-files left out, with its
+   * absolute path and, for a link (followed only when it leads inside the root), its target's stat.
+   */
+  private walkFiles(relDir: string, found: (rel: string, abs: string, linked: fsSync.Stats | null) => void): void {
     const walk = (rel: string): void => {
       let abs: string
       try {
@@ -413,23 +445,24 @@ class FileBackend implements MemoryBackend {
         if (entry.name.startsWith('.')) continue
         const childRel = rel === '' ? entry.name : `${rel.replace(/\/+$/, '')}/${entry.name}`
         if (entry.isDirectory()) walk(childRel)
-        else if (entry.isFile()) out.push(childRel)
+        else if (entry.isFile()) found(childRel, path.join(abs, entry.name), null)
         else if (entry.isSymbolicLink()) {
           // A link counts as what it leads to, and only when that is inside the root.
           let target: fsSync.Stats
+          let targetAbs: string
           try {
-            target = fsSync.statSync(this.resolveSync(childRel))
+            targetAbs = this.resolveSync(childRel)
+            target = fsSync.statSync(targetAbs)
           } catch (err) {
             if (err instanceof MemoryError || errno(err) === 'ENOENT') continue
             throw ioError('look up', path.join(this.root, childRel), err)
           }
           if (target.isDirectory()) walk(childRel)
-          else if (target.isFile()) out.push(childRel)
+          else if (target.isFile()) found(childRel, targetAbs, target)
         }
       }
     }
     walk(relDir.replace(/\/+$/, ''))
-    return out
   }
 
   async readIndex(): Promise<IndexEntry[]> {
@@ -637,7 +670,7 @@ class FileBackend implements MemoryBackend {
 
   async writeInProgress(): Promise<boolean> {
     const lockDir = path.join(this.root, LOCK_DIR)
-    return io('look up', lockDir, () => lockfile.checkSync(this.root, { lockfilePath: lockDir, realpath: false, stale: this.lockStaleMs }))
+    return io('look up', lockDir, () => lockfile().checkSync(this.root, { lockfilePath: lockDir, realpath: false, stale: this.lockStaleMs }))
   }
 
   async withLock<T>(fn: () => Promise<T>): Promise<T> {
@@ -661,7 +694,7 @@ class FileBackend implements MemoryBackend {
     let delay = 2
     while (release === null) {
       try {
-        release = lockfile.lockSync(this.root, {
+        release = lockfile().lockSync(this.root, {
           lockfilePath: path.join(this.root, LOCK_DIR),
           realpath: false,
           stale: this.lockStaleMs,

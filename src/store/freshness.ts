@@ -15,6 +15,7 @@
 
 import { isNotWritable } from '../errors.js'
 import type { FileStat, MemoryBackend } from './backend.js'
+import { decodeFileStats, encodeFileStats, FILE_STATS_FILE, type SeenStat } from './file-stats.js'
 import { entryFromFile, isMemoryPath } from './frontmatter.js'
 import { planIndexChanges, type ChangedFile, type ExternalChange } from './index-plan.js'
 import { MEMORY_FOLDERS } from './layout.js'
@@ -22,13 +23,10 @@ import { warnOnce } from './warn-once.js'
 
 export type { ExternalChange } from './index-plan.js'
 
-const STATS_FILE = '.cache/file-stats.json'
-const STATS_FORMAT = 1
+/** Where earlier versions kept the stats, as JSON: removed at the first save. */
+const LEGACY_STATS_FILE = '.cache/file-stats.json'
 
-interface Seen {
-  mtimeMs: number
-  size: number
-}
+type Seen = SeenStat
 
 interface State {
   /** Last seen size and mtime of every memory file, by path. */
@@ -60,36 +58,32 @@ function stateOf(backend: MemoryBackend): State {
 }
 
 async function loadSeen(backend: MemoryBackend): Promise<Map<string, Seen>> {
-  const text = await backend.readFile(STATS_FILE).catch(() => null)
-  if (text === null) return new Map()
-  try {
-    const saved = JSON.parse(text) as { format?: unknown; files?: Record<string, [number, number]> }
-    if (saved.format !== STATS_FORMAT || typeof saved.files !== 'object' || saved.files === null) return new Map()
-    return new Map(Object.entries(saved.files).map(([p, [mtimeMs, size]]) => [p, { mtimeMs, size }]))
-  } catch {
-    return new Map()
-  }
+  const bytes = backend.readBytes === undefined ? null : await backend.readBytes(FILE_STATS_FILE).catch(() => null)
+  return (bytes === null ? null : decodeFileStats(bytes)) ?? new Map()
 }
 
 /** Saves what was seen, so the next process need not read files that did not change. */
 export async function saveSeenStats(backend: MemoryBackend): Promise<void> {
   const s = states.get(backend)
-  if (s === undefined || !s.dirtyStats) return
-  const files: Record<string, [number, number]> = {}
-  for (const [p, v] of s.seen) files[p] = [v.mtimeMs, v.size]
-  await backend.writeFileAtomic(STATS_FILE, JSON.stringify({ format: STATS_FORMAT, files }))
+  // A backend that cannot write bytes keeps no stats: the next process reads every file once.
+  if (s === undefined || !s.dirtyStats || backend.writeBytesAtomic === undefined) return
+  await backend.writeBytesAtomic(FILE_STATS_FILE, encodeFileStats(s.seen))
   s.dirtyStats = false
+  await backend.removeFile(LEGACY_STATS_FILE)
 }
 
 /** Stats every memory file under a folder; paths whose stat differs from what was seen are candidates. */
 async function scanFolder(backend: MemoryBackend, s: State, folder: string, candidates: Set<string>, present: Set<string>): Promise<void> {
-  for (const path of await backend.listFiles(folder)) {
-    if (!isMemoryPath(path)) continue
+  const look = (path: string, mtimeMs: number, size: number): void => {
+    if (!isMemoryPath(path)) return
     present.add(path)
-    const st = await backend.stat(path)
-    if (st === null) continue
     const known = s.seen.get(path)
-    if (known === undefined || known.mtimeMs !== st.mtimeMs || known.size !== st.size) candidates.add(path)
+    if (known === undefined || known.mtimeMs !== mtimeMs || known.size !== size) candidates.add(path)
+  }
+  if (backend.forEachFileStat !== undefined) return backend.forEachFileStat(folder, look)
+  for (const path of await backend.listFiles(folder)) {
+    const st = await backend.stat(path)
+    if (st !== null) look(path, st.mtimeMs, st.size)
   }
 }
 
@@ -128,6 +122,15 @@ export async function noteWritten(backend: MemoryBackend, paths: readonly string
     if (!s.folders.has(folder)) continue
     s.folders.set(folder, (await backend.stat(folder))?.mtimeMs ?? -1)
   }
+}
+
+/**
+ * Whether this process's view may hold outside changes folded in memory only (a store it cannot
+ * write): then the view is more than index.jsonl says, and nothing derived from it may claim to
+ * match index.jsonl.
+ */
+export function heldInMemory(backend: MemoryBackend): boolean {
+  return (states.get(backend)?.foldedAt ?? null) !== null
 }
 
 /** Stops the watcher of this backend, if one runs; the next check scans every file again. */
@@ -180,7 +183,8 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
       s.folders.set(folder, (await backend.stat(folder))?.mtimeMs ?? -1)
       await scanFolder(backend, s, folder, candidates, present)
     }
-    s.nested = [...present].some((p) => p.split('/').length > 2)
+    s.nested = false
+    for (const p of present) if (p.indexOf('/', p.indexOf('/') + 1) >= 0) s.nested = true
     // Indexed files that are no longer there.
     for (const e of view.values()) if (!present.has(e.path)) candidates.add(e.path)
     for (const p of s.seen.keys()) if (!present.has(p)) candidates.add(p)

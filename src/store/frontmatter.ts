@@ -9,7 +9,7 @@
  * carries, its entry says where the YAML breaks, and it stays out of search until it is fixed.
  */
 
-import matter from 'gray-matter'
+import type grayMatter from 'gray-matter'
 import {
   ANCHOR_KINDS,
   MEMORY_STATUSES,
@@ -26,11 +26,14 @@ import {
   type SourceKind,
 } from '../types.js'
 import { collapseWhitespace, normalizeForHash, sha1, truncate } from '../text.js'
+import { lazyRequire } from './fs-io.js'
 import { typeOfFolder } from './layout.js'
 import { baseName, nameId } from './identity.js'
 import { claimFieldsFromFrontMatter } from './claim-fields.js'
 import { placeFieldsFromFile } from './place-fields.js'
 import { reviewFieldsFromFrontMatter } from './review-fields.js'
+
+const matter = lazyRequire<typeof grayMatter>('gray-matter')
 
 /** Longest summary kept in the summary layer, in characters. */
 export const MAX_SUMMARY_CHARS = 2000
@@ -88,7 +91,7 @@ export function parseFile(text: string): ParsedFile {
   let error: FrontMatterError
   try {
     // Passing options also keeps gray-matter from caching and sharing the parsed object.
-    const parsed = matter(normalized, MATTER_OPTIONS)
+    const parsed = matter()(normalized, MATTER_OPTIONS)
     const data = parsed.data as unknown
     if (typeof data === 'object' && data !== null && !Array.isArray(data)) return { data: { ...(data as Record<string, unknown>) }, body: parsed.content, hasFrontMatter: true }
     error = { line: 2, reason: `the front-matter is ${Array.isArray(data) ? 'a list' : 'a single value'}, not \`name: value\` fields` }
@@ -131,7 +134,7 @@ export function renderFile(data: Record<string, unknown>, body: string): string 
     if (Array.isArray(value) && value.length === 0 && key !== 'sources') continue
     clean[key] = value
   }
-  const text = matter.stringify(body.endsWith('\n') ? body : `${body}\n`, clean, MATTER_OPTIONS)
+  const text = matter().stringify(body.endsWith('\n') ? body : `${body}\n`, clean, MATTER_OPTIONS)
   return text
 }
 
@@ -245,7 +248,7 @@ export function detailsOf(body: string): string {
 
 /** True for a path that may hold a memory: a .md file in a memory folder, not a folder note. */
 export function isMemoryPath(relPath: string): boolean {
-  const name = relPath.split('/').pop() ?? ''
+  const name = relPath.slice(relPath.lastIndexOf('/') + 1)
   return typeOfFolder(relPath) !== null && name.toLowerCase().endsWith('.md') && name !== '_index.md' && !name.startsWith('.')
 }
 

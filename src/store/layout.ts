@@ -15,7 +15,8 @@ export const MEMORY_FOLDERS: ReadonlyArray<{ folder: string; type: MemoryType }>
 ]
 
 export function typeOfFolder(relPath: string): MemoryType | null {
-  const first = relPath.split('/')[0]
+  const slash = relPath.indexOf('/')
+  const first = slash < 0 ? relPath : relPath.slice(0, slash)
   return MEMORY_FOLDERS.find((f) => f.folder === first)?.type ?? null
 }
 

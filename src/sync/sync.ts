@@ -19,11 +19,12 @@
 import { pushAll } from '../arrays.js'
 import { copyFile, rm } from 'node:fs/promises'
 import path from 'node:path'
-import lockfile from 'proper-lockfile'
+import type properLockfile from 'proper-lockfile'
 import { MemoryError } from '../errors.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { ensureFresh } from '../store/freshness.js'
 import { entryFromFile, isMemoryPath } from '../store/frontmatter.js'
+import { lazyRequire } from '../store/fs-io.js'
 import { parseLedgerLine } from '../store/ledger.js'
 import { sha1 } from '../text.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
@@ -36,6 +37,8 @@ import { reindexChanged, type ReindexResult } from './reindex.js'
 import { repairRoomCollisions, type RoomMove } from './room-repair.js'
 import { claimWing } from '../memory/organisation/rooms.js'
 import { findSecret, refusalMessage, type SecretFinding } from './secrets.js'
+
+const lockfile = lazyRequire<typeof properLockfile>('proper-lockfile')
 
 export type SyncStep = 'prepare' | 'commit' | 'fetch' | 'merge' | 'reindex' | 'push'
 
@@ -103,7 +106,7 @@ async function takeSyncLock(root: string, timeoutMs: number): Promise<() => Prom
   try {
     // proper-lockfile keeps held locks by their first argument, and the store lock uses the
     // root: this lock needs a key of its own, or releasing one would corrupt the other.
-    return await lockfile.lock(path.join(root, SYNC_LOCK), {
+    return await lockfile().lock(path.join(root, SYNC_LOCK), {
       lockfilePath: path.join(root, SYNC_LOCK),
       realpath: false,
       stale: 30_000,
