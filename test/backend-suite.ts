@@ -304,6 +304,20 @@ export function runBackendSuite(name: string, makeBackend: () => Promise<Backend
       )
 
       it(
+        'appendLedger with several events appends them in order in one call; with none it writes nothing',
+        withStore(async (h, ctx) => {
+          const raw = needRaw(h, ctx)
+          const b = h.backend
+          await b.init()
+          await b.appendLedger(ev(1))
+          await b.appendLedger(ev(2), ev(3), ev(4))
+          await b.appendLedger()
+          expect(await b.readLedger()).toEqual([ev(1), ev(2), ev(3), ev(4)])
+          expect(((await raw.read('ledger.jsonl')) ?? '').split('\n')).toEqual([...[1, 2, 3, 4].map((n) => JSON.stringify(ev(n))), ''])
+        }),
+      )
+
+      it(
         'appendLedger after a torn last line (no final newline) starts a new line: the next event stays intact',
         withStore(async (h, ctx) => {
           const raw = needRaw(h, ctx)
