@@ -293,13 +293,15 @@ export function runBackendSuite(name: string, makeBackend: () => Promise<Backend
       const ev = (n: number): LedgerEvent => ({ at: `2026-01-02T10:00:0${n}.000Z`, event: 'write', id: `mem_${n}`, note: `第${n}条` })
 
       it(
-        'appendLedger appends events in order and readLedger returns them',
+        'appendLedger appends events in order (several in one call too, none writes nothing) and readLedger returns them',
         withStore(async (h) => {
           const b = h.backend
           await b.init()
           expect(await b.readLedger()).toEqual([])
           for (const n of [1, 2, 3]) await b.appendLedger(ev(n))
-          expect(await b.readLedger()).toEqual([ev(1), ev(2), ev(3)])
+          await b.appendLedger(ev(4), ev(5), ev(6))
+          await b.appendLedger()
+          expect(await b.readLedger()).toEqual([1, 2, 3, 4, 5, 6].map(ev))
         }),
       )
 

@@ -15,6 +15,8 @@ import { compareValues, createFileBackend, deriveClaim, flushCaches, rebuildInde
 import { premisesConflict } from '../src/store/premises.js'
 import { entryClaim, relateClaims } from '../src/memory/writing/revise.js'
 import { normalizeSlot } from '../src/text.js'
+import { Overlay } from '../src/memory/writing/txn.js'
+import { rarestTerms, subjectWords, type IndexLookup } from '../src/store/index-view.js'
 
 const roots: string[] = []
 afterAll(async () => {
@@ -93,6 +95,50 @@ describe('revision under random keyless writes', () => {
         }
       }),
       { numRuns: 100 },
+    )
+  }, 120_000)
+
+  it('the counted lookups (countWithTerm, rarestTerms, subjectWordsOf) agree with the lists they stand for, in the view and under a transaction overlay', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(writeArb, { minLength: 2, maxLength: 10 }), fc.nat(), fc.nat(4), async (writes, pick, rekey) => {
+        const root = await fs.mkdtemp(path.join(os.tmpdir(), 'mem-revision-count-'))
+        roots.push(root)
+        const b = createFileBackend(root)
+        try {
+          for (const w of writes) await writeHandler(b, { summary: textOf(w) })
+          const view = await b.indexView()
+          const entries = [...view.values()]
+          // An overlay that drops one memory and re-keys another, as a revision does.
+          const overlay = new Overlay(view)
+          const dropped = entries[pick % entries.length] as IndexEntry
+          const changed = entries[(pick + 1) % entries.length] as IndexEntry
+          overlay.drop(dropped.id)
+          if (changed.id !== dropped.id) overlay.put({ ...changed, key: SUBJECTS_EN[rekey] as string, key_derived: true })
+          const terms = [...new Set([...view.values(), ...overlay.values()].flatMap((e) => subjectWords(e)))].concat('no-such-term')
+          for (const index of [view, overlay] as IndexLookup[]) {
+            for (const e of index.values()) expect(index.subjectWordsOf(e)).toEqual(subjectWords(e))
+            for (const statement of [false, true]) {
+              const list = (t: string) => (statement ? index.withStatementTerm(t) : index.withSubjectTerm(t))
+              for (const t of terms) {
+                for (const except of [[], [dropped.id], [changed.id, changed.id]]) {
+                  expect(index.countWithTerm(t, statement, except)).toBe(list(t).filter((e) => !except.includes(e.id)).length)
+                }
+              }
+              // The two rarest as a stable sort of the built lists would give them.
+              const byLists = terms
+                .map((t) => ({ t, n: list(t).filter((e) => e.id !== changed.id).length }))
+                .filter((x) => x.n > 0)
+                .sort((x, y) => x.n - y.n)
+                .slice(0, 2)
+                .map((x) => x.t)
+              expect(rarestTerms(index, terms, statement, 2, { except: changed.id, nonEmpty: true })).toEqual(byLists)
+            }
+          }
+        } finally {
+          await flushCaches(b)
+        }
+      }),
+      { numRuns: 40 },
     )
   }, 120_000)
 

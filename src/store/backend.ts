@@ -57,8 +57,11 @@ export interface MemoryBackend {
   readIndex(): Promise<IndexEntry[]>
   /** Replaces index.jsonl atomically (rebuild, compaction). Call inside `withLock`. */
   writeIndex(entries: IndexEntry[]): Promise<void>
-  /** Appends one line to ledger.jsonl, every string in it redacted (src/redact.ts); never rewrites it. */
-  appendLedger(event: LedgerEvent): Promise<void>
+  /**
+   * Appends one line per event to ledger.jsonl, every string in it redacted (src/redact.ts), in
+   * one write and one flush; never rewrites it.
+   */
+  appendLedger(...events: LedgerEvent[]): Promise<void>
   /** Every event of ledger.jsonl; lines that do not parse are skipped. */
   readLedger(): Promise<LedgerEvent[]>
   /** The text of a file under the root, or null when there is none. */

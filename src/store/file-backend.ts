@@ -646,8 +646,9 @@ class FileBackend implements MemoryBackend {
     this.saveSnapshot()
   }
 
-  async appendLedger(event: LedgerEvent): Promise<void> {
-    await this.appendText(LEDGER_FILE, `${jsonLine(event)}\n`, { fsync: true })
+  async appendLedger(...events: LedgerEvent[]): Promise<void> {
+    if (events.length === 0) return
+    await this.appendText(LEDGER_FILE, events.map((e) => `${jsonLine(e)}\n`).join(''), { fsync: true })
   }
 
   async appendText(relPath: string, text: string, options: { fsync?: boolean } = {}): Promise<void> {

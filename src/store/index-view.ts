@@ -94,6 +94,29 @@ export interface IndexLookup {
   withSubjectTerm(term: string): IndexEntry[]
   /** The short keyless statements among whose first words (`subjectWords`) is this one. */
   withStatementTerm(term: string): IndexEntry[]
+  /**
+   * How many entries `withSubjectTerm(term)` (with `statement`: `withStatementTerm`) holds, the
+   * ids in `except` left out, without building the list: a common word's list grows with the store.
+   */
+  countWithTerm(term: string, statement: boolean, except?: Iterable<string>): number
+  /** `subjectWords(entry)`, as worked out when the entry was filed when it was. */
+  subjectWordsOf(entry: IndexEntry): string[]
+}
+
+/**
+ * The `n` of these terms with the fewest entries under them (`withSubjectTerm`, or with
+ * `statement` `withStatementTerm`), ties in the order given, the entry `except` not counted;
+ * with `nonEmpty`, terms no other entry has are passed over. Counts only: O(terms), whatever the
+ * store's size.
+ */
+export function rarestTerms(index: IndexLookup, terms: readonly string[], statement: boolean, n: number, options: { except?: string | null; nonEmpty?: boolean } = {}): string[] {
+  const except = options.except == null ? [] : [options.except]
+  return terms
+    .map((term) => ({ term, count: index.countWithTerm(term, statement, except) }))
+    .filter((t) => options.nonEmpty !== true || t.count > 0)
+    .sort((a, b) => a.count - b.count)
+    .slice(0, n)
+    .map((t) => t.term)
 }
 
 /** The lookups by content: hash, slot, session, room, placard, subject words. */
@@ -198,6 +221,17 @@ export class IndexView implements IndexLookup {
   }
   withStatementTerm(term: string): IndexEntry[] {
     return this.pick(this.lookups().byStatementTerm.get(term))
+  }
+  subjectWordsOf(entry: IndexEntry): string[] {
+    const keys = this.byId.get(entry.id) === entry ? this.keysById.get(entry.id) : undefined
+    return keys?.subject ?? subjectWords(entry)
+  }
+  countWithTerm(term: string, statement: boolean, except: Iterable<string> = []): number {
+    const ids = (statement ? this.lookups().byStatementTerm : this.lookups().bySubjectTerm).get(term)
+    if (ids === undefined) return 0
+    let n = typeof ids === 'string' ? 1 : ids.size
+    for (const id of new Set(except)) if (typeof ids === 'string' ? ids === id : ids.has(id)) n--
+    return n
   }
   /** The entries whose files state this id while another file keeps it (copies, each under an id of its own). */
   claiming(id: string): IndexEntry[] {

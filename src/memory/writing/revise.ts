@@ -25,6 +25,7 @@ import type { RuntimeConfig } from '../settings/config.js'
 import { evidenceState } from '../truth/evidence.js'
 import { slotMates, supersedeEntries } from './slots.js'
 import { premisesConflict } from '../../store/premises.js'
+import { rarestTerms } from '../../store/index-view.js'
 import { nearSubjectTerms, sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
 import type { Txn } from './txn.js'
 import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
@@ -130,12 +131,12 @@ export function subjectMates(txn: Txn, entry: IndexEntry, overlap = false): Arra
   const out = new Map<string, { entry: IndexEntry; match: SubjectMatch }>()
   for (const e of slotMates(txn, entry)) out.set(e.id, { entry: e, match: 'exact' })
   // A near subject misses at most one of the entry's terms, so it holds one of the two rarest.
-  const postings = mine.map((t) => txn.index.withSubjectTerm(t)).sort((a, b) => a.length - b.length)
-  for (const list of overlap ? postings : postings.slice(0, 2)) {
-    for (const e of list) {
+  // Only the lists scanned are built: the common words' ones grow with the store.
+  for (const term of overlap ? mine : rarestTerms(txn.index, mine, false, 2)) {
+    for (const e of txn.index.withSubjectTerm(term)) {
       if (out.has(e.id) || e.id === entry.id || e.type !== entry.type || !CURRENT.has(e.status) || e.retracts !== undefined || e.key === null) continue
       if (premisesConflict(e.scope, entry.scope)) continue
-      const theirs = subjectTerms(e.key)
+      const theirs = txn.index.subjectWordsOf(e)
       const match: SubjectMatch | null = sameSubjectTerms(mine, theirs) ? 'exact' : nearSubjectTerms(mine, theirs) ? 'near' : overlap ? 'overlap' : null
       if (match !== null) out.set(e.id, { entry: e, match })
     }

@@ -128,7 +128,8 @@ export async function transact<T>(backend: MemoryBackend, operation: (txn: Txn) 
       await rollBack(backend, touched)
       throw err
     }
-    for (const event of events) await backend.appendLedger(event)
+    // One append and one flush for all of them: a write that revises or settles costs one fdatasync, not one per event.
+    await backend.appendLedger(...events)
     await noteWritten(backend, [...touched.keys()])
     return result
   })
@@ -197,6 +198,15 @@ export class Overlay implements IndexLookup {
   }
   withStatementTerm(term: string): IndexEntry[] {
     return this.merge(this.base.withStatementTerm(term), (e) => e.key === null && subjectWords(e).includes(term))
+  }
+  subjectWordsOf(entry: IndexEntry): string[] {
+    return this.changed.get(entry.id) === entry ? subjectWords(entry) : this.base.subjectWordsOf(entry)
+  }
+  countWithTerm(term: string, statement: boolean, except: Iterable<string> = []): number {
+    const skip = new Set(except)
+    let n = this.base.countWithTerm(term, statement, [...this.changed.keys(), ...skip])
+    for (const e of this.changed.values()) if (e !== null && !skip.has(e.id) && (e.key === null) === statement && subjectWords(e).includes(term)) n++
+    return n
   }
   atPath(path: string): IndexEntry | undefined {
     for (const e of this.changed.values()) if (e !== null && e.path === path) return e

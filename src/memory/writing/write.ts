@@ -19,7 +19,7 @@ import { bigramJaccard, collapseWhitespace, normalizeForHash, slugify, truncate 
 import { MEMORY_STATUSES, type AnchorKind, type IndexEntry, type MemoryStatus, type Source, type SourceKind } from '../../types.js'
 import { loadConfig, type RuntimeConfig } from '../settings/config.js'
 import { redactRecord, type RedactionKind } from '../../redact.js'
-import { slotOf, type IndexLookup } from '../../store/index-view.js'
+import { rarestTerms, slotOf, type IndexLookup } from '../../store/index-view.js'
 import { LIVE, rawSibling, slotMates, supersedeSlot } from './slots.js'
 import { transact, type Txn } from './txn.js'
 import { checkPlacard, placeNew, recordRooms, type PlacardCheck } from '../organisation/rooms.js'
@@ -331,14 +331,12 @@ const ADVERB_CUES = new Set(['now', 'these days', 'again', 'started', '现在', 
  */
 export function subjectNeighbours(index: IndexLookup, text: string, self: string | null = null): string[] {
   const terms = subjectTerms(text).filter((t) => !/\d/u.test(t))
-  const rarest = (lookup: (t: string) => IndexEntry[]) =>
-    terms
-      .map((t) => lookup(t).filter((e) => e.id !== self))
-      .filter((l) => l.length > 0)
-      .sort((a, b) => a.length - b.length)
-      .slice(0, 2)
-      .flat()
-  const found = [...rarest((t) => index.withSubjectTerm(t)), ...rarest((t) => index.withStatementTerm(t))]
+  // Counted first, so that only the two lists taken are built (a common word's grows with the store).
+  const rarest = (statement: boolean) =>
+    rarestTerms(index, terms, statement, 2, { except: self, nonEmpty: true }).flatMap((t) =>
+      (statement ? index.withStatementTerm(t) : index.withSubjectTerm(t)).filter((e) => e.id !== self),
+    )
+  const found = [...rarest(false), ...rarest(true)]
   return [...new Set(found.map((e) => e.id))].slice(0, RELATED_HITS * 4)
 }
 
