@@ -108,12 +108,26 @@ export function filterOf(req: SearchRequest): (e: IndexEntry) => boolean {
 
 /** Tokens of each tag, entity and slot key, per entry object (entries are replaced, never changed). */
 const keywordTokens = new WeakMap<IndexEntry, string[][]>()
+/** Tokens of one keyword: tags and entities recur across many entries, so each is tokenised once. */
+const tokensOfKeyword = new Map<string, string[]>()
+/** The keyword token cache is emptied past this many keywords (a bound, not a tuning). */
+const KEYWORD_CACHE_LIMIT = 50_000
+
+function keywordTokensOf(keyword: string): string[] {
+  let tokens = tokensOfKeyword.get(keyword)
+  if (tokens === undefined) {
+    if (tokensOfKeyword.size >= KEYWORD_CACHE_LIMIT) tokensOfKeyword.clear()
+    tokens = tokenize(keyword, { cjkUnigrams: 'isolated' })
+    tokensOfKeyword.set(keyword, tokens)
+  }
+  return tokens
+}
 
 /** True when every token of one of the entry's tags, entities or slot key is among the query tokens. */
 function namesKeyword(entry: IndexEntry, queryTokens: ReadonlySet<string>): boolean {
   let keywords = keywordTokens.get(entry)
   if (keywords === undefined) {
-    keywords = [...entry.tags, ...entry.entities, ...(entry.key !== null ? [entry.key] : [])].map((k) => tokenize(k, { cjkUnigrams: 'isolated' })).filter((t) => t.length > 0)
+    keywords = [...entry.tags, ...entry.entities, ...(entry.key !== null ? [entry.key] : [])].map(keywordTokensOf).filter((t) => t.length > 0)
     keywordTokens.set(entry, keywords)
   }
   return keywords.some((tokens) => tokens.every((t) => queryTokens.has(t)))
@@ -279,10 +293,12 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
     if (r.score * RANKING.keywordMatchBoost < threshold) break
     const entry = source.get(r.id)
     if (entry === undefined) continue
+    const score = namesKeyword(entry, querySet) ? r.score * RANKING.keywordMatchBoost : r.score
+    // Below the k-th best it could only be cut again (ties at the k-th are ordered by id).
+    if (score < threshold) continue
     // Literal only through a term that could make a hit on its own: a shared single character
     // next to an alias match does not make the hit literal.
     const literal = r.matched.some((t) => querySet.has(t) && (isStrongTerm(t) || !strongInQuery))
-    const score = namesKeyword(entry, querySet) ? r.score * RANKING.keywordMatchBoost : r.score
     scored.push({ entry, score, reason: literal ? 'match' : 'alias' })
     if (scored.length >= req.top_k) {
       scored.sort(byScore)
