@@ -269,9 +269,11 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   // rule), and so do answer terms: the ranking draws and counts only documents that matched a
   // term that qualifies.
   const drawQualified = strongInQuery || answerTerms.size > 0
-  const ranking = index.rank([...weights.keys()], weights, acceptId, { strongOnly: drawQualified, qualifies })
   // Shared identifiers: exact whole-token matches, which rank before every other hit.
   const sharedIds = index.literal(identifiersOf(req.query), acceptId)
+  // The draw below wants top_k hits besides the shared ones, each raised by at most the boost.
+  const draw = { depth: req.top_k + sharedIds.size, reach: RANKING.keywordMatchBoost }
+  const ranking = index.rank([...weights.keys()], weights, acceptId, { strongOnly: drawQualified, qualifies, top: draw })
   const literalScore = new Map<string, number>()
   let matchedCount = ranking.count
   for (const id of sharedIds.keys()) {
@@ -288,7 +290,7 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   const byScore = (a: { entry: IndexEntry; score: number }, b: { entry: IndexEntry; score: number }) =>
     b.score - a.score || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0)
   let threshold = -Infinity
-  for (let r = ranking.next(); r !== undefined; r = ranking.next()) {
+  for (let r = ranking.next(); r !== undefined; r = ranking.next(threshold / RANKING.keywordMatchBoost)) {
     if (sharedIds.has(r.id)) continue
     if (r.score * RANKING.keywordMatchBoost < threshold) break
     const entry = source.get(r.id)
