@@ -464,7 +464,7 @@ interface QueryPlan {
 }
 
 /** How many documents of its best term a segment scores before its walk (Cursors.warm). */
-const WARM_DOCS = 256
+const WARM_DOCS = 64
 
 /** How many terms, held by some live document in a ranked field, can make a document count. */
 function drivingTerms(plan: QueryPlan, strongOnly: boolean): number {
