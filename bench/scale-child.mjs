@@ -39,11 +39,12 @@ if (mode === 'ours') {
   await api.flushCaches(backend)
   flushMs = performance.now() - f0
 } else if (mode === 'index') {
-  const [{ createFileBackend }, { loadSearchIndex }, { queryTerms }, { tokenize }] = await Promise.all([
+  const [{ createFileBackend }, { loadSearchIndex }, { queryTerms }, { tokenize }, { RANKING }] = await Promise.all([
     import('../lib/store/file-backend.js'),
     import('../lib/retrieve/segment-files.js'),
     import('../lib/retrieve/search.js'),
     import('../lib/language/tokenizer.js'),
+    import('../lib/retrieve/search-index.js'),
   ])
   importMs = performance.now()
   const index = await loadSearchIndex(createFileBackend(target))
@@ -52,7 +53,7 @@ if (mode === 'ours') {
     process.exit(1)
   }
   const { weights, strongInQuery } = queryTerms(tokenize(query), [])
-  const ranking = index.rank([...weights.keys()], weights, null, { strongOnly: strongInQuery })
+  const ranking = index.rank([...weights.keys()], weights, null, { strongOnly: strongInQuery, top: { depth: 10, reach: RANKING.keywordMatchBoost } })
   hits = 0
   while (hits < 10 && ranking.next() !== undefined) hits++
   firstMs = performance.now()

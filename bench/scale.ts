@@ -41,7 +41,7 @@ import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { createFileBackend, flushCaches, searchHandler, signalsSettled, tokenize, writeHandler } from '../lib/api.js'
 import { printVectorArm, runVectorArm, type VectorArmResult } from './vector-scale.js'
-import { SearchIndex } from '../lib/retrieve/search-index.js'
+import { RANKING, SearchIndex } from '../lib/retrieve/search-index.js'
 import { loadSearchIndex, saveSearchIndex } from '../lib/retrieve/segment-files.js'
 import { queryTerms } from '../lib/retrieve/search.js'
 import { entryFromFile, memoryBody, renderFile } from '../lib/store/frontmatter.js'
@@ -882,7 +882,8 @@ async function indexOnlyArm(args: Args): Promise<void> {
       if (opened === null || opened.size !== index.size) throw new Error('the saved index did not open whole')
       const run = (q: string): number => {
         const { weights, strongInQuery } = queryTerms(tokenize(q), [])
-        const ranking = opened.rank([...weights.keys()], weights, null, { strongOnly: strongInQuery })
+        // As search.ts asks: the top 10, each hit raised by at most the keyword boost (early termination).
+        const ranking = opened.rank([...weights.keys()], weights, null, { strongOnly: strongInQuery, top: { depth: 10, reach: RANKING.keywordMatchBoost } })
         let hits = 0
         while (hits < 10 && ranking.next() !== undefined) hits++
         return hits

@@ -135,6 +135,16 @@ describe('sanitizeText', () => {
     }
   })
 
+  it('answers a text seen before as it did the first time, and a caller changing one answer changes no other', () => {
+    for (const [text] of attacks) {
+      const first = sanitizeText(text)
+      const again = sanitizeText(text)
+      expect(again).toEqual(first)
+      first.kinds.length = 0
+      expect(sanitizeText(text)).toEqual(again)
+    }
+  })
+
   it('guardValue sanitises every string and names the nearest id', () => {
     const input = { hits: [{ id: 'mem_a', summary: POISON, tags: ['ok'] }], guidance: 'fine', file: { path: 'x', text: POISON_ZH } }
     const { value, warnings } = guardValue(input)

@@ -10,6 +10,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { crc32 } from 'node:zlib'
 import fc from 'fast-check'
 import MiniSearch from 'minisearch'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -17,6 +18,7 @@ import { createFileBackend } from '../src/api.js'
 import { tokenize } from '../src/language/tokenizer.js'
 import { RANKING, SearchIndex, documentOf, type ContextualEntry } from '../src/retrieve/search-index.js'
 import { SEARCH_DIR, SEARCH_MANIFEST, loadSearchIndex, saveSearchIndex } from '../src/retrieve/segment-files.js'
+import { SEGMENT_LAYOUT } from '../src/retrieve/segment.js'
 import type { IndexEntry } from '../src/types.js'
 import { indexEntry } from './backend-suite.js'
 
@@ -178,6 +180,12 @@ describe('the segmented search index', () => {
       writeFileSync(path, change(good))
       expect(await loadSearchIndex(backend), what).toBeNull()
     }
+    // A segment of layout 1 (before the per-term score bounds), header checksum intact: rebuilt, never read.
+    const older = Buffer.from(good)
+    older.writeUInt32LE(SEGMENT_LAYOUT - 1, 8)
+    older.writeUInt32LE(crc32(older.subarray(0, 56)), 56)
+    writeFileSync(path, older)
+    expect(await loadSearchIndex(backend), 'an older layout').toBeNull()
     writeFileSync(path, good)
     const manifest = readFileSync(join(root, SEARCH_MANIFEST), 'utf8')
     for (const [what, text] of [

@@ -4,7 +4,8 @@
  * a binary layout (segment.ts) opened with typed-array views, a small in-memory segment for
  * recent changes, deletions as tombstones, a bounded merge policy run when the index is saved,
  * BM25 statistics (documents, average field lengths, document frequencies) taken across every
- * segment, and top-k drawn lazily from a heap. It scores exactly as the minisearch index it
+ * segment, and top-k drawn lazily from a heap, with early termination when the caller says how
+ * deep it will draw (RankOptions.top: max-score over per-term bounds the segments store, exact). It scores exactly as the minisearch index it
  * replaced (field weights, BM25+, the score times the number of query terms matched), so rankings
  * stay the same. Kept in step with the index entries incrementally (by checksum stamp).
  *
@@ -17,7 +18,7 @@ import type { IndexEntry } from '../types.js'
 import { SEARCHABLE_STATUSES } from '../types.js'
 import { identifiersOf } from './identifiers.js'
 import { TOKENIZER_VERSION, isStrongTerm, tokenize } from '../language/tokenizer.js'
-import { FIELD_COUNT, MAX_SEGMENT_DOCS, Segment, SegmentBuilder, type SegmentDoc, type SegmentVersion } from './segment.js'
+import { BOUND_CAP, FIELD_COUNT, MAX_SEGMENT_DOCS, Segment, SegmentBuilder, type SegmentDoc, type SegmentVersion } from './segment.js'
 
 /** Bump when the document shape or field set changes (3: the identifiers field; 4: the slot key among the keywords). */
 export const SEARCH_INDEX_FORMAT = 4
@@ -121,10 +122,61 @@ function segmentDocOf(id: string, version: string, doc: IndexedDoc): SegmentDoc 
 }
 
 export interface RankedDoc {
-  id: string
-  score: number
+  readonly id: string
+  readonly score: number
   /** Query terms (original or alias) this document matched, in query order. */
-  matched: string[]
+  readonly matched: string[]
+}
+
+/** How a ranking reaches back into its index: a slot's id and matched terms, an id's slot. */
+interface Look {
+  idOf(slot: number): string
+  matchedOf(slot: number): string[]
+  slotOf(id: string): number
+}
+
+/** A drawn document; its matched terms are looked up only when asked (most draws never ask). */
+class Drawn implements RankedDoc {
+  private terms: string[] | null = null
+
+  constructor(
+    readonly id: string,
+    readonly score: number,
+    private readonly slot: number,
+    private readonly look: Look,
+  ) {}
+
+  get matched(): string[] {
+    this.terms ??= this.look.matchedOf(this.slot)
+    return this.terms
+  }
+}
+
+/** What a ranking hands out: its documents best first, how many it holds, any matched one by id. */
+export interface RankedDocs {
+  /** How many documents it holds (with strongOnly: those that matched a strong term). */
+  readonly count: number
+  /**
+   * The next best document, or undefined when none is left. With `bar`, for a caller that stops
+   * at the first document scoring under it: also undefined once every document left does.
+   */
+  next(bar?: number): RankedDoc | undefined
+  /** A matched document by id (whether or not strongOnly kept it), or undefined. */
+  get(id: string): RankedDoc | undefined
+}
+
+export interface RankOptions {
+  /** Draw (and count) only documents that matched a strong term, or with `qualifies`, a term it accepts. */
+  strongOnly?: boolean
+  qualifies?: (term: string) => boolean
+  /**
+   * Early termination, for a caller that draws until a document scores below its `depth`-th
+   * best divided by `reach` (search.ts: top_k hits, each raised by a boost of at most `reach`).
+   * Exactly those documents come from scoring only the ones whose bound can reach them
+   * (max-score over the per-term bounds the segments store); a caller drawing further gets the
+   * rest, in the same order, from scoring every posting. `count` and `get` stay exact.
+   */
+  top?: { depth: number; reach: number }
 }
 
 export interface SyncStats {
@@ -235,6 +287,11 @@ class FieldScore {
   of(tf: number, len: number): number {
     return tf === 1 && len < LENGTH_TABLE ? (this.once[len] as number) : this.compute(tf, len)
   }
+
+  /** More than any frequency and length can give: tf (k1 + 1) / (tf + ...) stays under k1 + 1. */
+  ceiling(): number {
+    return this.weight * (this.idf * (RANKING.d + RANKING.k1 + 1))
+  }
 }
 
 /** Adds one field's contribution to a document's score for term ti; returns the count of documents the term touched. */
@@ -296,7 +353,7 @@ function kthLargest(values: Float64Array, k: number): number {
  * The documents a query matched, best first (score, then id), drawn from a heap one at a time:
  * a caller that stops after its top k never pays for ordering the rest.
  */
-export class Ranking {
+export class Ranking implements RankedDocs {
   /** How many documents the ranking holds (with strongOnly: those that matched a strong term). */
   readonly count: number
   /** The heap drawn from: first the candidates at or above a cut-off score, then the rest. */
@@ -312,7 +369,7 @@ export class Ranking {
     strong: Uint8Array,
     private readonly size: number,
     strongOnly: boolean,
-    private readonly look: { idOf(slot: number): string; matchedOf(slot: number): string[]; slotOf(id: string): number },
+    private readonly look: Look,
   ) {
     const pool = new Int32Array(size)
     let n = 0
@@ -374,7 +431,7 @@ export class Ranking {
 
   private docAt(i: number): RankedDoc {
     const slot = this.slots[i] as number
-    return { id: this.look.idOf(slot), score: this.scores[i] as number, matched: this.look.matchedOf(slot) }
+    return new Drawn(this.look.idOf(slot), this.scores[i] as number, slot, this.look)
   }
 
   /** The next best document, or undefined when none is left. */
@@ -400,6 +457,367 @@ export class Ranking {
     }
     const i = this.bySlot.get(this.look.slotOf(id))
     return i === undefined ? undefined : this.docAt(i)
+  }
+}
+
+/** A query made ready for scoring. */
+interface QueryPlan {
+  terms: readonly string[]
+  /** Term ti's number in part pi at pi * terms.length + ti (< 0: absent). */
+  found: Int32Array
+  /** Term ti's BM25 in ranked field f at ti * RANKED_FIELD_COUNT + f (null: no live document holds it there). */
+  fieldScores: ReadonlyArray<FieldScore | null>
+  /** 1 for a term that makes a document count under strongOnly. */
+  qualifying: Uint8Array
+}
+
+/** How many documents of its best term a segment scores before its walk (Cursors.warm). */
+const WARM_DOCS = 64
+
+/** How many terms, held by some live document in a ranked field, can make a document count. */
+function drivingTerms(plan: QueryPlan, strongOnly: boolean): number {
+  let n = 0
+  for (let ti = 0; ti < plan.terms.length; ti++) {
+    if (strongOnly && plan.qualifying[ti] === 0) continue
+    for (let f = 0; f < RANKED_FIELD_COUNT; f++)
+      if (plan.fieldScores[ti * RANKED_FIELD_COUNT + f] !== null) {
+        n++
+        break
+      }
+  }
+  return n
+}
+
+/** A bound is raised, and a floor lowered, by this much: float rounding never prunes a document that reaches it. */
+const BOUND_SLACK = 1e-9
+
+/** The best `depth` scores kept so far (a min-heap) and the floor they set: the depth-th best over `reach`. */
+class Floor {
+  value = -Infinity
+  private readonly heap: Float64Array
+  private size = 0
+
+  constructor(
+    private readonly depth: number,
+    private readonly reach: number,
+  ) {
+    this.heap = new Float64Array(Math.max(1, depth))
+  }
+
+  offer(score: number): void {
+    const h = this.heap
+    if (this.size < this.depth) {
+      let i = this.size++
+      h[i] = score
+      while (i > 0) {
+        const up = (i - 1) >> 1
+        if ((h[up] as number) <= score) break
+        h[i] = h[up] as number
+        h[up] = score
+        i = up
+      }
+      if (this.size < this.depth) return
+    } else {
+      if (score <= (h[0] as number)) return
+      h[0] = score
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1
+        if (l >= this.size) break
+        const c = l + 1 < this.size && (h[l + 1] as number) < (h[l] as number) ? l + 1 : l
+        if ((h[c] as number) >= (h[i] as number)) break
+        const t = h[i] as number
+        h[i] = h[c] as number
+        h[c] = t
+        i = c
+      }
+    }
+    this.value = ((h[0] as number) / this.reach) * (1 - BOUND_SLACK)
+  }
+}
+
+/** One in-memory document's score (summed in rankAll's order), whether it matched a qualifying term, and how many terms it matched. */
+function memScore(plan: QueryPlan, m: MemDoc): { score: number; strong: boolean; matches: number } {
+  let acc = 0
+  let matches = 0
+  let strong = false
+  plan.terms.forEach((term, ti) => {
+    let termScore = 0
+    let hit = false
+    for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
+      const bm25 = plan.fieldScores[ti * RANKED_FIELD_COUNT + f] as FieldScore | null
+      const tf = bm25 === null ? undefined : (m.terms[f] as Map<string, number>).get(term)
+      if (tf === undefined) continue
+      termScore += (bm25 as FieldScore).of(tf, m.lengths[f] as number)
+      hit = true
+    }
+    if (!hit) return
+    acc += termScore
+    matches++
+    if (plan.qualifying[ti] === 1) strong = true
+  })
+  return { score: acc * matches, strong, matches }
+}
+
+/** Per-document sums of one segment for rankTop, kept between queries (each query leaves them at 0). */
+class TopScratch {
+  readonly partial = new Float64Array(MAX_SEGMENT_DOCS)
+  /** Essential terms each document matched. */
+  readonly terms = new Uint16Array(MAX_SEGMENT_DOCS)
+  /** The mark of the last term that counted the document (marks only grow, so none is reset). */
+  readonly stamp = new Int32Array(MAX_SEGMENT_DOCS)
+  readonly touched = new Int32Array(MAX_SEGMENT_DOCS)
+  private mark = 0
+
+  nextMark(): number {
+    if (this.mark === 0x7fffffff) {
+      this.stamp.fill(0)
+      this.mark = 0
+    }
+    return ++this.mark
+  }
+}
+
+/**
+ * The postings runs of a query's terms in one segment, each with a cursor, and each term's bound
+ * here. Runs are in term order, then field order, so a document's score is summed in the order
+ * rankAll sums it (the same bits). The essential terms' runs are read whole; every run is sought
+ * (galloping) only for the documents whose bound reaches the floor.
+ */
+class Cursors {
+  private readonly termOf: number[] = []
+  private readonly fieldOf: number[] = []
+  private readonly pos: number[] = []
+  private readonly end: number[] = []
+  /** Runs of term ti: firstRun[ti] .. firstRun[ti + 1]. */
+  private readonly firstRun: number[] = []
+  /** Each term's bound in this segment (0: absent here). */
+  private readonly bound: Float64Array
+  private readonly essential: Uint8Array
+  private essentialRuns: number[] = []
+
+  constructor(
+    private readonly plan: QueryPlan,
+    private readonly pi: number,
+    private readonly segment: Segment,
+    private readonly deleted: Uint8Array | null,
+    private readonly base: number,
+    private readonly strongOnly: boolean,
+  ) {
+    const T = plan.terms.length
+    this.bound = new Float64Array(T)
+    this.essential = new Uint8Array(T)
+    for (let ti = 0; ti < T; ti++) {
+      this.firstRun.push(this.pos.length)
+      const t = plan.found[pi * T + ti] as number
+      if (t < 0) continue
+      let bound = 0
+      for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
+        const bm25 = plan.fieldScores[ti * RANKED_FIELD_COUNT + f] as FieldScore | null
+        const from = segment.starts[t * FIELD_COUNT + f] as number
+        const to = segment.starts[t * FIELD_COUNT + f + 1] as number
+        if (bm25 === null || from === to) continue
+        this.termOf.push(ti)
+        this.fieldOf.push(f)
+        this.pos.push(from)
+        this.end.push(to)
+        const maxTf = segment.bounds[(t * FIELD_COUNT + f) * 2] as number
+        bound += maxTf >= BOUND_CAP ? bm25.ceiling() : bm25.of(maxTf, segment.bounds[(t * FIELD_COUNT + f) * 2 + 1] as number)
+      }
+      this.bound[ti] = bound * (1 + BOUND_SLACK)
+    }
+    this.firstRun.push(this.pos.length)
+  }
+
+  /**
+   * Splits the terms present here by the floor: with strongOnly a document must match a
+   * qualifying term, so only those can drive; of them, the lowest-bound ones whose bounds,
+   * with every other term's, still leave a document under the floor drive nothing.
+   */
+  private split(floor: number): void {
+    const { bound, plan } = this
+    const T = plan.terms.length
+    const drivers: number[] = []
+    let others = 0
+    let otherCount = 0
+    for (let ti = 0; ti < T; ti++) {
+      if (bound[ti] === 0) continue
+      if (this.strongOnly && plan.qualifying[ti] === 0) {
+        others += bound[ti] as number
+        otherCount++
+      } else drivers.push(ti)
+    }
+    drivers.sort((a, b) => (bound[a] as number) - (bound[b] as number))
+    let sum = others
+    let j = 0
+    while (j < drivers.length && (sum + (bound[drivers[j] as number] as number)) * (otherCount + j + 1) < floor) sum += bound[drivers[j++] as number] as number
+    this.essential.fill(0)
+    for (let i = j; i < drivers.length; i++) this.essential[drivers[i] as number] = 1
+    this.essentialRuns = []
+    for (let r = 0; r < this.pos.length; r++) if (this.essential[this.termOf[r] as number] === 1) this.essentialRuns.push(r)
+  }
+
+  /**
+   * Hands `keep` every document that may reach the floor. The essential terms' postings are
+   * summed term at a time (any order: only a bound), each document then bounded by that sum plus
+   * the bounds of the terms it may also match; those that reach the floor are scored exactly, in
+   * document order, and the floor rises as they are kept. `seen` (all 0 on entry, one per
+   * document of the segment) marks those already handed.
+   */
+  run(floor: Floor, keep: (slot: number, score: number) => void, seen: Uint8Array, scratch: TopScratch): void {
+    this.warm(keep, seen)
+    this.split(floor.value)
+    const { plan, segment, deleted } = this
+    const { docs, tfs, lengths } = segment
+    const { partial, terms, stamp, touched } = scratch
+    let count = 0
+    let lastTerm = -1
+    let mark = 0
+    for (const r of this.essentialRuns) {
+      const ti = this.termOf[r] as number
+      if (ti !== lastTerm) {
+        lastTerm = ti
+        mark = scratch.nextMark()
+      }
+      const f = this.fieldOf[r] as number
+      const bm25 = plan.fieldScores[ti * RANKED_FIELD_COUNT + f] as FieldScore
+      const to = this.end[r] as number
+      for (let i = this.pos[r] as number; i < to; i++) {
+        const d = docs[i] as number
+        if (terms[d] === 0) touched[count++] = d
+        if (stamp[d] !== mark) {
+          stamp[d] = mark
+          terms[d]!++
+        }
+        partial[d]! += bm25.of(tfs[i] as number, lengths[d * FIELD_COUNT + f] as number)
+      }
+    }
+    // What a document may add beyond its essential terms: every other term present here.
+    let rest = 0
+    let restCount = 0
+    for (let ti = 0; ti < plan.terms.length; ti++)
+      if (this.bound[ti] !== 0 && this.essential[ti] === 0) {
+        rest += this.bound[ti] as number
+        restCount++
+      }
+    // In document order: a few documents sorted, many read off a scan of the segment.
+    if (count * 16 < segment.docCount) touched.subarray(0, count).sort()
+    else for (let d = 0, j = 0; d < segment.docCount; d++) if (terms[d] !== 0) touched[j++] = d
+    for (let k = 0; k < count; k++) {
+      const d = touched[k] as number
+      const sum = partial[d] as number
+      const matched = terms[d] as number
+      partial[d] = 0
+      terms[d] = 0
+      if (seen[d] === 1 || (deleted !== null && deleted[d] === 1)) continue
+      if ((sum * (1 + BOUND_SLACK) + rest) * (matched + restCount) < floor.value) continue
+      // One term, summed field by field from 0 as scoreDoc sums it: the sum is the score, to the
+      // bit (and under strongOnly an essential term qualifies).
+      if (matched === 1 && restCount === 0) keep(this.base + d, sum)
+      else {
+        const score = this.scoreDoc(d)
+        if (!this.strongOnly || this.strong) keep(this.base + d, score)
+      }
+    }
+  }
+
+  /**
+   * Raises the floor before the walk: the first documents of the term with the highest bound
+   * (the rarest, most often) are scored first, so the walk in document order starts with a
+   * floor near its final one instead of climbing to it from the first documents it meets.
+   */
+  private warm(keep: (slot: number, score: number) => void, seen: Uint8Array): void {
+    const { plan, bound } = this
+    let best = -1
+    for (let ti = 0; ti < plan.terms.length; ti++) {
+      if (bound[ti] === 0 || (this.strongOnly && plan.qualifying[ti] === 0)) continue
+      if (best < 0 || (bound[ti] as number) > (bound[best] as number)) best = ti
+    }
+    if (best < 0) return
+    const picked: number[] = []
+    for (let r = this.firstRun[best] as number; r < (this.firstRun[best + 1] as number); r++) {
+      const to = Math.min(this.end[r] as number, (this.pos[r] as number) + WARM_DOCS)
+      for (let i = this.pos[r] as number; i < to; i++) {
+        const d = this.segment.docs[i] as number
+        if (seen[d] === 1 || (this.deleted !== null && this.deleted[d] === 1)) continue
+        seen[d] = 1
+        picked.push(d)
+      }
+    }
+    // Scored by cursors of their own, in document order, leaving the walk's where they are.
+    const probe = new Cursors(plan, this.pi, this.segment, this.deleted, this.base, this.strongOnly)
+    for (const d of picked.sort((x, y) => x - y)) {
+      const score = probe.scoreDoc(d)
+      if (!this.strongOnly || probe.strong) keep(this.base + d, score)
+    }
+  }
+
+  /** Of the document scored last: whether it matched a qualifying term, and how many terms it matched. */
+  strong = false
+  matches = 0
+
+  /** Document d's score, summed as rankAll sums it (strong and matches set); each cursor moves up to d (documents in ascending order). */
+  scoreDoc(d: number): number {
+    const { plan, pos, end, segment } = this
+    const { docs, tfs, lengths } = segment
+    let acc = 0
+    let matches = 0
+    let strong = false
+    for (let ti = 0; ti < plan.terms.length; ti++) {
+      let termScore = 0
+      let hit = false
+      for (let r = this.firstRun[ti] as number; r < (this.firstRun[ti + 1] as number); r++) {
+        const p = segment.seek(pos[r] as number, end[r] as number, d)
+        pos[r] = p
+        if (p >= (end[r] as number) || docs[p] !== d) continue
+        const f = this.fieldOf[r] as number
+        termScore += (plan.fieldScores[ti * RANKED_FIELD_COUNT + f] as FieldScore).of(tfs[p] as number, lengths[d * FIELD_COUNT + f] as number)
+        hit = true
+      }
+      if (!hit) continue
+      acc += termScore
+      matches++
+      if (plan.qualifying[ti] === 1) strong = true
+    }
+    this.strong = strong
+    this.matches = matches
+    return acc * matches
+  }
+}
+
+/**
+ * A ranking under RankOptions.top: first the documents the early-terminated scoring kept, then,
+ * only for a caller drawing past them, the rest of a full ranking (whose first documents are
+ * exactly those kept: the same scores in the same order).
+ */
+class TopRanking implements RankedDocs {
+  private drawn = 0
+  private rest: Ranking | null = null
+
+  constructor(
+    private readonly head: Ranking,
+    /** Every document not in head scores under it. */
+    private readonly floor: number,
+    readonly count: number,
+    private readonly full: () => Ranking,
+    private readonly byId: (id: string) => RankedDoc | undefined,
+  ) {}
+
+  next(bar?: number): RankedDoc | undefined {
+    if (this.rest === null) {
+      const doc = this.head.next()
+      if (doc !== undefined) {
+        this.drawn++
+        return doc
+      }
+      if (this.drawn === this.count || (bar !== undefined && this.floor <= bar * (1 - BOUND_SLACK))) return undefined
+      this.rest = this.full()
+      for (let i = 0; i < this.drawn; i++) this.rest.next()
+    }
+    return this.rest.next()
+  }
+
+  get(id: string): RankedDoc | undefined {
+    return this.byId(id)
   }
 }
 
@@ -654,41 +1072,65 @@ export class SearchIndex {
     return most
   }
 
-  /**
-   * BM25 over the given distinct terms, each multiplied by its weight (1 unless given), across
-   * every segment, restricted to ids the filter accepts (all, without one): a ranking to draw
-   * best first. With strongOnly, it draws (and counts) only documents that matched a strong term,
-   * or with `qualifies`, a term it accepts.
-   */
-  rank(
-    terms: readonly string[],
-    weights: ReadonlyMap<string, number>,
-    accept: ((id: string) => boolean) | null,
-    options: { strongOnly?: boolean; qualifies?: (term: string) => boolean } = {},
-  ): Ranking {
+  /** Each term's number in each segment, and its BM25 per ranked field (null: no live document holds it there). */
+  private planOf(terms: readonly string[], weights: ReadonlyMap<string, number>, qualifies: (term: string) => boolean): QueryPlan {
     const n = this.live
-    if (terms.length === 0 || n === 0) return Ranking.empty()
     const parts = this.parts
     const T = terms.length
     const found = new Int32Array(parts.length * T)
-    const s = this.scratchFor(this.memBase + this.mem.length)
-    const { acc, termScore, matchCount, strong, touched, termTouched, termMark } = s
-    let touchedCount = 0
+    const fieldScores: Array<FieldScore | null> = []
+    const qualifying = new Uint8Array(T)
     const df = new Float64Array(RANKED_FIELD_COUNT)
     for (let ti = 0; ti < T; ti++) {
       const term = terms[ti] as string
       const key = Buffer.from(term, 'utf8')
       for (let pi = 0; pi < parts.length; pi++) found[pi * T + ti] = (parts[pi] as Part).segment.findTerm(key)
-      const memList = this.memTerms.get(term)
       this.fieldDocCounts(term, (pi) => found[pi * T + ti] as number, df)
       const boost = weights.get(term) ?? 1
+      for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
+        const dff = df[f] as number
+        fieldScores.push(dff === 0 ? null : new FieldScore(boost * (FIELD_WEIGHTS[f] as number), Math.log(1 + (n - dff + 0.5) / (dff + 0.5)), (this.totals[f] as number) / n))
+      }
+      if (qualifies(term)) qualifying[ti] = 1
+    }
+    return { terms, found, fieldScores, qualifying }
+  }
+
+  /**
+   * BM25 over the given distinct terms, each multiplied by its weight (1 unless given), across
+   * every segment, restricted to ids the filter accepts (all, without one): a ranking to draw
+   * best first (RankOptions: strongOnly, early termination).
+   */
+  rank(terms: readonly string[], weights: ReadonlyMap<string, number>, accept: ((id: string) => boolean) | null, options: RankOptions = {}): RankedDocs {
+    if (terms.length === 0 || this.live === 0) return Ranking.empty()
+    const plan = this.planOf(terms, weights, options.qualifies ?? isStrongTerm)
+    const strongOnly = options.strongOnly === true
+    const look: Look = { idOf: (x) => this.idOf(x), matchedOf: (slot) => this.matchedAt(slot, terms, plan.found), slotOf: (id) => this.slotOf(id) }
+    // With one term that can make a document count, no term's postings can be skipped: every
+    // one is scored, term at a time, which is the faster walk.
+    if (options.top === undefined || drivingTerms(plan, strongOnly) < 2) return this.rankAll(plan, accept, strongOnly, look)
+    const { head, floor } = this.rankTop(plan, accept, strongOnly, options.top, look)
+    const full = () => this.rankAll(plan, accept, strongOnly, look)
+    return new TopRanking(head, floor, this.countMatched(plan, accept, strongOnly), full, (id) => this.scoredById(plan, accept, id, look))
+  }
+
+  /** Every posting of every term scored, term at a time. */
+  private rankAll(plan: QueryPlan, accept: ((id: string) => boolean) | null, strongOnly: boolean, look: Look): Ranking {
+    const parts = this.parts
+    const { terms, found, fieldScores, qualifying } = plan
+    const T = terms.length
+    const s = this.scratchFor(this.memBase + this.mem.length)
+    const { acc, termScore, matchCount, strong, touched, termTouched, termMark } = s
+    let touchedCount = 0
+    for (let ti = 0; ti < T; ti++) {
+      const term = terms[ti] as string
+      const memList = this.memTerms.get(term)
       let termTouchedCount = 0
       // Field by field, each term's part summed apart and then added to the document's score, in
       // the order minisearch added them, so scores are the same to the last bit.
       for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
-        const dff = df[f] as number
-        if (dff === 0) continue
-        const bm25 = new FieldScore(boost * (FIELD_WEIGHTS[f] as number), Math.log(1 + (n - dff + 0.5) / (dff + 0.5)), (this.totals[f] as number) / n)
+        const bm25 = fieldScores[ti * RANKED_FIELD_COUNT + f] as FieldScore | null
+        if (bm25 === null) continue
         for (let pi = 0; pi < parts.length; pi++) {
           const t = found[pi * T + ti] as number
           if (t < 0) continue
@@ -703,7 +1145,7 @@ export class SearchIndex {
             if (tf !== undefined) termTouchedCount = addScore(s, ti, termTouchedCount, this.memBase + doc, bm25.of(tf, m.lengths[f] as number))
           }
       }
-      const isStrong = (options.qualifies ?? isStrongTerm)(term)
+      const isStrong = qualifying[ti] === 1
       for (let j = 0; j < termTouchedCount; j++) {
         const slot = termTouched[j] as number
         if (matchCount[slot] === 0) {
@@ -733,8 +1175,112 @@ export class SearchIndex {
       strongOf[size] = isStrong
       size++
     }
-    const matchedOf = (slot: number): string[] => this.matchedAt(slot, terms, found)
-    return new Ranking(slots, scores, strongOf, size, options.strongOnly === true, { idOf: (x) => this.idOf(x), matchedOf, slotOf: (id) => this.slotOf(id) })
+    return new Ranking(slots, scores, strongOf, size, strongOnly, look)
+  }
+
+  /**
+   * The documents that can still be drawn under RankOptions.top, best first, max-score style,
+   * segment by segment: the terms whose bounds together cannot lift a document to the floor
+   * (the depth-th best so far over reach) drive nothing, only documents on the other terms'
+   * postings are bounded and scored, and the floor rises as documents are kept. Every document
+   * not returned scores under the floor returned.
+   */
+  private rankTop(plan: QueryPlan, accept: ((id: string) => boolean) | null, strongOnly: boolean, top: { depth: number; reach: number }, look: Look): { head: Ranking; floor: number } {
+    const floor = new Floor(top.depth, top.reach)
+    const slots: number[] = []
+    const scores: number[] = []
+    const keep = (slot: number, score: number): void => {
+      if (score < floor.value || (accept !== null && !accept(this.idOf(slot)))) return
+      slots.push(slot)
+      scores.push(score)
+      floor.offer(score)
+    }
+    const seen = this.markScratch()
+    this.topScratch ??= new TopScratch()
+    const scratch = this.topScratch
+    this.parts.forEach((part, pi) => {
+      new Cursors(plan, pi, part.segment, part.deleted, part.base, strongOnly).run(floor, keep, seen, scratch)
+      seen.fill(0, 0, part.segment.docCount)
+    })
+    for (const doc of this.memCandidates(plan, strongOnly)) {
+      const { score, strong } = memScore(plan, this.mem[doc] as MemDoc)
+      if (!strongOnly || strong) keep(this.memBase + doc, score)
+    }
+    // Those kept before the floor last rose may be under it now.
+    const out = new Int32Array(slots.length)
+    const outScores = new Float64Array(slots.length)
+    let size = 0
+    for (let i = 0; i < slots.length; i++) {
+      if ((scores[i] as number) < floor.value) continue
+      out[size] = slots[i] as number
+      outScores[size] = scores[i] as number
+      size++
+    }
+    return { head: new Ranking(out, outScores, new Uint8Array(size).fill(1), size, false, look), floor: floor.value }
+  }
+
+  /** The live in-memory documents holding a term that can make a document count (all terms without strongOnly). */
+  private memCandidates(plan: QueryPlan, strongOnly: boolean): Set<number> {
+    const docs = new Set<number>()
+    plan.terms.forEach((term, ti) => {
+      if (strongOnly && plan.qualifying[ti] === 0) return
+      for (const doc of this.memTerms.get(term) ?? []) if ((this.mem[doc] as MemDoc).live) docs.add(doc)
+    })
+    return docs
+  }
+
+  /** How many live documents, accepted, matched a term in a ranked field (with strongOnly: a qualifying term). */
+  private countMatched(plan: QueryPlan, accept: ((id: string) => boolean) | null, strongOnly: boolean): number {
+    const { terms, found, fieldScores, qualifying } = plan
+    const T = terms.length
+    let count = 0
+    const seen = this.markScratch()
+    this.parts.forEach(({ segment, deleted }, pi) => {
+      for (let ti = 0; ti < T; ti++) {
+        const t = found[pi * T + ti] as number
+        if (t < 0 || (strongOnly && qualifying[ti] === 0)) continue
+        for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
+          if (fieldScores[ti * RANKED_FIELD_COUNT + f] === null) continue
+          const end = segment.starts[t * FIELD_COUNT + f + 1] as number
+          for (let i = segment.starts[t * FIELD_COUNT + f] as number; i < end; i++) {
+            const d = segment.docs[i] as number
+            if (seen[d] === 1 || (deleted !== null && deleted[d] === 1)) continue
+            seen[d] = 1
+            if (accept === null || accept(segment.id(d))) count++
+          }
+        }
+      }
+      seen.fill(0, 0, segment.docCount)
+    })
+    for (const doc of this.memCandidates(plan, strongOnly)) {
+      const m = this.mem[doc] as MemDoc
+      const inRanked = terms.some((term, ti) => (!strongOnly || qualifying[ti] === 1) && m.terms.slice(0, RANKED_FIELD_COUNT).some((f) => f.has(term)))
+      if (inRanked && (accept === null || accept(m.id))) count++
+    }
+    return count
+  }
+
+  private marks: Uint8Array | null = null
+  private topScratch: TopScratch | null = null
+
+  private markScratch(): Uint8Array {
+    this.marks ??= new Uint8Array(MAX_SEGMENT_DOCS)
+    return this.marks
+  }
+
+  /** One document's score and matched terms, when it is live, accepted and matched a term. */
+  private scoredById(plan: QueryPlan, accept: ((id: string) => boolean) | null, id: string, look: Look): RankedDoc | undefined {
+    const slot = this.slotOf(id)
+    if (slot < 0 || (accept !== null && !accept(id))) return undefined
+    if (slot >= this.memBase) {
+      const { score, matches } = memScore(plan, this.mem[slot - this.memBase] as MemDoc)
+      return matches === 0 ? undefined : new Drawn(id, score, slot, look)
+    }
+    const pi = this.parts.indexOf(this.partOfSlot(slot))
+    const part = this.parts[pi] as Part
+    const cursors = new Cursors(plan, pi, part.segment, part.deleted, part.base, false)
+    const score = cursors.scoreDoc(slot - part.base)
+    return cursors.matches === 0 ? undefined : new Drawn(id, score, slot, look)
   }
 
   /** The query terms a document matched in a ranked field, in query order. */
@@ -751,7 +1297,7 @@ export class SearchIndex {
       const t = found[pi * terms.length + ti] as number
       if (t < 0) return
       for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
-        if (segment.hasDoc(segment.starts[t * FIELD_COUNT + f] as number, segment.starts[t * FIELD_COUNT + f + 1] as number, slot - base)) {
+        if (segment.findDoc(segment.starts[t * FIELD_COUNT + f] as number, segment.starts[t * FIELD_COUNT + f + 1] as number, slot - base) >= 0) {
           out.push(term)
           return
         }

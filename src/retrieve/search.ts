@@ -109,12 +109,26 @@ export function filterOf(req: SearchRequest): (e: IndexEntry) => boolean {
 
 /** Tokens of each tag, entity and slot key, per entry object (entries are replaced, never changed). */
 const keywordTokens = new WeakMap<IndexEntry, string[][]>()
+/** Tokens of one keyword: tags and entities recur across many entries, so each is tokenised once. */
+const tokensOfKeyword = new Map<string, string[]>()
+/** The keyword token cache is emptied past this many keywords (a bound, not a tuning). */
+const KEYWORD_CACHE_LIMIT = 50_000
+
+function keywordTokensOf(keyword: string): string[] {
+  let tokens = tokensOfKeyword.get(keyword)
+  if (tokens === undefined) {
+    if (tokensOfKeyword.size >= KEYWORD_CACHE_LIMIT) tokensOfKeyword.clear()
+    tokens = tokenize(keyword, { cjkUnigrams: 'isolated' })
+    tokensOfKeyword.set(keyword, tokens)
+  }
+  return tokens
+}
 
 /** True when every token of one of the entry's tags, entities or slot key is among the query tokens. */
 function namesKeyword(entry: IndexEntry, queryTokens: ReadonlySet<string>): boolean {
   let keywords = keywordTokens.get(entry)
   if (keywords === undefined) {
-    keywords = [...entry.tags, ...entry.entities, ...(entry.key !== null ? [entry.key] : [])].map((k) => tokenize(k, { cjkUnigrams: 'isolated' })).filter((t) => t.length > 0)
+    keywords = [...entry.tags, ...entry.entities, ...(entry.key !== null ? [entry.key] : [])].map(keywordTokensOf).filter((t) => t.length > 0)
     keywordTokens.set(entry, keywords)
   }
   return keywords.some((tokens) => tokens.every((t) => queryTokens.has(t)))
@@ -262,9 +276,11 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   // rule), and so do answer terms: the ranking draws and counts only documents that matched a
   // term that qualifies.
   const drawQualified = strongInQuery || answerTerms.size > 0
-  const ranking = index.rank([...weights.keys()], weights, acceptId, { strongOnly: drawQualified, qualifies })
   // Shared identifiers: exact whole-token matches, which rank before every other hit.
   const sharedIds = index.literal(identifiersOf(req.query), acceptId)
+  // The draw below wants top_k hits besides the shared ones, each raised by at most the boost.
+  const draw = { depth: req.top_k + sharedIds.size, reach: RANKING.keywordMatchBoost }
+  const ranking = index.rank([...weights.keys()], weights, acceptId, { strongOnly: drawQualified, qualifies, top: draw })
   const literalScore = new Map<string, number>()
   let matchedCount = ranking.count
   for (const id of sharedIds.keys()) {
@@ -281,15 +297,18 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   const byScore = (a: { entry: IndexEntry; score: number }, b: { entry: IndexEntry; score: number }) =>
     b.score - a.score || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0)
   let threshold = -Infinity
-  for (let r = ranking.next(); r !== undefined; r = ranking.next()) {
+  for (let r = ranking.next(); r !== undefined; r = ranking.next(threshold / RANKING.keywordMatchBoost)) {
     if (sharedIds.has(r.id)) continue
     if (r.score * RANKING.keywordMatchBoost < threshold) break
     const entry = source.get(r.id)
     if (entry === undefined) continue
+    // perSource is at most 1, so r.score times the boost stays an upper bound (the break above).
+    const score = (namesKeyword(entry, querySet) ? r.score * RANKING.keywordMatchBoost : r.score) * perSource(entry)
+    // Below the k-th best it could only be cut again (ties at the k-th are ordered by id).
+    if (score < threshold) continue
     // Literal only through a term that could make a hit on its own: a shared single character
     // next to an alias match does not make the hit literal.
     const literal = r.matched.some((t) => querySet.has(t) && (isStrongTerm(t) || !strongInQuery))
-    const score = (namesKeyword(entry, querySet) ? r.score * RANKING.keywordMatchBoost : r.score) * perSource(entry)
     scored.push({ entry, score, reason: literal ? 'match' : 'alias' })
     if (scored.length >= req.top_k) {
       scored.sort(byScore)

@@ -15,6 +15,10 @@
  *   stampOffsets  u32[documents + 1]            into the stamp bytes (UTF-8)
  *   termOffsets   u32[terms + 1]                into the term bytes (UTF-8, sorted by code point)
  *   starts        u32[terms * FIELD_COUNT + 1]  postings of term t, field f: starts[t*F+f] .. starts[t*F+f+1]
+ *   bounds        u16[terms * FIELD_COUNT * 2]  per term and field: the largest term frequency and the
+ *                                               smallest field length among its postings (both capped at
+ *                                               65,535; a capped frequency means "unbounded"), from which
+ *                                               a query bounds the term's score (early termination)
  *   docs          u16[postings]                 ascending within each run (a segment holds <= 65,536 documents)
  *   tfs           u8|u16|u32[postings]
  *   id bytes, stamp bytes, term bytes
@@ -28,8 +32,10 @@ import { crc32 } from 'node:zlib'
 export const FIELD_COUNT = 4
 /** Document numbers are 16-bit. */
 export const MAX_SEGMENT_DOCS = 65_536
-/** Bump when the byte layout changes. */
-export const SEGMENT_LAYOUT = 1
+/** Bump when the byte layout changes (2: per-term score bounds). */
+export const SEGMENT_LAYOUT = 2
+/** The cap of a stored bound: a frequency at the cap bounds nothing, a length at the cap is at most the real one. */
+export const BOUND_CAP = 0xffff
 
 const MAGIC = Buffer.from('MASEG001', 'latin1')
 const HEADER_BYTES = 64
@@ -73,12 +79,13 @@ function layoutOf(c: Counts) {
   const stampOffsets = take((c.docs + 1) * 4)
   const termOffsets = take((c.terms + 1) * 4)
   const starts = take((c.terms * FIELD_COUNT + 1) * 4)
+  const bounds = take(c.terms * FIELD_COUNT * 2 * 2)
   const docs = take(c.postings * 2)
   const tfs = take(c.postings * c.tfWidth)
   const ids = take(c.idBytes)
   const stamps = take(c.stampBytes)
   const terms = take(c.termBytes)
-  return { lengths, idOffsets, stampOffsets, termOffsets, starts, docs, tfs, ids, stamps, terms, end: at }
+  return { lengths, idOffsets, stampOffsets, termOffsets, starts, bounds, docs, tfs, ids, stamps, terms, end: at }
 }
 
 /** Code point order (the order of UTF-8 bytes), which JavaScript's `<` on UTF-16 units is not. */
@@ -171,6 +178,7 @@ export class SegmentBuilder {
     offsetsOf(this.stamps, u32(at.stampOffsets, counts.docs + 1))
     offsetsOf(terms, u32(at.termOffsets, counts.terms + 1))
     const starts = u32(at.starts, counts.terms * FIELD_COUNT + 1)
+    const bounds = new Uint16Array(buf.buffer, buf.byteOffset + at.bounds, counts.terms * FIELD_COUNT * 2)
     const docs = new Uint16Array(buf.buffer, buf.byteOffset + at.docs, counts.postings)
     const tfs = tfView(buf, at.tfs, counts.postings, counts.tfWidth)
     let p = 0
@@ -179,11 +187,19 @@ export class SegmentBuilder {
       for (let f = 0; f < FIELD_COUNT; f++) {
         starts[t * FIELD_COUNT + f] = p
         const list = perField[f] as number[]
+        let maxTf = 0
+        let minLength = BOUND_CAP
         for (let i = 0; i < list.length; i += 2) {
-          docs[p] = list[i] as number
-          tfs[p] = list[i + 1] as number
+          const doc = list[i] as number
+          const tf = list[i + 1] as number
+          docs[p] = doc
+          tfs[p] = tf
+          maxTf = Math.max(maxTf, tf)
+          minLength = Math.min(minLength, this.lengths[doc * FIELD_COUNT + f] as number)
           p++
         }
+        bounds[(t * FIELD_COUNT + f) * 2] = Math.min(maxTf, BOUND_CAP)
+        bounds[(t * FIELD_COUNT + f) * 2 + 1] = minLength
       }
     })
     starts[counts.terms * FIELD_COUNT] = p
@@ -215,6 +231,8 @@ export class Segment {
   readonly lengths: Uint32Array
   /** Postings of term t, field f: starts[t * FIELD_COUNT + f] .. starts[t * FIELD_COUNT + f + 1]. */
   readonly starts: Uint32Array
+  /** Term t, field f: the largest frequency at (t * FIELD_COUNT + f) * 2, the smallest field length after it. */
+  readonly bounds: Uint16Array
   readonly docs: Uint16Array
   readonly tfs: TfArray
   private readonly idOffsets: Uint32Array
@@ -238,6 +256,7 @@ export class Segment {
     this.stampOffsets = u32(at.stampOffsets, c.docs + 1)
     this.termOffsets = u32(at.termOffsets, c.terms + 1)
     this.starts = u32(at.starts, c.terms * FIELD_COUNT + 1)
+    this.bounds = new Uint16Array(bytes.buffer, bytes.byteOffset + at.bounds, c.terms * FIELD_COUNT * 2)
     this.docs = new Uint16Array(bytes.buffer, bytes.byteOffset + at.docs, c.postings)
     this.tfs = tfView(bytes, at.tfs, c.postings, c.tfWidth)
     this.idStart = at.ids
@@ -294,17 +313,34 @@ export class Segment {
     return -1
   }
 
-  /** Whether document doc is in the postings run [start, end) (document numbers ascending). */
-  hasDoc(start: number, end: number, doc: number): boolean {
-    let lo = start
-    let hi = end - 1
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1
-      const d = this.docs[mid] as number
-      if (d === doc) return true
-      if (d < doc) lo = mid + 1
-      else hi = mid - 1
+  /** Where document doc is in the postings run [start, end) (document numbers ascending), or -1. */
+  findDoc(start: number, end: number, doc: number): number {
+    const at = this.seek(start, end, doc)
+    return at < end && this.docs[at] === doc ? at : -1
+  }
+
+  /**
+   * The first position in [from, end) whose document is doc or later (end if none): galloping
+   * from `from`, so a cursor moving forward pays for the distance it moves, not for the run.
+   */
+  seek(from: number, end: number, doc: number): number {
+    const docs = this.docs
+    if (from >= end || (docs[from] as number) >= doc) return from
+    let lo = from
+    let step = 1
+    let hi = from + 1
+    while (hi < end && (docs[hi] as number) < doc) {
+      lo = hi
+      step *= 2
+      hi = from + step
     }
-    return false
+    if (hi > end) hi = end
+    // docs[lo] < doc; the answer is in (lo, hi].
+    while (lo + 1 < hi) {
+      const mid = (lo + hi) >>> 1
+      if ((docs[mid] as number) < doc) lo = mid
+      else hi = mid
+    }
+    return hi
   }
 }

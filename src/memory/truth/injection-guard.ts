@@ -206,9 +206,16 @@ function readingView(clean: string): { view: string; from: number[] | null } {
   return { view, from }
 }
 
+/**
+ * Every rule as one alternation: it matches somewhere exactly when one of the rules does, so a
+ * text it does not match (nearly every text) is left after one scan instead of one per rule.
+ */
+const ANY_RULE = new RegExp(RULES.map((r) => `(?:${r.pattern.source})`).join('|'), 'iu')
+
 function phraseSpans(clean: string): Span[] {
   const { view, from } = readingView(clean)
   const spans: Span[] = []
+  if (!ANY_RULE.test(view)) return spans
   for (const { kind, pattern, reach } of RULES) {
     pattern.lastIndex = 0
     for (let m = pattern.exec(view); m !== null; m = pattern.exec(view)) {
@@ -254,6 +261,22 @@ export interface SanitizeResult {
  * invisible characters removed.
  */
 export function sanitizeText(text: string): SanitizeResult {
+  const known = sanitizedBefore.get(text)
+  if (known !== undefined) return { text: known.text, kinds: [...known.kinds] }
+  const result = sanitizeAnew(text)
+  if (sanitizedBefore.size >= SANITIZED_CACHE_LIMIT) sanitizedBefore.clear()
+  sanitizedBefore.set(text, { text: result.text, kinds: [...result.kinds] })
+  return result
+}
+
+/**
+ * Results by text: the same titles, summaries, tags and paths leave through the guard answer
+ * after answer, and the result depends on the text alone. Emptied when it reaches its bound.
+ */
+const sanitizedBefore = new Map<string, SanitizeResult>()
+const SANITIZED_CACHE_LIMIT = 20_000
+
+function sanitizeAnew(text: string): SanitizeResult {
   if (text === '') return { text, kinds: [] }
   const clean = text.normalize('NFKC').replace(INVISIBLE, '').replace(ESCAPED_INVISIBLE, '')
   const spans = [...phraseSpans(clean), ...markerSpans(clean)]
