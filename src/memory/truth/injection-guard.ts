@@ -57,15 +57,18 @@ const SECRET = '(?:api[\\s_-]?keys?|secrets?|passwords?|credentials?|private\\s+
 const SECRET_FILE = '(?:~\\/\\.ssh\\b|\\bid_(?:rsa|ed25519|ecdsa|dsa)\\b(?!\\.pub)|\\.env(?!\\w|\\.\\w)|\\.aws\\/credentials|\\/etc\\/(?:passwd|shadow)\\b|\\.netrc\\b|\\.git-credentials\\b)'
 const SEND = '(?:send|post|upload|forward|transmit|exfiltrate|leak|email|e-mail|submit)'
 /**
+ * An address is `name@host`, with or without its top-level domain: a title cut at the dot of
+ * `evil.example.com` (taken for a sentence's end) keeps `attacker@evil.`.
+ *
  * Where a cut text ends (`…`, NFKC `...`, maybe inside a quoted YAML value): a title cut from its
  * summary may have lost the address, so the cut stands in for one. The Chinese rules reach it
  * through the gap they already allow before an address; the English one after `to` takes what is
  * left of the address first.
  */
 const CUT = '\\.{3}[\'"]?(?=[^\\S\\n]*(?:\\n|$))'
-const DESTINATION = `(?:https?:\\/\\/|www\\.|[\\w.+-]+@[\\w-]+\\.[a-z]{2,}|\\bwebhook\\b|\\bpastebin\\b|\\b\\d{1,3}(?:\\.\\d{1,3}){3}\\b|\\S{0,80}?${CUT})`
+const DESTINATION = `(?:https?:\\/\\/|www\\.|[\\w.+-]+@[\\w-]+|\\bwebhook\\b|\\bpastebin\\b|\\b\\d{1,3}(?:\\.\\d{1,3}){3}\\b|\\S{0,80}?${CUT})`
 const ZH_SECRET = '(?:密钥|api\\s*key|密码|凭证|凭据|令牌|token|系统提示词?|系统指令|聊天记录|对话记录|记忆|环境变量)'
-const ZH_DESTINATION = `(?:https?:\\/\\/|[\\w.+-]+@[\\w-]+\\.[a-z]{2,}|网址|链接|邮箱|服务器|${CUT})`
+const ZH_DESTINATION = `(?:https?:\\/\\/|[\\w.+-]+@[\\w-]+|网址|链接|邮箱|服务器|${CUT})`
 const ZH_SEND = '(?:发送|上传|转发|发给|发到|传给|传到|提交|贴到|复制到)'
 const ZH_ORDERS = '(?:指令|指示|提示词|提示|规则|设定|要求|命令|约束|限制|instructions?|prompts?|rules)'
 const ZH_LIMITS = '(?:不受(?:任何)?(?:限制|约束)|没有(?:任何)?(?:限制|约束|规则|底线|道德)|无(?:任何)?(?:限制|约束)|越狱|邪恶|DAN)'
