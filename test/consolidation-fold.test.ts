@@ -8,7 +8,8 @@
 
 import { describe, expect, it } from 'vitest'
 import { consolidate, historyHandler, lineageHandler, restoreHandler, searchHandler, writeHandler, type IndexEntry, type MemoryBackend } from '../src/api.js'
-import { asks, EXCHANGE_TAG, exchanges, FOLD_JOINER, FOLD_MAX_EPISODES } from '../src/memory/consolidation/fold.js'
+import { asks, EXCHANGE_TAG, exchanges, FOLD_FULL_EPISODES, FOLD_FULL_TERMS, FOLD_JOINER, FOLD_MAX_EPISODES } from '../src/memory/consolidation/fold.js'
+import { isStrongTerm, tokenize, wordCount } from '../src/language/tokenizer.js'
 import { perSource } from '../src/retrieve/search.js'
 import { RANKING } from '../src/retrieve/search-index.js'
 import { allWithContext } from '../src/retrieve/session-context.js'
@@ -123,7 +124,7 @@ describe('fold', () => {
     expect(perSource({ derived_from: undefined })).toBe(1)
     expect(perSource({ derived_from: ['a'] })).toBe(1)
     expect(perSource({ derived_from: ['a', 'b', 'c', 'd'] })).toBeCloseTo(4 ** -RANKING.sourcePower, 12)
-    expect(RANKING.sourcePower).toBe(0.25)
+    expect(RANKING.sourcePower).toBe(0.35)
   })
 
   for (const [lang, turns, single, query] of [
@@ -226,6 +227,22 @@ describe('exchanges (the pure rule)', () => {
     expect(out.every((x) => x.members.length <= FOLD_MAX_EPISODES)).toBe(true)
     expect(out.flatMap((x) => x.members.map((m) => m.id))).toEqual(turns.map((_, i) => `k${i}`))
   })
+
+  for (const [lang, short, full] of [
+    ['English', ['Kayak at Tahoe this weekend?', 'Yes, Tahoe kayak on Saturday!', 'Thanks!'], 'Yes, we rented two Tahoe kayaks from Sierra Outfitters near Emerald Bay for Saturday morning at eight, ninety dollars each.'],
+    ['Chinese', ['周末去香山划船吗？', '去，周六香山划船！', '好的，谢谢！'], '去，我们在香山东门的户外店租了两条船，周六早上八点出发，每人九十块，还包午饭和救生衣。'],
+  ] as const) {
+    it(`${lang}: short replies fold in threes; a turn with content of its own joins at most one other`, () => {
+      const run = (turns: readonly string[]) => exchanges(turns.map((t, i) => ep(`t${i}`, 's', i, t)), ready).map((x) => x.members.map((m) => m.id))
+      expect(run(short)).toEqual([['t0', 't1', 't2']])
+      const turns = [short[0], full, short[2]]
+      expect(wordCount(tokenize(full).filter(isStrongTerm))).toBeGreaterThanOrEqual(FOLD_FULL_TERMS)
+      expect(short.every((t) => wordCount(tokenize(t).filter(isStrongTerm)) < FOLD_FULL_TERMS)).toBe(true)
+      // The question stays with its answer; the thanks, the loosest link, is cut off.
+      expect(run(turns)).toEqual([['t0', 't1']])
+      expect(FOLD_FULL_EPISODES).toBeLessThan(FOLD_MAX_EPISODES)
+    })
+  }
 
   it('a session not ready is left alone', () => {
     expect(exchanges([ep('a', 's', 0, 'Where do you live?'), ep('b', 's', 1, 'In Porto, near the river.')], () => false)).toEqual([])

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isStrongTerm, stem, tokenize } from '../src/language/tokenizer.js'
+import { isStrongTerm, stem, tokenize, wordCount } from '../src/language/tokenizer.js'
 
 describe('tokenizer', () => {
   it('splits Chinese into single characters and 2-grams', () => {
@@ -68,5 +68,13 @@ describe('tokenizer', () => {
     expect(isStrongTerm('pg')).toBe(true)
     expect(isStrongTerm('数')).toBe(false)
     expect(isStrongTerm('x')).toBe(false)
+  })
+
+  it('counts words from strong terms: a word each, overlapping CJK 2-grams about two to a word', () => {
+    expect(wordCount(['kayak', 'tahoe', 'saturday'])).toBe(3)
+    // 周末去香山划船 -> 周末 末去 去香 香山 山划 划船: six 2-grams, about three words.
+    expect(wordCount(tokenize('周末去香山划船').filter(isStrongTerm))).toBe(3)
+    expect(wordCount(['香山', 'kayak'])).toBe(1.5)
+    expect(wordCount([])).toBe(0)
   })
 })

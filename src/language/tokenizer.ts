@@ -98,6 +98,13 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   return tokens
 }
 
+/** About how many words some strong terms of one text stand for: overlapping CJK 2-grams run about two to a word. */
+export function wordCount(terms: Iterable<string>): number {
+  let n = 0
+  for (const t of terms) n += CJK.test(t) ? 0.5 : 1
+  return n
+}
+
 /** A strong term can make a hit on its own: a CJK 2-gram or a word of two or more characters. */
 export function isStrongTerm(term: string): boolean {
   return Array.from(term).length >= 2

@@ -36,10 +36,10 @@ export const RANKING = Object.freeze({
    * A memory made of n others (a folded exchange, a promoted topic, a session summary) scores its
    * match times n to the power of minus this: it is read, and answers, through its n sources, so
    * its match is spread over them; a memory made of many statements would otherwise outrank the
-   * single ones on the breadth of its words alone (issue 17, docs/decisions.md: 0.25 beside 0,
-   * 0.5 and 1 on LoCoMo after consolidation).
+   * single ones on the breadth of its words alone (issue 17, docs/decisions.md: 0.35 beside 0,
+   * 0.25, 0.5 and 1 on LoCoMo after consolidation, with exchanges sized by content).
    */
-  sourcePower: 0.25,
+  sourcePower: 0.35,
   /** A query that names a tag or entity of a memory multiplies its score by this. */
   keywordMatchBoost: 1.5,
   /** Weight of a term brought in by an alias group. */

@@ -11,11 +11,13 @@
  *
  * A session is cut into exchanges of at most FOLD_MAX_EPISODES episodes and FOLD_MAX_CHARS
  * characters, always between episodes that do not belong together, otherwise where the links cut
- * are weakest. An episode alone stays as it is. Words most sessions use (the speakers' names,
+ * are weakest. An episode that carries content of its own (FOLD_FULL_TERMS words of its own: names,
+ * numbers, a long statement) joins at most FOLD_FULL_EPISODES: a hit on it then spends fewer
+ * slots on turns that do not answer; short replies still fold into their neighbours. An episode alone stays as it is. Words most sessions use (the speakers' names,
  * "really", "great") tie nothing, as in promote.ts. Pure: the engine (consolidate.ts) writes.
  */
 
-import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
+import { isStrongTerm, tokenize, wordCount } from '../../language/tokenizer.js'
 import type { IndexEntry } from '../../types.js'
 import { COMMON_FLOOR, COMMON_SHARE, isChatter } from './promote.js'
 
@@ -23,6 +25,10 @@ import { COMMON_FLOOR, COMMON_SHARE, isChatter } from './promote.js'
 export const EXCHANGE_TAG = 'exchange'
 /** At most this many episodes in one exchange: a hit on it is read as that many turns in a row. */
 export const FOLD_MAX_EPISODES = 3
+/** An episode with at least this many words of its own (strong, not common; wordCount) carries content of its own. */
+export const FOLD_FULL_TERMS = 10
+/** At most this many episodes in an exchange holding one that carries content of its own (issue 17, docs/decisions.md). */
+export const FOLD_FULL_EPISODES = 2
 /** At most this many characters of joined text: the write path's summary limit. */
 export const FOLD_MAX_CHARS = 2000
 /** What a question adds to the link with the episode after it (its answer). */
@@ -71,22 +77,25 @@ export function exchanges(episodes: readonly IndexEntry[], ready: (session: stri
     return words + (asks(prev.summary) ? ANSWER_LINK : 0) + (nothing(prev) || nothing(next) ? CHATTER_LINK : 0)
   }
 
+  const full = (e: IndexEntry) => wordCount(own.get(e.id) as Set<string>) >= FOLD_FULL_TERMS
   const out: Exchange[] = []
   for (const [session, members] of bySession) {
     members.sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))
     if (members.length < 2 || !ready(session, members)) continue
-    for (const run of cut(members, link)) if (run.length >= 2) out.push({ session, members: run, summary: run.map((m) => m.summary).join(FOLD_JOINER) })
+    for (const run of cut(members, link, full)) if (run.length >= 2) out.push({ session, members: run, summary: run.map((m) => m.summary).join(FOLD_JOINER) })
   }
   return out
 }
 
 /**
- * Cuts a session into runs of at most FOLD_MAX_EPISODES episodes and FOLD_MAX_CHARS characters,
- * always where two episodes do not belong together (link 0), and otherwise where the links cut are
- * weakest in sum (dynamic programming over cut positions): the fewest, loosest cuts.
+ * Cuts a session into runs of at most FOLD_MAX_EPISODES episodes (FOLD_FULL_EPISODES when one is
+ * `full`) and FOLD_MAX_CHARS characters, always where two episodes do not belong together (link 0),
+ * and otherwise where the links cut are weakest in sum (dynamic programming over cut positions):
+ * the fewest, loosest cuts.
  */
-function cut(members: readonly IndexEntry[], link: (prev: IndexEntry, next: IndexEntry) => number): IndexEntry[][] {
+function cut(members: readonly IndexEntry[], link: (prev: IndexEntry, next: IndexEntry) => number, full: (e: IndexEntry) => boolean): IndexEntry[][] {
   const n = members.length
+  const holds = members.map(full)
   const strength = members.map((m, i) => (i === 0 ? 0 : link(members[i - 1] as IndexEntry, m)))
   // best[j]: the least cut strength for the first j members, the last run ending at j - 1; from[j]: where that run starts.
   const best: number[] = [0]
@@ -94,9 +103,11 @@ function cut(members: readonly IndexEntry[], link: (prev: IndexEntry, next: Inde
   for (let j = 1; j <= n; j++) {
     best[j] = Infinity
     let chars = -FOLD_JOINER.length
-    for (let i = j - 1; i >= 0 && j - i <= FOLD_MAX_EPISODES; i--) {
+    let cap = FOLD_MAX_EPISODES
+    for (let i = j - 1; i >= 0 && j - i <= cap; i--) {
       chars += FOLD_JOINER.length + (members[i] as IndexEntry).summary.length
-      if (i < j - 1 && (chars > FOLD_MAX_CHARS || strength[i + 1] === 0)) break
+      if (holds[i]) cap = FOLD_FULL_EPISODES
+      if (i < j - 1 && (chars > FOLD_MAX_CHARS || strength[i + 1] === 0 || j - i > cap)) break
       const cost = (best[i] as number) + (i === 0 ? 0 : (strength[i] as number))
       if (cost < (best[j] as number) || (cost === best[j] && i < (from[j] as number))) {
         best[j] = cost
