@@ -236,6 +236,15 @@ describe('README: settings panel commands', () => {
     const page = await fetch(link)
     expect(page.status).toBe(200)
     expect(await page.text()).toContain('/panel.js')
+    // A write through the API loads the lock library (and its signal-exit) after serve listens for
+    // signals: SIGTERM must still close and flush, exit 0, not re-raise the signal.
+    const origin = new URL(link).origin
+    const written = await fetch(`${origin}/memory-agent/api`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-dsh-memory-agent': 'panel', 'x-dsh-memory-agent-token': new URL(link).hash.split('=')[1] ?? '' },
+      body: JSON.stringify({ op: 'config.set', injectEnabled: false }),
+    })
+    expect(((await written.json()) as { ok: boolean }).ok).toBe(true)
     proc.kill('SIGTERM')
     expect(await exited).toBe(0)
     const key = execFileSync(process.execPath, [cli, ...args(keyLine ?? '')], { cwd, encoding: 'utf8' }).trim()

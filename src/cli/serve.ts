@@ -163,16 +163,16 @@ export async function serve(root: string, args: string[]): Promise<number> {
   const { host, port } = parseServeFlags(args)
   const running = await startPanelServer({ root, host, port, model: modelFromEnv(process.env) })
   process.stdout.write(`memory-agent panel: ${running.url}\n`)
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
-      resolve()
-    }
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
-  })
+  let stop = (): void => undefined
+  const stopped = new Promise<void>((resolve) => (stop = resolve))
+  // Listening until closed: a library loaded later (proper-lockfile's signal-exit) re-raises a
+  // signal it finds no other listener for, which would end the process before it has flushed.
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+  await stopped
   await running.close()
+  process.off('SIGINT', stop)
+  process.off('SIGTERM', stop)
   return 0
 }
 

@@ -44,8 +44,10 @@ export async function serveStdio(
     return closing
   }
   process.stdin.once('end', () => void close('end of input'))
-  process.once('SIGTERM', () => void close('SIGTERM'))
-  process.once('SIGINT', () => void close('SIGINT'))
+  // Kept, not `once`: a library loaded later (proper-lockfile's signal-exit) re-raises a signal
+  // it finds no other listener for, which would end the process before close() has flushed.
+  process.on('SIGTERM', () => void close('SIGTERM'))
+  process.on('SIGINT', () => void close('SIGINT'))
   await server.connect(new StdioServerTransport())
   process.stderr.write(
     `memory-agent mcp: serving ${tools.length} tools over ${root}${personal !== undefined ? ` and the personal store ${personal.root}` : ''} over stdio\n`,
