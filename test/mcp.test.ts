@@ -8,7 +8,7 @@
  * consolidates in the background once enough new episodes are due.
  */
 
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -276,6 +276,33 @@ describe('MCP server over stdio (built CLI)', () => {
     // Idle again with nothing new: no second run.
     await sleep(3 * idleMs)
     expect(await consolidations()).toHaveLength(1)
+  })
+
+  it('closes and flushes on SIGTERM after a write, exit 0: a lock library loaded later does not re-raise the signal', async () => {
+    const root = await tempRoot()
+    const child = spawn(process.execPath, [CLI, 'mcp', '--root', root, '--tools', 'all'], { stdio: ['pipe', 'pipe', 'pipe'] })
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+    let out = ''
+    child.stdout.setEncoding('utf8')
+    const answered = (id: number) =>
+      new Promise<void>((resolve) => {
+        const look = () => {
+          if (out.split('\n').some((l) => l.includes(`"id":${id}`))) resolve()
+          else child.stdout.once('data', look)
+        }
+        look()
+      })
+    child.stdout.on('data', (d: string) => (out += d))
+    const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`)
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sigterm-test', version: '1.0.0' } } })
+    await answered(1)
+    send({ method: 'notifications/initialized' })
+    // The first write takes the store lock: proper-lockfile (and its signal-exit) loads only now.
+    send({ id: 2, method: 'tools/call', params: { name: 'write_memory', arguments: { summary: '周五把部署窗口改到晚上八点，运维组已经确认。' } } })
+    await answered(2)
+    expect(out).toContain('Stored mem_')
+    child.kill('SIGTERM')
+    expect(await exited).toEqual({ code: 0, signal: null })
   })
 
   it('refuses a --consolidate-idle-ms that is not a number of milliseconds, before serving', async () => {
