@@ -203,6 +203,25 @@ describe('a writer killed between moving a memory file aside and linking its new
     expect((await b.rewriteFile(w.path, () => null))?.before).toBe(current)
   })
 
+  it('a removal lists a folder again once something else changed it, and drops an aside left since', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'gap-remove-'))
+    dirs.push(dir)
+    const b = open(path.join(dir, 'store'))
+    const dead = spawnSync(process.execPath, ['-e', '']).pid
+    await fs.mkdir(path.join(dir, 'store'))
+    for (const name of ['a.md', 'b.md', 'c.md']) await fs.writeFile(path.join(dir, 'store', name), `${name}\n`)
+    // The first removal lists the folder and finds it free of set-aside files.
+    expect(await b.removeFile('a.md')).toBe(true)
+    // A writer killed since left the older text of b.md set aside; removing c.md must notice.
+    const aside = path.join(dir, 'store', `.b.md.${dead}.1.aside`)
+    await fs.writeFile(aside, 'an older text of b\n')
+    expect(await b.removeFile('c.md')).toBe(true)
+    expect(existsSync(aside)).toBe(true)
+    expect(await b.removeFile('b.md')).toBe(true)
+    expect(existsSync(aside)).toBe(false)
+    expect(await b.listFiles('')).toEqual([])
+  })
+
   it('a purge leaves no older text set aside: nothing is put back, no copy holds the purged words', { timeout: 60_000 }, async () => {
     const { root, hit, other } = await twoMemories()
     const b = open(root)

@@ -149,6 +149,12 @@ class FileBackend implements MemoryBackend {
   private realRoot: string | null = null
   /** Folders (as spelled under the root) whose real location was checked to be inside it. */
   private readonly verifiedDirs = new Set<string>()
+  /**
+   * Folders a removal listed and found free of files set aside by killed rewrites
+   * (store/rewrite.ts), with their mtime after it: the next removal there lists again only when
+   * the folder changed otherwise.
+   */
+  private readonly asideFree = new Map<string, number>()
   private initialized: Promise<void> | null = null
   private readonly clock: () => string
   private readonly lockTimeoutMs: number
@@ -330,6 +336,10 @@ class FileBackend implements MemoryBackend {
 
   async removeFile(relPath: string): Promise<boolean> {
     const abs = this.resolveSync(relPath)
+    const dir = path.dirname(abs)
+    const folderMtime = () => fsSync.statSync(dir, { throwIfNoEntry: false })?.mtimeMs
+    // Found free of set-aside files and changed since only by this process's removals.
+    const clean = this.asideFree.has(dir) && this.asideFree.get(dir) === folderMtime()
     let removed = true
     try {
       fsSync.unlinkSync(abs)
@@ -338,7 +348,11 @@ class FileBackend implements MemoryBackend {
       removed = false
     }
     // An older text a killed rewrite set aside would otherwise be put back in the empty place.
-    io('remove', abs, () => dropSetAside(abs))
+    // Listing the folder for one once, not per removal, keeps a purge of many files linear.
+    const left = clean ? 0 : io('remove', abs, () => dropSetAside(abs)).left
+    const after = left === 0 ? folderMtime() : undefined
+    if (after === undefined) this.asideFree.delete(dir)
+    else this.asideFree.set(dir, after)
     return removed
   }
 
@@ -346,7 +360,7 @@ class FileBackend implements MemoryBackend {
     let dropped = 0
     for (const relPath of relPaths) {
       const abs = this.resolveSync(relPath)
-      dropped += io('remove', abs, () => dropSetAside(abs))
+      dropped += io('remove', abs, () => dropSetAside(abs)).dropped
     }
     return dropped
   }

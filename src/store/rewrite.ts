@@ -215,19 +215,24 @@ function running(pid: number): boolean {
 /**
  * Removes the older texts of the file at abs that rewrites killed midway left set aside (their
  * writer no longer runs), so a deletion or a purge leaves no copy for a later listing to put
- * back. Returns how many went. One listing of the file's folder.
+ * back. Says how many went and how many set-aside files (of any place) the folder still holds.
+ * One listing of the file's folder.
  */
-export function dropSetAside(abs: string): number {
+export function dropSetAside(abs: string): { dropped: number; left: number } {
   const dir = path.dirname(abs)
   const base = path.basename(abs)
   let dropped = 0
+  let left = 0
   for (const name of listNames(dir)) {
     const match = SET_ASIDE.exec(name)
-    if (match?.[1] !== base || running(Number(match[2]))) continue
-    fs.rmSync(path.join(dir, name), { force: true })
-    dropped++
+    if (match === null) continue
+    if (match[1] !== base || running(Number(match[2]))) left++
+    else {
+      fs.rmSync(path.join(dir, name), { force: true })
+      dropped++
+    }
   }
-  return dropped
+  return { dropped, left }
 }
 
 /** Links a file moved aside back into its place, unless a newer save took the place meanwhile (then that one stays). */
