@@ -296,6 +296,8 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   const scored: Array<{ entry: IndexEntry; score: number; reason: SearchHit['reason'] }> = []
   const byScore = (a: { entry: IndexEntry; score: number }, b: { entry: IndexEntry; score: number }) =>
     b.score - a.score || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0)
+  // A match's score: raised when the query names one of its keywords, spread over its sources.
+  const scoreOf = (entry: IndexEntry, raw: number) => (namesKeyword(entry, querySet) ? raw * RANKING.keywordMatchBoost : raw) * perSource(entry)
   let threshold = -Infinity
   for (let r = ranking.next(); r !== undefined; r = ranking.next(threshold / RANKING.keywordMatchBoost)) {
     if (sharedIds.has(r.id)) continue
@@ -303,7 +305,7 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
     const entry = source.get(r.id)
     if (entry === undefined) continue
     // perSource is at most 1, so r.score times the boost stays an upper bound (the break above).
-    const score = (namesKeyword(entry, querySet) ? r.score * RANKING.keywordMatchBoost : r.score) * perSource(entry)
+    const score = scoreOf(entry, r.score)
     // Below the k-th best it could only be cut again (ties at the k-th are ordered by id).
     if (score < threshold) continue
     // Literal only through a term that could make a hit on its own: a shared single character
@@ -322,7 +324,7 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
     const entry = source.get(id)
     if (entry === undefined) continue
     const score = literalScore.get(id) ?? 0
-    literalHits.push(toHit(entry, (namesKeyword(entry, querySet) ? score * RANKING.keywordMatchBoost : score) * perSource(entry), 'match', shared.length))
+    literalHits.push(toHit(entry, scoreOf(entry, score), 'match', shared.length))
   }
   literalHits.sort((a, b) => (b.literalMatch ?? 0) - (a.literalMatch ?? 0) || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   matchedCount += literalHits.length

@@ -11,10 +11,11 @@
  *
  * A session is cut into exchanges of at most FOLD_MAX_EPISODES episodes and FOLD_MAX_CHARS
  * characters, always between episodes that do not belong together, otherwise where the links cut
- * are weakest. An episode that carries content of its own (FOLD_FULL_TERMS words of its own: names,
- * numbers, a long statement) joins at most FOLD_FULL_EPISODES: a hit on it then spends fewer
- * slots on turns that do not answer; short replies still fold into their neighbours. An episode alone stays as it is. Words most sessions use (the speakers' names,
- * "really", "great") tie nothing, as in promote.ts. Pure: the engine (consolidate.ts) writes.
+ * are weakest. An episode that carries content of its own (FOLD_FULL_TERMS words of its own:
+ * names, numbers, a long statement) joins at most FOLD_FULL_EPISODES: a hit on it then spends
+ * fewer slots on turns that do not answer; short replies still fold into their neighbours. An
+ * episode alone stays as it is. Words most sessions use (the speakers' names, "really", "great")
+ * tie nothing, as in promote.ts. Pure: the engine (consolidate.ts) writes.
  */
 
 import { isStrongTerm, tokenize, wordCount } from '../../language/tokenizer.js'
