@@ -57,7 +57,7 @@ describe('lazy start-up', () => {
     expect(readFileSync(path.join(root, out.wrote), 'utf8')).toMatch(/^---\nid: mem_/)
   })
 
-  it('the CLI loads no MCP SDK, zod or web server for a search', async () => {
+  it('the CLI loads no MCP SDK, zod, web server or progress bar for a search', async () => {
     const root = await savedStore()
     const log = path.join(mkdtempSync(path.join(tmpdir(), 'lazy-log-')), 'loaded.txt')
     const register = `data:text/javascript,import { register } from "node:module"; register(${JSON.stringify(HOOKS)})`
@@ -67,6 +67,9 @@ describe('lazy start-up', () => {
     const loaded = readFileSync(log, 'utf8').split('\n').filter((l) => l !== '')
     expect(loaded.some((u) => u.endsWith('/lib/cli/main.js'))).toBe(true)
     expect(packagesIn(loaded).filter((p) => HEAVY.includes(p))).toEqual([])
+    // The progress bar's width measure (a grapheme segmenter and emoji patterns built on import)
+    // is for commands that draw one.
+    expect(packagesIn(loaded)).not.toContain('string-width')
     expect(loaded.filter((u) => /\/lib\/(host\/|mcp\/(server|stdio)\.js)/.test(u))).toEqual([])
   })
 })
