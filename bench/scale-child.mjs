@@ -26,7 +26,8 @@ let firstMs
 let hits
 let flushMs = 0
 if (mode === 'ours') {
-  const api = await import('../lib/api.js')
+  // The library as a host imports it: the package's "./api" export (the bundle, lib/bundle/api.js).
+  const api = await import('dsh-memory-agent/api')
   importMs = performance.now()
   const backend = api.createFileBackend(target)
   const result = await api.searchHandler(backend, { query, top_k: 10 })

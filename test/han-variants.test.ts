@@ -4,6 +4,10 @@
  * backend. The conversion is OpenCC's, phrases included (資料庫 is 数据库, not 资料库).
  */
 
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import fc from 'fast-check'
+import { Converter, Locale } from 'opencc-js/t2cn'
 import { describe, expect, it } from 'vitest'
 import { duplicatesHandler, searchHandler, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { simplifyHan } from '../src/language/han-variants.js'
@@ -73,5 +77,22 @@ describe('Chinese variants', () => {
     const groups = report.groups.map((g) => g.members.map((m) => m.id).sort())
     console.log(`duplicates across variants: ${report.total_groups} group(s) of ${report.scanned} memories`)
     expect(groups).toContainEqual([other.id, twin.id].sort())
+  })
+
+  it('converts as opencc-js\'s own twp -> cn Converter does (whose dictionaries load whole), key by key, phrase pairs, memories and random text', () => {
+    const reference = Converter({ from: 'twp', to: 'cn' })
+    const whole = (text: string) => text.replace(/\p{Script=Han}+/gu, (run) => reference(run))
+    const preset = Locale.configs['tw2sp'] as { normalizationChain: string[][]; segmentation: string[]; conversionChain: string[][] }
+    const dicts = [...new Set([...preset.normalizationChain.flat(), ...preset.segmentation, ...preset.conversionChain.flat()])]
+    const keys = dicts.flatMap((d) => d.split('|').map((e) => e.split(' ')[0] as string)).filter((k) => /^\p{Script=Han}/u.test(k))
+    expect(keys.length).toBeGreaterThan(5_000)
+    for (const key of keys) expect(simplifyHan(key), key).toBe(whole(key))
+    // Neighbouring keys run into each other: segmentation and the longest match across them.
+    const rand = fc.sample(fc.tuple(fc.constantFrom(...keys), fc.constantFrom(...keys), fc.constantFrom(...keys)), { numRuns: 5000, seed: 18 })
+    for (const parts of rand) expect(simplifyHan(parts.join('')), parts.join('')).toBe(whole(parts.join('')))
+    const memories = readFileSync(path.join(import.meta.dirname, '..', 'bench', 'data', 'madial-zh', 'memories.jsonl'), 'utf8')
+    for (const line of memories.split('\n').slice(0, 2000)) expect(simplifyHan(line)).toBe(whole(line))
+    const chars = [...new Set(keys.join(''))]
+    fc.assert(fc.property(fc.array(fc.constantFrom(...chars, '，', ' ', 'a'), { maxLength: 12 }), (cs) => simplifyHan(cs.join('')) === whole(cs.join(''))), { numRuns: 3000, seed: 18 })
   })
 })

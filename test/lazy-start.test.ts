@@ -1,8 +1,8 @@
 /**
- * Start-up loads what the first answer needs and no more: a search through the library or the
- * BUILT CLI (`npm run build` first) loads neither the MCP SDK, zod and the web server nor
- * gray-matter (with js-yaml and esprima) when no memory file changed; those load at their first
- * use, and work then. (A search records its use beside the answer, under the store lock: that
+ * Start-up loads what the first answer needs and no more: a search through the library (its
+ * per-module build and its bundle) or the BUILT CLI (`npm run build` first) loads neither the
+ * MCP SDK, zod and the web server nor gray-matter (with js-yaml and esprima) when no memory file
+ * changed; those load at their first use, and work then. (A search records its use beside the answer, under the store lock: that
  * loads proper-lockfile, after the answer is made.)
  */
 
@@ -34,11 +34,12 @@ const packagesIn = (paths: readonly string[]) => [...new Set(paths.flatMap((p) =
 const HEAVY = ['@modelcontextprotocol/sdk', 'ajv', 'esprima', 'gray-matter', 'js-yaml', 'zod']
 
 describe('lazy start-up', () => {
-  it('a library search loads no heavy package; a write then loads and uses them', async () => {
+  // The per-module build (tests and benches import it) and the bundle a host imports (`exports["./api"]`).
+  it.each([['lib/api.js', API], ['the package export ./api', 'dsh-memory-agent/api']])('a library search through %s loads no heavy package; a write then loads and uses them', async (_, api) => {
     const root = await savedStore()
     const script = `
       import { createRequire } from 'node:module'
-      const api = await import(${JSON.stringify(API)})
+      const api = await import(${JSON.stringify(api)})
       const cjs = () => Object.keys(createRequire(import.meta.url).cache)
       const backend = api.createFileBackend(${JSON.stringify(root)})
       const hits = (await api.searchHandler(backend, { query: '周报' })).hits.map((h) => h.summary)
@@ -47,7 +48,7 @@ describe('lazy start-up', () => {
       const afterWrite = cjs()
       await api.flushCaches(backend)
       process.stdout.write(JSON.stringify({ hits, afterSearch, afterWrite, wrote: wrote.path }))`
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, encoding: 'utf8' })
     expect(r.stderr).toBe('')
     const out = JSON.parse(r.stdout) as { hits: string[]; afterSearch: string[]; afterWrite: string[]; wrote: string }
     expect(out.hits).toEqual(['周报每周五下午三点发给老板'])
@@ -56,7 +57,7 @@ describe('lazy start-up', () => {
     expect(readFileSync(path.join(root, out.wrote), 'utf8')).toMatch(/^---\nid: mem_/)
   })
 
-  it('the CLI loads no MCP SDK, zod or web server for a search', async () => {
+  it('the CLI loads no MCP SDK, zod, web server or progress bar for a search', async () => {
     const root = await savedStore()
     const log = path.join(mkdtempSync(path.join(tmpdir(), 'lazy-log-')), 'loaded.txt')
     const register = `data:text/javascript,import { register } from "node:module"; register(${JSON.stringify(HOOKS)})`
@@ -66,6 +67,9 @@ describe('lazy start-up', () => {
     const loaded = readFileSync(log, 'utf8').split('\n').filter((l) => l !== '')
     expect(loaded.some((u) => u.endsWith('/lib/cli/main.js'))).toBe(true)
     expect(packagesIn(loaded).filter((p) => HEAVY.includes(p))).toEqual([])
+    // The progress bar's width measure (a grapheme segmenter and emoji patterns built on import)
+    // is for commands that draw one.
+    expect(packagesIn(loaded)).not.toContain('string-width')
     expect(loaded.filter((u) => /\/lib\/(host\/|mcp\/(server|stdio)\.js)/.test(u))).toEqual([])
   })
 })

@@ -29,7 +29,6 @@ import { writeHandler } from '../tools/write-memory.js'
 import { TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, toolUsage, usageError, OTHER_COMMANDS } from './tool-commands.js'
 import { didYouMean } from './suggest.js'
 import { parseFlags, splitStoreFlags, type FlagSpec } from './flags.js'
-import { progressBar } from './progress.js'
 import { applyEmbedderSettings, EMBEDDER_HELP, embedderFromSettings, takeEmbedderSettings, type EmbedderSettings } from './embedder-options.js'
 import { listenToProgress } from '../store/progress.js'
 import { describeVectors, vectorDiagnostics } from '../retrieve/vectors.js'
@@ -194,7 +193,8 @@ async function runTool(command: string, args: string[], embedder: EmbedderSettin
   // memory_consolidate may use a chat-completions endpoint the environment names (MEMORY_AGENT_LLM_*).
   const model = modelFromEnv(process.env)
   for (const b of [backend, user]) if (b !== undefined) setConsolidationModel(b, model)
-  const progress = parsed.tool.progress !== undefined ? progressBar(process.stderr, parsed.tool.progress) : null
+  // The bar (string-width, a grapheme segmenter) loads only for a command that can draw one.
+  const progress = parsed.tool.progress !== undefined ? (await import('./progress.js')).progressBar(process.stderr, parsed.tool.progress) : null
   try {
     await applyEmbedderSettings(embedder, ...(user !== undefined ? [backend, user] : [backend]))
     if (progress !== null) listenToProgress(backend, progress.update)
@@ -269,7 +269,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'rebuild': {
       const root = storeRoot(args)
-      const progress = progressBar(process.stderr, 'rebuilding')
+      const progress = (await import('./progress.js')).progressBar(process.stderr, 'rebuilding')
       const r = await rebuildIndex(root, { onProgress: progress.update }).finally(progress.finish)
       if (args.includes('--json')) {
         process.stdout.write(`${JSON.stringify({ root, ...r }, null, 2)}\n`)

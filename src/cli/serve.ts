@@ -43,7 +43,7 @@ Paste the key into the memory panel (DSH settings → Memory, or memory-agent se
 Made on first use and kept in <root>/.cache/panel-key; delete that file to change the key.
 `
 
-/** The built page bundle, beside lib/ in the installed package. */
+/** The built page bundle, beside lib/ in the installed package (two folders up from lib/cli/ and lib/bundle/ alike). */
 const PANEL_BUNDLE = fileURLToPath(new URL('../../client/panel.js', import.meta.url))
 
 const PAGE = `<!doctype html>

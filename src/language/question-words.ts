@@ -39,12 +39,18 @@ const ANSWER_WORDS: Readonly<Record<Asked, string>> = {
   amount: '元 块 钱 公斤 斤 米 分钟 小时 个 次 位',
 }
 
-const answerTerms = new Map<Asked, readonly string[]>(
-  (Object.entries(ANSWER_WORDS) as Array<[Asked, string]>).map(([asked, words]) => [
-    asked,
-    [...new Set(words.split(' ').flatMap((w) => tokenize(w, { cjkUnigrams: 'isolated' })))],
-  ]),
-)
+/**
+ * Tokenised on first use, not on import: tokenising Chinese builds the Traditional-to-Simplified
+ * converter (tens of milliseconds), which a process that never reads a Chinese question never needs.
+ */
+let answerTerms: ReadonlyMap<Asked, readonly string[]> | null = null
+const answerTermsByAsk = () =>
+  (answerTerms ??= new Map(
+    (Object.entries(ANSWER_WORDS) as Array<[Asked, string]>).map(([asked, words]) => [
+      asked,
+      [...new Set(words.split(' ').flatMap((w) => tokenize(w, { cjkUnigrams: 'isolated' })))],
+    ]),
+  ))
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')
 const askedBy = new Map(QUESTION_WORDS.map(([asked, word]) => [word, asked]))
@@ -84,5 +90,5 @@ export function readQuestion(query: string): QuestionReading {
 
 /** The index terms of a memory that states what these questions ask for. */
 export function answerTermsFor(asks: readonly Asked[]): string[] {
-  return [...new Set(asks.flatMap((a) => answerTerms.get(a) ?? []))]
+  return asks.length === 0 ? [] : [...new Set(asks.flatMap((a) => answerTermsByAsk().get(a) ?? []))]
 }

@@ -34,12 +34,18 @@ export function normalised(vector: ArrayLike<number>): Float32Array | null {
   return out
 }
 
-/** Set bits of every 16-bit number: a popcount is two lookups. */
-const BITS16 = (() => {
-  const t = new Uint8Array(65536)
-  for (let i = 1; i < 65536; i++) t[i] = (t[i >>> 1] as number) + (i & 1)
-  return t
-})()
+/**
+ * Set bits of every 16-bit number: a popcount is two lookups. Made by the first vector search,
+ * not on import (a few milliseconds of every process's start, with or without vectors).
+ */
+let bits16: Uint8Array | null = null
+function bitCounts(): Uint8Array {
+  if (bits16 === null) {
+    bits16 = new Uint8Array(65536)
+    for (let i = 1; i < 65536; i++) bits16[i] = (bits16[i >>> 1] as number) + (i & 1)
+  }
+  return bits16
+}
 
 function countBelow(histogram: Uint32Array, limit: number): number {
   let n = 0
@@ -193,7 +199,7 @@ export class VectorIndex {
     const histogram = new Uint32Array(this.dim + 1)
     const signs = this.signs
     const words = this.words
-    const bits = BITS16
+    const bits = bitCounts()
     for (let r = 0; r < n; r++) {
       let d = 0
       const base = r * words

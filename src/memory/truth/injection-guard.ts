@@ -43,6 +43,8 @@ type Reach = 'sentence' | 'line'
 interface Rule {
   kind: InjectionKind
   pattern: RegExp
+  /** A part of the pattern that every match contains (see `rule`). */
+  key: string
   reach: Reach
 }
 
@@ -75,56 +77,96 @@ const ZH_LIMITS = '(?:不受(?:任何)?(?:限制|约束)|没有(?:任何)?(?:限
 const ZH_NOT = '(?<!不要|不能|不可|不应|不得|切勿|别|勿)'
 const USER_ZH = '(?:用户|使用者)'
 
-/** Case-insensitive, Unicode; every repetition is bounded, so no input can make a rule slow. */
-const rule = (kind: InjectionKind, source: string, reach: Reach = 'sentence'): Rule => ({ kind, pattern: new RegExp(source, 'giu'), reach })
+/**
+ * Whether every index in `at` of a regular expression's source stands at its top level (outside
+ * groups, classes and escapes), in a source without a top-level `|`.
+ */
+function atTopLevel(source: string, at: readonly number[]): boolean {
+  let depth = 0
+  let inClass = false
+  const seen: number[] = []
+  for (let i = 0; i < source.length; i++) {
+    if (at.includes(i)) {
+      if (depth > 0 || inClass) return false
+      seen.push(i)
+    }
+    const ch = source[i]
+    if (ch === '\\') i++
+    else if (inClass) inClass = ch !== ']'
+    else if (ch === '[') inClass = true
+    else if (ch === '(') depth++
+    else if (ch === ')') depth--
+    else if (ch === '|' && depth === 0) return false
+  }
+  // An index skipped as the second half of an escape splits it.
+  return at.every((i) => i >= source.length || seen.includes(i))
+}
+
+/**
+ * A rule: case-insensitive, Unicode; every repetition is bounded, so no input can make a rule slow.
+ * Its key, marked ⟦…⟧ in the source, is a run of the pattern's top-level sequence, not quantified
+ * (no marks: the whole pattern), so every text a rule matches holds a match of its key. The keys together are a
+ * small pattern that a fresh process compiles in a fraction of the rules' time, and that nearly
+ * every text fails.
+ */
+function rule(kind: InjectionKind, marked: string, reach: Reach = 'sentence'): Rule {
+  const open = marked.indexOf('⟦')
+  const close = marked.indexOf('⟧')
+  const source = marked.replace('⟦', '').replace('⟧', '')
+  if (open === -1 && close === -1) return { kind, pattern: new RegExp(source, 'giu'), key: source, reach }
+  const after = source[close - 1]
+  const quantified = after !== undefined && '?*+{'.includes(after)
+  if (open === -1 || close < open || quantified || !atTopLevel(source, [open, close - 1])) throw new Error(`injection guard: the key of ${marked} is not one run of its top-level sequence`)
+  return { kind, pattern: new RegExp(source, 'giu'), key: source.slice(open, close - 1), reach }
+}
 
 const RULES: readonly Rule[] = [
   // Overriding what the reader was told.
-  rule('instruction', `\\b(?:ignore|disregard|forget|override|bypass)\\s+(?:(?:all|any|every|the|your|my|of|these|those)\\s+){0,3}${EN_QUALIFIER}(?:'s)?\\s+(?:[\\w-]+\\s+){0,2}?${EN_ORDERS}\\b`),
-  rule('instruction', `\\b(?:ignore|disregard|forget)\\s+(?:all|any|every)\\s+(?:of\\s+)?(?:(?:the|your|my)\\s+)?(?:instructions?|prompts?|directives)\\b`),
-  rule('instruction', `\\b(?:ignore|disregard)\\s+(?:all\\s+|everything\\s+)?(?:(?:the|that)\\s+)?(?:above|foregoing)(?=\\s*(?:[.,;:!]|and\\b|$))`),
-  rule('instruction', `\\b(?:ignore|disregard|forget|override|discard)\\s+(?:(?:all|any|every|everything|anything|whatever|what|that|of)\\s+){0,3}you(?:'ve|\\s+have|\\s+had|\\s+were)?\\s+(?:been\\s+)?(?:told|taught|given|instructed|programmed|trained)\\b`),
-  rule('instruction', `\\b(?:ignore|disregard|forget|override|bypass|disable|turn\\s+off)\\s+(?:(?:all|any|of|the|your)\\s+){0,3}${EN_SAFETY}\\s+(?:${EN_ORDERS}|filters?|checks|guardrails|policies)\\b`),
-  rule('instruction', `\\b(?:new|updated|real|actual)\\s+(?:system\\s+)?instructions?\\s*:`),
-  rule('instruction', `\\byour\\s+(?:new|real|actual|only|true)\\s+(?:task|goal|job|mission|objective|purpose|instructions?|orders)\\s+(?:is|are|will\\s+be)\\b`),
-  rule('instruction', `\\b(?:obey|follow|heed|listen\\s+to|comply\\s+with)\\s+only\\s+(?:me|us|my|our|these|this|the\\s+(?:instructions|rules|commands|text)\\s+(?:in|of|from|below))\\b`),
+  rule('instruction', `\\b⟦(?:ignore|disregard|forget|override|bypass)\\s+⟧(?:(?:all|any|every|the|your|my|of|these|those)\\s+){0,3}${EN_QUALIFIER}(?:'s)?\\s+(?:[\\w-]+\\s+){0,2}?${EN_ORDERS}\\b`),
+  rule('instruction', `\\b⟦(?:ignore|disregard|forget)\\s+(?:all|any|every)\\s+⟧(?:of\\s+)?(?:(?:the|your|my)\\s+)?(?:instructions?|prompts?|directives)\\b`),
+  rule('instruction', `\\b⟦(?:ignore|disregard)\\s+⟧(?:all\\s+|everything\\s+)?(?:(?:the|that)\\s+)?(?:above|foregoing)(?=\\s*(?:[.,;:!]|and\\b|$))`),
+  rule('instruction', `\\b⟦(?:ignore|disregard|forget|override|discard)\\s+⟧(?:(?:all|any|every|everything|anything|whatever|what|that|of)\\s+){0,3}you(?:'ve|\\s+have|\\s+had|\\s+were)?\\s+(?:been\\s+)?(?:told|taught|given|instructed|programmed|trained)\\b`),
+  rule('instruction', `\\b⟦(?:ignore|disregard|forget|override|bypass|disable|turn\\s+off)\\s+⟧(?:(?:all|any|of|the|your)\\s+){0,3}${EN_SAFETY}\\s+(?:${EN_ORDERS}|filters?|checks|guardrails|policies)\\b`),
+  rule('instruction', `\\b(?:new|updated|real|actual)\\s+(?:system\\s+)?⟦instructions?\\s*:⟧`),
+  rule('instruction', `\\b⟦your\\s+(?:new|real|actual|only|true)\\s+⟧(?:task|goal|job|mission|objective|purpose|instructions?|orders)\\s+(?:is|are|will\\s+be)\\b`),
+  rule('instruction', `\\b⟦(?:obey|follow|heed|listen\\s+to|comply\\s+with)\\s+only\\s+⟧(?:me|us|my|our|these|this|the\\s+(?:instructions|rules|commands|text)\\s+(?:in|of|from|below))\\b`),
   rule('instruction', `\\bonly\\s+(?:obey|follow|heed|listen\\s+to)\\s+(?:me|us|my|our|these|this)\\b|\\b(?:must|will|shall)\\s+(?:now\\s+)?obey\\s+(?:me|us)\\b|\\bobey\\s+(?:me|us)\\b`),
-  rule('instruction', `(?:忽略|无视|忽视|不要理会|别理会|不用理会|忘记|忘掉|抛弃|丢弃|ignore|disregard|forget)掉?(?:你|您)?(?:之前|以前|先前|此前|上面|以上|上述|前面|原来|原有|原先|所有|全部|一切|系统)的?(?:所有|全部|一切)?的?(?:安全|道德|伦理|内容|审核)?${ZH_ORDERS}`),
-  rule('instruction', `(?:新的?|最新的?|真正的?)(?:系统)?(?:指令|指示|命令|提示词?)\\s*[:：]`),
-  rule('instruction', `(?:必须|只能|只|一定要|务必)(?:服从|听从|遵从|听)我们?(?:的话|的指令|的命令|的要求|的安排|说的|的)?(?!\\p{Script=Han})`),
-  rule('instruction', `${ZH_NOT}(?:忽略|无视|忽视)掉?${USER_ZH}(?:的?(?:要求|指令|请求|命令|问题|话))?(?=[,，。!?！？\\s]|$)`),
+  rule('instruction', `⟦(?:忽略|无视|忽视|不要理会|别理会|不用理会|忘记|忘掉|抛弃|丢弃|ignore|disregard|forget)⟧掉?(?:你|您)?(?:之前|以前|先前|此前|上面|以上|上述|前面|原来|原有|原先|所有|全部|一切|系统)的?(?:所有|全部|一切)?的?(?:安全|道德|伦理|内容|审核)?${ZH_ORDERS}`),
+  rule('instruction', `(?:新的?|最新的?|真正的?)(?:系统)?⟦(?:指令|指示|命令|提示词?)\\s*[:：]⟧`),
+  rule('instruction', `(?:必须|只能|只|一定要|务必)⟦(?:服从|听从|遵从|听)我⟧们?(?:的话|的指令|的命令|的要求|的安排|说的|的)?(?!\\p{Script=Han})`),
+  rule('instruction', `${ZH_NOT}⟦(?:忽略|无视|忽视)⟧掉?${USER_ZH}(?:的?(?:要求|指令|请求|命令|问题|话))?(?=[,，。!?！？\\s]|$)`),
   // Taking over who the reader is.
-  rule('persona', `\\byou\\s+are\\s+(?:now|no\\s+longer)\\s+(?:an?\\s+|the\\s+|my\\s+)?(?:[\\w-]+\\s+){0,2}?(?:ai|assistant|model|chatbot|bot|dan|persona|character|agent|jailbroken|unrestricted|unfiltered|uncensored)\\b`),
-  rule('persona', `\\byou\\s+are\\s+no\\s+longer\\s+(?:bound|restricted|limited|required)\\b`),
-  rule('persona', `\\byou\\s+are\\s+(?:an?\\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken)\\s+(?:ai|assistant|model|chatbot|bot|agent)\\b`),
-  rule('persona', `\\byou\\s+are\\s+(?:now\\s+)?(?:an?\\s+|the\\s+)?(?:[\\w-]+\\s+){0,3}?(?:without|with\\s+no|free\\s+(?:of|from))\\s+(?:any\\s+)?(?:${EN_SAFETY}\\s+)?${EN_LIMITS}${CLAUSE_END}`),
-  rule('persona', `\\byou\\s+(?:now\\s+)?have\\s+no\\s+(?:more\\s+)?(?:${EN_SAFETY}\\s+)?${EN_LIMITS}${CLAUSE_END}`),
-  rule('persona', `\\b(?:pretend|act|behave|roleplay|role-play)\\s+(?:to\\s+be|as\\s+if\\s+you\\s+(?:are|were)|as|like)\\s+(?:an?\\s+)?(?:[\\w-]+\\s+){0,2}?(?:unrestricted|unfiltered|jailbroken|evil|uncensored|dan)\\b`),
-  rule('persona', `\\b(?:enter|enable|activate|switch\\s+to|turn\\s+on)\\s+(?:dan|jailbreak|developer|god|unrestricted|unfiltered)\\s+mode\\b`),
-  rule('persona', `\\byou\\s+are\\s+(?:now\\s+)?(?:in|running\\s+in|operating\\s+in)\\s+(?:dan|jailbreak|developer|god|unrestricted|unfiltered)\\s+mode\\b`),
-  rule('persona', `\\byour\\s+new\\s+(?:role|persona|identity|name)\\s+(?:is|will\\s+be)\\b`),
-  rule('persona', `(?:从现在(?:起|开始)[，,]?\\s*)?(?:你|您)(?:现在)?(?:是|扮演|成为|变成)(?:一个|一名|一位)?[^。！？!?\\n]{0,10}?${ZH_LIMITS}`),
+  rule('persona', `\\b⟦you\\s+are\\s+(?:now|no\\s+longer)\\s+⟧(?:an?\\s+|the\\s+|my\\s+)?(?:[\\w-]+\\s+){0,2}?(?:ai|assistant|model|chatbot|bot|dan|persona|character|agent|jailbroken|unrestricted|unfiltered|uncensored)\\b`),
+  rule('persona', `\\b⟦you\\s+are\\s+no\\s+longer\\s+⟧(?:bound|restricted|limited|required)\\b`),
+  rule('persona', `\\byou\\s+are\\s+(?:an?\\s+)?⟦(?:unrestricted|unfiltered|uncensored|jailbroken)\\s+(?:ai|assistant|model|chatbot|bot|agent)\\b⟧`),
+  rule('persona', `\\byou\\s+are\\s+(?:now\\s+)?(?:an?\\s+|the\\s+)?(?:[\\w-]+\\s+){0,3}?⟦(?:without|with\\s+no|free\\s+(?:of|from))\\s+⟧(?:any\\s+)?(?:${EN_SAFETY}\\s+)?${EN_LIMITS}${CLAUSE_END}`),
+  rule('persona', `\\byou\\s+(?:now\\s+)?⟦have\\s+no\\s+⟧(?:more\\s+)?(?:${EN_SAFETY}\\s+)?${EN_LIMITS}${CLAUSE_END}`),
+  rule('persona', `\\b(?:pretend|act|behave|roleplay|role-play)\\s+(?:to\\s+be|as\\s+if\\s+you\\s+(?:are|were)|as|like)\\s+(?:an?\\s+)?(?:[\\w-]+\\s+){0,2}?⟦(?:unrestricted|unfiltered|jailbroken|evil|uncensored|dan)\\b⟧`),
+  rule('persona', `\\b(?:enter|enable|activate|switch\\s+to|turn\\s+on)\\s+⟦(?:dan|jailbreak|developer|god|unrestricted|unfiltered)\\s+mode\\b⟧`),
+  rule('persona', `\\byou\\s+are\\s+(?:now\\s+)?(?:in|running\\s+in|operating\\s+in)\\s+⟦(?:dan|jailbreak|developer|god|unrestricted|unfiltered)\\s+mode\\b⟧`),
+  rule('persona', `\\b⟦your\\s+new\\s+(?:role|persona|identity|name)\\s+⟧(?:is|will\\s+be)\\b`),
+  rule('persona', `(?:从现在(?:起|开始)[，,]?\\s*)?(?:你|您)(?:现在)?(?:是|扮演|成为|变成)(?:一个|一名|一位)?[^。！？!?\\n]{0,10}?⟦${ZH_LIMITS}⟧`),
   rule('persona', `(?:进入|开启|启用|切换到|处于)(?:开发者|越狱|DAN|无限制|上帝)模式`),
   rule('persona', `(?:你|您)的新(?:身份|角色|人设|名字)是`),
   // Sending secrets or the prompt somewhere.
-  rule('exfiltration', `\\b(?:reveal|print|output|show|repeat|leak|dump|disclose|display)\\s+(?:me\\s+)?your\\s+(?:full\\s+|entire\\s+|complete\\s+|hidden\\s+|original\\s+|initial\\s+|exact\\s+)?(?:system\\s+prompt|system\\s+message|instructions|hidden\\s+prompt|initial\\s+prompt|developer\\s+message|api\\s+keys?|secrets?|credentials?|passwords?)\\b`),
-  rule('exfiltration', `\\b(?:${SEND}|copy|paste)\\b[^.!?\\n。！？]{0,80}?${SECRET}[^!?\\n。！？]{0,80}?\\b(?:to|into|at)\\s+${DESTINATION}`),
-  rule('exfiltration', `\\b${SEND}\\b[^.!?\\n。！？]{0,60}?${SECRET_FILE}`),
-  rule('exfiltration', `\\b(?:secretly|covertly|quietly|silently|discreetly)\\s+(?:${SEND}|copy|share)\\b`),
-  rule('exfiltration', `${ZH_SEND}[^。！？\\n]{0,40}?${ZH_SECRET}[^。！？\\n]{0,40}?${ZH_DESTINATION}`),
-  rule('exfiltration', `把[^。！？\\n]{0,30}?${ZH_SECRET}[^。！？\\n]{0,20}?(?:${ZH_SEND}|贴)[^。！？\\n]{0,20}?${ZH_DESTINATION}`),
-  rule('exfiltration', `(?:泄露|透露|输出|打印|告诉我|显示|复述)出?(?:你的|你)(?:完整的?|全部的?|原始的?|隐藏的?)?(?:系统提示词?|系统指令|初始指令|隐藏指令|系统消息)`),
+  rule('exfiltration', `\\b(?:reveal|print|output|show|repeat|leak|dump|disclose|display)\\s+(?:me\\s+)?your\\s+(?:full\\s+|entire\\s+|complete\\s+|hidden\\s+|original\\s+|initial\\s+|exact\\s+)?⟦(?:system\\s+prompt|system\\s+message|instructions|hidden\\s+prompt|initial\\s+prompt|developer\\s+message|api\\s+keys?|secrets?|credentials?|passwords?)\\b⟧`),
+  rule('exfiltration', `\\b⟦(?:${SEND}|copy|paste)\\b⟧[^.!?\\n。！？]{0,80}?${SECRET}[^!?\\n。！？]{0,80}?\\b(?:to|into|at)\\s+${DESTINATION}`),
+  rule('exfiltration', `\\b${SEND}\\b[^.!?\\n。！？]{0,60}?⟦${SECRET_FILE}⟧`),
+  rule('exfiltration', `\\b⟦(?:secretly|covertly|quietly|silently|discreetly)\\s+⟧(?:${SEND}|copy|share)\\b`),
+  rule('exfiltration', `⟦${ZH_SEND}⟧[^。！？\\n]{0,40}?${ZH_SECRET}[^。！？\\n]{0,40}?${ZH_DESTINATION}`),
+  rule('exfiltration', `把[^。！？\\n]{0,30}?⟦${ZH_SECRET}⟧[^。！？\\n]{0,20}?(?:${ZH_SEND}|贴)[^。！？\\n]{0,20}?${ZH_DESTINATION}`),
+  rule('exfiltration', `(?:泄露|透露|输出|打印|告诉我|显示|复述)出?(?:你的|你)(?:完整的?|全部的?|原始的?|隐藏的?)?⟦(?:系统提示词?|系统指令|初始指令|隐藏指令|系统消息)⟧`),
   rule('exfiltration', `(?:偷偷|悄悄|秘密)(?:地)?${ZH_SEND}`),
   // Keeping the user out of it.
-  rule('hide', `\\b(?:do\\s+not|don't|never)\\s+(?:tell|inform|notify|alert|(?:mention|reveal|show)\\s+(?:this|it|that)\\s+to)\\s+the\\s+user\\b`),
-  rule('hide', `\\bwithout\\s+(?:telling|informing|notifying|alerting)\\s+the\\s+user\\b`),
-  rule('hide', `\\b(?:hide|conceal|keep)\\s+(?:this|it|these|that)\\s+(?:secret\\s+|hidden\\s+)?from\\s+the\\s+user\\b`),
-  rule('hide', `\\bthe\\s+user\\s+(?:must|should)\\s+(?:never|not)\\s+(?:know|find\\s+out)\\b`),
+  rule('hide', `\\b(?:do\\s+not|don't|never)\\s+⟦(?:tell|inform|notify|alert|(?:mention|reveal|show)\\s+(?:this|it|that)\\s+to)\\s+the\\s+user\\b⟧`),
+  rule('hide', `\\bwithout\\s+⟦(?:telling|informing|notifying|alerting)\\s+the\\s+user\\b⟧`),
+  rule('hide', `\\b(?:hide|conceal|keep)\\s+(?:this|it|these|that)\\s+(?:secret\\s+|hidden\\s+)?⟦from\\s+the\\s+user\\b⟧`),
+  rule('hide', `\\b⟦the\\s+user\\s+(?:must|should)\\s+(?:never|not)\\s+⟧(?:know|find\\s+out)\\b`),
   rule('hide', `(?:不要|别|不准|不许|切勿)(?:告诉|告知|通知|透露给)${USER_ZH}|(?:不要|别|不准|不许|切勿)让${USER_ZH}(?:知道|发现)|对${USER_ZH}(?:隐瞒|保密)|瞒着${USER_ZH}`),
   // A fake system turn announced in prose, at any position but not as the end of a phrase
   // ("Operating system: Ubuntu", "操作系统：" are left alone).
-  rule('role', `(?<![a-z0-9_-]\\s{0,16})system(?:\\s+(?:message|prompt|instructions?|override))?\\s*:(?!\\/\\/)`, 'line'),
-  rule('role', `(?<!\\p{Script=Han})系统(?:消息|提示词?|指令|通知)?\\s*[:：]`, 'line'),
+  rule('role', `(?<![a-z0-9_-]\\s{0,16})⟦system(?:\\s+(?:message|prompt|instructions?|override))?\\s*:⟧(?!\\/\\/)`, 'line'),
+  rule('role', `(?<!\\p{Script=Han})⟦系统(?:消息|提示词?|指令|通知)?\\s*[:：]⟧`, 'line'),
 ]
 
 /**
@@ -210,15 +252,16 @@ function readingView(clean: string): { view: string; from: number[] | null } {
 }
 
 /**
- * Every rule as one alternation: it matches somewhere exactly when one of the rules does, so a
- * text it does not match (nearly every text) is left after one scan instead of one per rule.
+ * The rules' keys as alternations, ten rules to one: a text that none matches (nearly every text)
+ * matches no rule, and is left after four scans instead of one per rule, before any rule is
+ * compiled. Not one alternation of all: compiling one costs about twice its four parts.
  */
-const ANY_RULE = new RegExp(RULES.map((r) => `(?:${r.pattern.source})`).join('|'), 'iu')
+const KEY_GROUPS = Array.from({ length: Math.ceil(RULES.length / 10) }, (_, g) => new RegExp(RULES.slice(g * 10, g * 10 + 10).map((r) => `(?:${r.key})`).join('|'), 'iu'))
 
 function phraseSpans(clean: string): Span[] {
   const { view, from } = readingView(clean)
   const spans: Span[] = []
-  if (!ANY_RULE.test(view)) return spans
+  if (!KEY_GROUPS.some((keys) => keys.test(view))) return spans
   for (const { kind, pattern, reach } of RULES) {
     pattern.lastIndex = 0
     for (let m = pattern.exec(view); m !== null; m = pattern.exec(view)) {
