@@ -559,7 +559,7 @@ class FileBackend implements MemoryBackend {
       const st = fsSync.fstatSync(fd)
       const loaded = readSnapshot(absSnapshot, fd, st)
       if (loaded === null) return
-      this.view.load(loaded.entries)
+      this.view.loadRows(loaded.rows)
       const { ino, offset, lines, skipped, mtimeMs } = loaded.cover
       this.indexFile = { ino, offset, mtimeMs, lines }
       this.lastIndexSkipped = skipped

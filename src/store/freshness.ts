@@ -186,7 +186,7 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
     s.nested = false
     for (const p of present) if (p.indexOf('/', p.indexOf('/') + 1) >= 0) s.nested = true
     // Indexed files that are no longer there.
-    for (const e of view.values()) if (!present.has(e.path)) candidates.add(e.path)
+    for (const p of view.paths()) if (!present.has(p)) candidates.add(p)
     for (const p of s.seen.keys()) if (!present.has(p)) candidates.add(p)
   }
   for (const p of s.touched) if (isMemoryPath(p)) candidates.add(p)
