@@ -405,32 +405,57 @@ class FileBackend implements MemoryBackend {
     return out
   }
 
-  async forEachFileStat(relDir: string, found: (path: string, mtimeMs: number, size: number) => void): Promise<void> {
-    this.walkFiles(relDir, (rel, abs, linked) => {
-      // A plain file in a folder found inside the root: its lstat is what stat would say, in one
-      // system call and no path check (a freshness check takes one per memory file). Anything
-      // else (a link, an odd error, a file turned into a link meanwhile) goes the checked way.
-      let st: fsSync.Stats | undefined | null = linked
-      if (st === null) {
-        try {
-          st = fsSync.lstatSync(abs, { throwIfNoEntry: false })
-        } catch {
-          st = null
-        }
+  async forEachFileStat(relDir: string, found: (path: string, mtimeMs: number, size: number) => void): Promise<boolean> {
+    return this.walkFiles(relDir, (rel, abs, linked) => this.lookAt(rel, abs, linked, found) !== 'other')
+  }
+
+  async forEachKnownFileStat(relDir: string, names: readonly string[], found: (path: string, mtimeMs: number, size: number) => void): Promise<boolean> {
+    const absDir = this.resolveSync(relDir)
+    for (const name of names) {
+      // Only plain names of files directly in the folder: anything else is the listing's to find.
+      if (name === '' || name.startsWith('.') || name.includes('/')) return false
+      if (this.lookAt(`${relDir}/${name}`, `${absDir}/${name}`, null, found) === 'other') return false
+    }
+    return true
+  }
+
+  /**
+   * Hands `found` the stat of a file in a folder found inside the root: its lstat is what stat
+   * would say, in one system call and no path check (a freshness check takes one per memory
+   * file). Anything else (a link, an odd error, a file turned into a link meanwhile) goes the
+   * checked way. 'gone' when there is nothing there (or a link that leads nowhere allowed),
+   * 'other' when it is there but neither a file nor a link (a folder, say).
+   */
+  private lookAt(rel: string, abs: string, linked: fsSync.Stats | null, found: (path: string, mtimeMs: number, size: number) => void): 'found' | 'gone' | 'other' {
+    let st: fsSync.Stats | undefined | null = linked
+    if (st === null) {
+      try {
+        st = fsSync.lstatSync(abs, { throwIfNoEntry: false })
+      } catch {
+        st = null
       }
-      if (st === undefined) return
-      if (st !== null && !st.isSymbolicLink()) return found(rel, st.mtimeMs, st.size)
-      const checked = this.statSync(rel)
-      if (checked !== null) found(rel, checked.mtimeMs, checked.size)
-    })
+    }
+    if (st === undefined) return 'gone'
+    if (st !== null && st.isFile()) {
+      found(rel, st.mtimeMs, st.size)
+      return 'found'
+    }
+    if (st !== null && !st.isSymbolicLink()) return 'other'
+    const checked = this.statSync(rel)
+    if (checked === null) return 'gone'
+    found(rel, checked.mtimeMs, checked.size)
+    return 'found'
   }
 
   /**
    * Calls `found` for each regular file below relDir, in name order, dot-files left out, with its
    * absolute path and, for a link (followed only when it leads inside the root), its target's stat.
+   * True when it went into a folder below relDir.
    */
-  private walkFiles(relDir: string, found: (rel: string, abs: string, linked: fsSync.Stats | null) => void): void {
+  private walkFiles(relDir: string, found: (rel: string, abs: string, linked: fsSync.Stats | null) => void): boolean {
+    let nested = false
     const walk = (rel: string): void => {
+      if (rel !== relDir) nested = true
       let abs: string
       try {
         abs = this.resolveSync(rel)
@@ -476,7 +501,9 @@ class FileBackend implements MemoryBackend {
         }
       }
     }
-    walk(relDir.replace(/\/+$/, ''))
+    relDir = relDir.replace(/\/+$/, '')
+    walk(relDir)
+    return nested
   }
 
   async readIndex(): Promise<IndexEntry[]> {
