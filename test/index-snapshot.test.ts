@@ -272,6 +272,9 @@ describe('index snapshot', () => {
 
     // Whatever needs every entry gets every entry, the same values as a fold of index.jsonl.
     const view = await b.indexView()
+    const guardEntry = (await scanMemoryFiles(open(root))).entries.find((e) => e.guard !== undefined)!
+    expect(view.atPath(guardEntry.path)?.id).toBe(guardEntry.id)
+    expect(view.atPath('topics/no-such-file.md')).toBeUndefined()
     const sessions = [...view.sessions()].sort()
     const paths = [...view.paths()].sort()
     const lazy = byId(view.values())

@@ -167,7 +167,8 @@ export class IndexView implements IndexLookup {
   /** An entry, or the row in `rows` of one not read yet. */
   private readonly byId = new Map<string, IndexEntry | number>()
   private rows: SavedRows | null = null
-  private readonly byPath = new Map<string, string>()
+  /** Null after `loadRows` until first asked: a process that only searches never asks. */
+  private byPath: Map<string, string> | null = new Map()
   /** Copies by the id their files state (identity.ts): a handful at most. */
   private readonly byClaim = new Map<string, Ids>()
   /**
@@ -257,8 +258,14 @@ export class IndexView implements IndexLookup {
   fromSession(sessionId: string): IndexEntry[] {
     return this.pick(this.lookups().bySession.get(sessionId))
   }
+  private pathIndex(): Map<string, string> {
+    if (this.byPath !== null) return this.byPath
+    const byPath = new Map<string, string>()
+    for (const [id, held] of this.byId) byPath.set(typeof held === 'number' ? (this.rows as SavedRows).path(held) : held.path, id)
+    return (this.byPath = byPath)
+  }
   atPath(path: string): IndexEntry | undefined {
-    const id = this.byPath.get(path)
+    const id = this.pathIndex().get(path)
     return id === undefined ? undefined : this.get(id)
   }
   inRoom(room: string): IndexEntry[] {
@@ -308,17 +315,17 @@ export class IndexView implements IndexLookup {
   /**
    * Starts again from saved rows (a snapshot) as one change: followers resynchronise, as after
    * `clear`, so nothing is logged per entry. Each row is read only when first asked for: filed
-   * by id, path and stated id now, by content (which needs every entry) when the lookups by
-   * content are first used.
+   * by id and stated id now, by path when a path is first looked up, by content (which needs
+   * every entry) when the lookups by content are first used.
    */
   loadRows(rows: SavedRows): void {
     this.clear()
     this.rows = rows
+    this.byPath = null
     for (let row = 0; row < rows.size; row++) {
       const id = rows.id(row)
       if (this.byId.has(id)) this.unlink(id)
       this.byId.set(id, row)
-      this.byPath.set(rows.path(row), id)
       const claimed = rows.claimedId(row)
       if (claimed !== undefined) addTo(this.byClaim, claimed, id)
     }
@@ -327,7 +334,7 @@ export class IndexView implements IndexLookup {
   private file(entry: IndexEntry): void {
     this.unlink(entry.id)
     this.byId.set(entry.id, entry)
-    this.byPath.set(entry.path, entry.id)
+    this.byPath?.set(entry.path, entry.id)
     if (entry.claimed_id !== undefined) addTo(this.byClaim, entry.claimed_id, entry.id)
     const keys = this.content === null ? undefined : this.keysOf(entry.id)
     if (keys !== undefined) this.content?.add(entry, keys)
@@ -342,7 +349,7 @@ export class IndexView implements IndexLookup {
   /** Forgets everything (before a full reload); followers must resynchronise. */
   clear(): void {
     this.byId.clear()
-    this.byPath.clear()
+    this.byPath = new Map()
     this.byClaim.clear()
     this.rows = null
     this.content = null
@@ -367,7 +374,7 @@ export class IndexView implements IndexLookup {
     const old = this.get(id)
     if (old === undefined) return false
     this.byId.delete(id)
-    if (this.byPath.get(old.path) === id) this.byPath.delete(old.path)
+    if (this.byPath?.get(old.path) === id) this.byPath.delete(old.path)
     if (old.claimed_id !== undefined) removeFrom(this.byClaim, old.claimed_id, id)
     const keys = this.keysById.get(id)
     if (keys === undefined) return true
