@@ -219,7 +219,7 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
       const mtime = (await backend.stat(folder))?.mtimeMs ?? UNLISTED
       s.folders.set(folder, mtime)
       const listed = await scanFolder(backend, s, folder, mtime, startedAt, candidates, present)
-      if (listed !== (s.listed.get(folder) ?? s.savedListed.get(folder))) s.dirtyStats = true
+      if (listed !== (s.listed.get(folder) ?? s.savedListed.get(folder) ?? UNLISTED)) s.dirtyStats = true
       s.listed.set(folder, listed)
     }
     s.savedListed = new Map()
