@@ -59,6 +59,18 @@ describe('the file stats encoding', () => {
     d.seen.set('raw/new.md', { mtimeMs: 3, size: 3 })
     expect(d.seen.get('raw/mem_def.md')).toBeUndefined()
     expect([...d.seen.keys()].sort()).toEqual(['episodes/2026-12-01-mem_def.md', 'raw/new.md', 'topics/部署笔记-mem_abc.md'])
+    // Saved again: the changes merged into the saved rows, in order.
+    d.seen.set('episodes/2026-12-01-mem_def.md', { mtimeMs: 7, size: 7 })
+    d.seen.set('a-first.md', { mtimeMs: 8, size: 8 })
+    d.seen.set('zz-last.md', { mtimeMs: 9, size: 9 })
+    const again = decoded(encodeFileStats(d.seen, folders))
+    expect([...again!.seen]).toEqual([
+      ['a-first.md', { mtimeMs: 8, size: 8 }],
+      ['episodes/2026-12-01-mem_def.md', { mtimeMs: 7, size: 7 }],
+      ['raw/new.md', { mtimeMs: 3, size: 3 }],
+      ['topics/部署笔记-mem_abc.md', seen.get('topics/部署笔记-mem_abc.md')],
+      ['zz-last.md', { mtimeMs: 9, size: 9 }],
+    ])
   })
 
   it('leaves out a path with a newline in it, so that file is read again, and has its folder listed', () => {

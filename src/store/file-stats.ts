@@ -106,11 +106,18 @@ export class SeenStats {
     return this.paths.slice(lo, end)
   }
 
-  /** Every path with its stat, sorted by path. */
+  /** Every path with its stat, sorted by path: the saved rows merged with this process's changes, sorted alone. */
   entries(): Array<[string, SeenStat]> {
+    const added = [...this.changed].filter((c): c is [string, SeenStat] => c[1] !== null).sort((a, b) => byPath(a[0], b[0]))
     const out: Array<[string, SeenStat]> = []
-    for (const p of this.keys()) out.push([p, this.get(p) as SeenStat])
-    return out.sort((a, b) => byPath(a[0], b[0]))
+    let next = 0
+    for (let row = 0; row < this.paths.length; row++) {
+      const path = this.paths[row] as string
+      while (next < added.length && byPath((added[next] as [string, SeenStat])[0], path) < 0) out.push(added[next++] as [string, SeenStat])
+      if (!this.changed.has(path)) out.push([path, { mtimeMs: this.mtimes[row] as number, size: this.sizes[row] as number }])
+    }
+    while (next < added.length) out.push(added[next++] as [string, SeenStat])
+    return out
   }
 }
 
