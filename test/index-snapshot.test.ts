@@ -288,13 +288,48 @@ describe('index snapshot', () => {
     expect(view.withGuard().map((e) => e.id)).toEqual(folded.withGuard().map((e) => e.id))
   })
 
+  it('an entry damaged, cut or replaced after the start is read from index.jsonl instead, never wrong', async () => {
+    const { root } = await storeOf(6)
+    const snap = join(root, SNAPSHOT_FILE)
+    const id = await saveMarked(root)
+    const good = readFileSync(snap)
+    const at = good.indexOf(Buffer.from(MARK))
+    const expected = (await scanMemoryFiles(open(root))).entries.find((e) => e.id === id)?.summary
+    expect(expected).not.toBe(MARK)
+    const others = async (view: Awaited<ReturnType<MemoryBackend['indexView']>>) => byId([...view.values()].filter((e) => e.id !== id))
+    const folded = byId((await scanMemoryFiles(open(root))).entries.filter((e) => e.id !== id))
+
+    // Started from the snapshot, then a byte of the marked entry flipped in place: read, it fails its checksum.
+    let view = await open(root).indexView()
+    const flipped = readFileSync(snap)
+    flipped[at + 1] = good[at + 1]! ^ 0x01
+    writeFileSync(snap, flipped, { flag: 'r+' }) // the same file: no truncation, no new inode
+    expect(view.get(id)?.summary, 'a flipped byte').toBe(expected)
+    expect(await others(view)).toEqual(folded)
+
+    // Cut short in place after the start.
+    writeFileSync(snap, good)
+    view = await open(root).indexView()
+    truncateSync(snap, at)
+    expect(view.get(id)?.summary, 'cut short').toBe(expected)
+    expect(await others(view)).toEqual(folded)
+
+    // Replaced by another snapshot (renamed over) after the start: the one it started from is read.
+    writeFileSync(snap, good)
+    view = await open(root).indexView()
+    writeFileSync(`${snap}.other`, Buffer.alloc(good.length, 0x20))
+    renameSync(`${snap}.other`, snap)
+    expect(view.get(id)?.summary, 'renamed over').toBe(MARK)
+    expect(await others(view)).toEqual(folded)
+  })
+
   it('a body whose checksum holds but whose parts do not fit together is passed over', async () => {
     const { root } = await storeOf(4)
     const snap = join(root, SNAPSHOT_FILE)
     const id = await saveMarked(root)
     const good = readFileSync(snap)
     const headerLength = good.readUInt32LE(12)
-    const header = JSON.parse(good.subarray(16, 16 + headerLength).toString('utf8')) as { tableBytes: number; bodyBytes: number; bodyCrc: number; entries: number }
+    const header = JSON.parse(good.subarray(16, 16 + headerLength).toString('utf8')) as { tableBytes: number; indexBytes: number; indexCrc: number; bodyBytes: number; entries: number }
     const body = good.subarray(16 + headerLength)
     const expected = (await scanMemoryFiles(open(root))).entries.find((e) => e.id === id)?.summary
     /** The snapshot with its body and header changed as given, and the checksum made to match. */
@@ -302,7 +337,7 @@ describe('index snapshot', () => {
       const b = Buffer.from(body)
       const h = { ...header }
       change(b, h)
-      const head = Buffer.from(JSON.stringify({ ...JSON.parse(good.subarray(16, 16 + headerLength).toString('utf8')), ...h, bodyCrc: crc32(b) }))
+      const head = Buffer.from(JSON.stringify({ ...JSON.parse(good.subarray(16, 16 + headerLength).toString('utf8')), ...h, indexCrc: crc32(b.subarray(0, h.indexBytes)) }))
       const sizes = Buffer.alloc(8)
       sizes.writeUInt32LE(good.readUInt32LE(8), 0)
       sizes.writeUInt32LE(head.length, 4)

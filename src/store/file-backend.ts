@@ -23,7 +23,7 @@ import { jsonLine } from '../redact.js'
 import { io, ioAsync, lazyRequire, makeDirs } from './fs-io.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
 import type { AnchorProbes, FileStat, MemoryBackend, Rewrite, SyncReads } from './backend.js'
-import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
+import { parseIndexRecord, removalLine, serializeIndex, type IndexRecord } from './index-store.js'
 import { IndexView } from './index-view.js'
 import { readSnapshot, snapshotCover, SNAPSHOT_FILE, writeSnapshot, type SnapshotCover } from './index-snapshot.js'
 import { parseLedgerLine } from './ledger.js'
@@ -136,6 +136,33 @@ function appendBytes(abs: string, text: string, flush: boolean): void {
   } finally {
     fsSync.closeSync(fd)
   }
+}
+
+/**
+ * Calls `fn` with each complete line of index.jsonl bytes read as a record (null: unusable);
+ * returns where the complete lines end (a line still being appended by another writer has no
+ * newline yet: it is left for next time).
+ */
+function forEachIndexRecord(buffer: Buffer, fn: (record: IndexRecord) => void): number {
+  const end = buffer.lastIndexOf(0x0a) + 1
+  for (const line of buffer.subarray(0, end).toString('utf8').split('\n')) if (line.trim() !== '') fn(parseIndexRecord(line))
+  return end
+}
+
+/**
+ * index.jsonl as it is now folded from its first line, for a snapshot entry that turned out
+ * damaged. A row still in the view is one no line after the snapshot's offset changed, so this
+ * is the entry the snapshot stood for, or a newer one appended since (as the next look shows).
+ */
+function foldedIndex(absIndex: string): Map<string, IndexEntry> {
+  const bytes = io('read', absIndex, () => fsSync.readFileSync(absIndex))
+  const out = new Map<string, IndexEntry>()
+  forEachIndexRecord(bytes, (record) => {
+    if (record === null) return
+    if ('entry' in record) out.set(record.entry.id, record.entry)
+    else out.delete(record.removed)
+  })
+  return out
 }
 
 class FileBackend implements MemoryBackend {
@@ -584,7 +611,7 @@ class FileBackend implements MemoryBackend {
     }
     try {
       const st = fsSync.fstatSync(fd)
-      const loaded = readSnapshot(absSnapshot, fd, st)
+      const loaded = readSnapshot(absSnapshot, fd, st, () => foldedIndex(absIndex))
       if (loaded === null) return
       this.view.loadRows(loaded.rows)
       const { ino, offset, lines, skipped, mtimeMs } = loaded.cover
@@ -650,17 +677,13 @@ class FileBackend implements MemoryBackend {
         fsSync.closeSync(fd)
       }
     })
-    // A line still being appended by another writer has no newline yet: leave it for next time.
-    const end = buffer.lastIndexOf(0x0a) + 1
     let lines = this.indexFile?.lines ?? 0
-    for (const line of buffer.subarray(0, end).toString('utf8').split('\n')) {
-      if (line.trim() === '') continue
+    const end = forEachIndexRecord(buffer, (record) => {
       lines++
-      const record = parseIndexRecord(line)
       if (record === null) this.lastIndexSkipped++
       else if ('entry' in record) this.view.set(record.entry)
       else this.view.delete(record.removed)
-    }
+    })
     this.indexFile = { ino, offset: from + end, mtimeMs, lines }
   }
 

@@ -134,6 +134,10 @@ export interface SavedRows {
   hasGuard(row: number): boolean
   /** The whole entry of this row (its id and path those above). */
   entry(row: number): IndexEntry
+  /** Every row is about to be read: read what they are read from at once. */
+  prefetch(): void
+  /** The view no longer holds these rows. */
+  release(): void
 }
 
 /** The lookups by content: hash, slot, session, room, placard, subject words. */
@@ -208,6 +212,7 @@ export class IndexView implements IndexLookup {
     return this.rows === null ? (this.byId.values() as IterableIterator<IndexEntry>) : this.readingValues()
   }
   private *readingValues(): IterableIterator<IndexEntry> {
+    this.rows?.prefetch()
     for (const [id, held] of this.byId) yield typeof held === 'number' ? this.read(id, held) : held
   }
   /** The path of every entry, in the order of `values()`, without reading saved entries. */
@@ -351,6 +356,7 @@ export class IndexView implements IndexLookup {
     this.byId.clear()
     this.byPath = new Map()
     this.byClaim.clear()
+    this.rows?.release()
     this.rows = null
     this.content = null
     this.keysById.clear()
