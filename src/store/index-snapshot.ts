@@ -289,6 +289,7 @@ class SnapshotRows implements SavedRows {
     this.whole = readExactly(this.fd, this.offsets[this.size] as number, this.entriesAt)
   }
   release(): void {
+    this.whole = null
     if (this.fd === null) return
     unreleased.unregister(this)
     fsSync.closeSync(this.fd)

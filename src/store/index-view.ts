@@ -214,6 +214,9 @@ export class IndexView implements IndexLookup {
   private *readingValues(): IterableIterator<IndexEntry> {
     this.rows?.prefetch()
     for (const [id, held] of this.byId) yield typeof held === 'number' ? this.read(id, held) : held
+    // Every row was read: the view no longer needs them.
+    this.rows?.release()
+    this.rows = null
   }
   /** The path of every entry, in the order of `values()`, without reading saved entries. */
   *paths(): IterableIterator<string> {
