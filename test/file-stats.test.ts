@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createFileBackend, flushCaches, searchHandler, writeHandler, type FileStat, type MemoryBackend } from '../src/api.js'
-import { decodeFileStats, encodeFileStats, FILE_STATS_FILE, type SeenStat } from '../src/store/file-stats.js'
+import { decodeFileStats, encodeFileStats, FILE_STATS_FILE, SeenStats, UNLISTED, type SeenStat } from '../src/store/file-stats.js'
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
 const hits = async (b: MemoryBackend, query: string) => (await searchHandler(b, { query })).hits.map((h) => h.summary)
@@ -26,18 +26,60 @@ describe('the file stats encoding', () => {
     ['raw/mem_def.md', { mtimeMs: 1764640000999.001, size: 2 ** 40 }],
   ])
 
-  it('round-trips paths (Chinese too), mtimes to the fraction of a millisecond and sizes', () => {
-    expect(decodeFileStats(encodeFileStats(seen))).toEqual(seen)
-    expect(decodeFileStats(encodeFileStats(new Map()))).toEqual(new Map())
+  const folders = new Map([
+    ['episodes', 1764640000001.25],
+    ['raw', UNLISTED],
+    ['topics', 1764640000002.5],
+  ])
+  const statsOf = (m: ReadonlyMap<string, SeenStat>): SeenStats => {
+    const out = new SeenStats()
+    for (const [p, st] of m) out.set(p, st)
+    return out
+  }
+  const decoded = (bytes: Uint8Array) => {
+    const d = decodeFileStats(bytes)
+    return d === null ? null : { seen: new Map(d.seen.entries()), folders: d.folders }
+  }
+
+  it('round-trips paths (Chinese too), mtimes to the fraction of a millisecond, sizes and folder mtimes', () => {
+    expect(decoded(encodeFileStats(statsOf(seen), folders))).toEqual({ seen, folders })
+    expect(decoded(encodeFileStats(new SeenStats(), new Map()))).toEqual({ seen: new Map(), folders: new Map() })
   })
 
-  it('leaves out a path with a newline in it, so that file is read again', () => {
+  it('looks saved paths up without a map: each path, a path not saved, the files of a folder', () => {
+    const d = decodeFileStats(encodeFileStats(statsOf(seen), folders))!
+    for (const [p, st] of seen) expect(d.seen.get(p), p).toEqual(st)
+    for (const [p, st] of [...seen].reverse()) expect(d.seen.get(p), p).toEqual(st)
+    expect(d.seen.get('topics/nope.md')).toBeUndefined()
+    expect(d.seen.get('')).toBeUndefined()
+    expect(d.seen.savedUnder('topics')).toEqual(['topics/部署笔记-mem_abc.md'])
+    expect(d.seen.savedUnder('raw')).toEqual(['raw/mem_def.md'])
+    expect(d.seen.savedUnder('digests')).toEqual([])
+    d.seen.delete('raw/mem_def.md')
+    d.seen.set('raw/new.md', { mtimeMs: 3, size: 3 })
+    expect(d.seen.get('raw/mem_def.md')).toBeUndefined()
+    expect([...d.seen.keys()].sort()).toEqual(['episodes/2026-12-01-mem_def.md', 'raw/new.md', 'topics/部署笔记-mem_abc.md'])
+    // Saved again: the changes merged into the saved rows, in order.
+    d.seen.set('episodes/2026-12-01-mem_def.md', { mtimeMs: 7, size: 7 })
+    d.seen.set('a-first.md', { mtimeMs: 8, size: 8 })
+    d.seen.set('zz-last.md', { mtimeMs: 9, size: 9 })
+    const again = decoded(encodeFileStats(d.seen, folders))
+    expect([...again!.seen]).toEqual([
+      ['a-first.md', { mtimeMs: 8, size: 8 }],
+      ['episodes/2026-12-01-mem_def.md', { mtimeMs: 7, size: 7 }],
+      ['raw/new.md', { mtimeMs: 3, size: 3 }],
+      ['topics/部署笔记-mem_abc.md', seen.get('topics/部署笔记-mem_abc.md')],
+      ['zz-last.md', { mtimeMs: 9, size: 9 }],
+    ])
+  })
+
+  it('leaves out a path with a newline in it, so that file is read again, and has its folder listed', () => {
     const odd = new Map(seen).set('topics/two\nlines.md', { mtimeMs: 5, size: 5 })
-    expect(decodeFileStats(encodeFileStats(odd))).toEqual(seen)
+    expect(decoded(encodeFileStats(statsOf(odd), folders))).toEqual({ seen, folders: new Map(folders).set('topics', UNLISTED) })
   })
 
   it('decodes every damaged copy (each byte changed, each length cut) as null, never as other stats', () => {
-    const bytes = Buffer.from(encodeFileStats(seen))
+    const bytes = Buffer.from(encodeFileStats(statsOf(seen), folders))
     for (let i = 0; i < bytes.length; i++) {
       const bad = Buffer.from(bytes)
       bad[i] = (bad[i] as number) ^ 0x5a
@@ -124,7 +166,7 @@ describe('the saved stats at the next start', () => {
       expect(externalChanges(root)).toEqual([edited.path])
       // The next save is whole again.
       await flushCaches(next)
-      expect(decodeFileStats(readFileSync(file))?.size).toBe(2)
+      expect([...decodeFileStats(readFileSync(file))!.seen.keys()]).toHaveLength(2)
     })
   }
 

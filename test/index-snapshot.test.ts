@@ -13,6 +13,7 @@
 import { cpSync, existsSync, renameSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, fstatSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { crc32 } from 'node:zlib'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createFileBackend, flushCaches, rebuildIndex, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { ensureFresh, stopFreshness } from '../src/store/freshness.js'
@@ -110,14 +111,14 @@ describe('index snapshot', () => {
     expect(await seen(root, id), 'bytes after the body').toBe(expected)
 
     const otherFormat = Buffer.from(good)
-    otherFormat.writeUInt32LE(2, 8)
+    otherFormat.writeUInt32LE(1, 8)
     writeFileSync(snap, otherFormat)
-    expect(await seen(root, id), 'format 2').toBe(expected)
+    expect(await seen(root, id), 'format 1 (the older one)').toBe(expected)
 
     const header = JSON.parse(good.subarray(16, 16 + headerLength).toString('utf8')) as Record<string, unknown>
     const head = Buffer.from(JSON.stringify({ ...header, program: '0.0.1-older' }))
     const sizes = Buffer.alloc(8)
-    sizes.writeUInt32LE(1, 0)
+    sizes.writeUInt32LE(good.readUInt32LE(8), 0)
     sizes.writeUInt32LE(head.length, 4)
     writeFileSync(snap, Buffer.concat([good.subarray(0, 8), sizes, head, good.subarray(16 + headerLength)]))
     expect(await seen(root, id), 'another program version').toBe(expected)
@@ -233,6 +234,144 @@ describe('index snapshot', () => {
     expect(results[0]).toEqual(results[1])
     expect(results[0]!.hits).toHaveLength(2)
     expect(existsSync(join(root, SNAPSHOT_FILE))).toBe(true)
+  })
+
+  it('entries read on demand: a search from a snapshot parses its hits only, and every entry read is the folded one', async () => {
+    const { root, backend } = await storeOf(40, { snapshotTailLines: 2 })
+    await writeHandler(backend, { summary: '上线前先在预发环境跑一遍冒烟测试', guard_trigger: '上线 | deploy', guard_action: '先跑冒烟测试 run the smoke tests first', session_id: 'sess-guard' })
+    await writeHandler(backend, { summary: 'The on-call rota changes every Monday morning', session_id: 'sess-guard' })
+    for (let i = 0; i < 3; i++) await writeHandler(backend, { summary: `${SUMMARIES[i]}，又说了一次 (${i})` })
+    await flushCaches(backend)
+    // A snapshot of all of index.jsonl, so that no line is folded on top of it.
+    const abs = join(root, 'index.jsonl')
+    const st = statSync(abs)
+    const cover = { ino: st.ino, offset: st.size, lines: lineCount(readFileSync(abs, 'utf8')), skipped: 0, mtimeMs: st.mtimeMs }
+    expect(writeSnapshot(abs, join(root, SNAPSHOT_FILE), await open(root).indexView(), cover)).toBe(true)
+
+    // A fresh process: a search and its guard line read a handful of entries, not the store.
+    const parsed = { n: 0 }
+    const parse = JSON.parse
+    const b = open(root)
+    let hits: string[]
+    let guards: unknown
+    JSON.parse = (text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+      if (text.startsWith('{"schema_version":')) parsed.n++
+      return parse(text, reviver)
+    }
+    try {
+      const result = await searchHandler(b, { query: '上线 冒烟测试', top_k: 3 })
+      hits = result.hits.map((h) => h.summary)
+      guards = result.guards
+    } finally {
+      JSON.parse = parse
+    }
+    expect(hits[0]).toBe('上线前先在预发环境跑一遍冒烟测试')
+    expect(JSON.stringify(guards)).toContain('run the smoke tests first')
+    expect(parsed.n).toBeGreaterThan(0)
+    expect(parsed.n).toBeLessThan(12)
+
+    // Whatever needs every entry gets every entry, the same values as a fold of index.jsonl.
+    const view = await b.indexView()
+    const guardEntry = (await scanMemoryFiles(open(root))).entries.find((e) => e.guard !== undefined)!
+    expect(view.atPath(guardEntry.path)?.id).toBe(guardEntry.id)
+    expect(view.atPath('topics/no-such-file.md')).toBeUndefined()
+    const sessions = [...view.sessions()].sort()
+    const paths = [...view.paths()].sort()
+    const lazy = byId(view.values())
+    // Read in full, the view holds every entry itself: the snapshot cut to nothing changes nothing.
+    truncateSync(join(root, SNAPSHOT_FILE), 0)
+    expect(byId(view.values())).toEqual(lazy)
+    rmSync(join(root, SNAPSHOT_FILE))
+    const folded = await open(root).indexView()
+    expect(lazy).toEqual(byId(folded.values()))
+    expect(lazy).toEqual(byId((await scanMemoryFiles(open(root))).entries))
+    expect(sessions).toEqual([...folded.sessions()].sort())
+    expect(sessions.filter(([, s]) => s === 'sess-guard')).toHaveLength(2)
+    expect(paths).toEqual([...folded.paths()].sort())
+    expect(view.withGuard().map((e) => e.id)).toEqual(folded.withGuard().map((e) => e.id))
+  })
+
+  it('an entry damaged, cut or replaced after the start is read from index.jsonl instead, never wrong', async () => {
+    const { root } = await storeOf(6)
+    const snap = join(root, SNAPSHOT_FILE)
+    const id = await saveMarked(root)
+    const good = readFileSync(snap)
+    const at = good.indexOf(Buffer.from(MARK))
+    const expected = (await scanMemoryFiles(open(root))).entries.find((e) => e.id === id)?.summary
+    expect(expected).not.toBe(MARK)
+    const others = async (view: Awaited<ReturnType<MemoryBackend['indexView']>>) => byId([...view.values()].filter((e) => e.id !== id))
+    const folded = byId((await scanMemoryFiles(open(root))).entries.filter((e) => e.id !== id))
+
+    // Started from the snapshot, then a byte of the marked entry flipped in place: read, it fails its checksum.
+    let view = await open(root).indexView()
+    const flipped = readFileSync(snap)
+    flipped[at + 1] = good[at + 1]! ^ 0x01
+    writeFileSync(snap, flipped, { flag: 'r+' }) // the same file: no truncation, no new inode
+    expect(view.get(id)?.summary, 'a flipped byte').toBe(expected)
+    expect(await others(view)).toEqual(folded)
+
+    // Cut short in place after the start.
+    writeFileSync(snap, good)
+    view = await open(root).indexView()
+    truncateSync(snap, at)
+    expect(view.get(id)?.summary, 'cut short').toBe(expected)
+    expect(await others(view)).toEqual(folded)
+
+    // Replaced by another snapshot (renamed over) after the start: the one it started from is read.
+    writeFileSync(snap, good)
+    view = await open(root).indexView()
+    writeFileSync(`${snap}.other`, Buffer.alloc(good.length, 0x20))
+    renameSync(`${snap}.other`, snap)
+    expect(view.get(id)?.summary, 'renamed over').toBe(MARK)
+    expect(await others(view)).toEqual(folded)
+  })
+
+  it('a body whose checksum holds but whose parts do not fit together is passed over', async () => {
+    const { root } = await storeOf(4)
+    const snap = join(root, SNAPSHOT_FILE)
+    const id = await saveMarked(root)
+    const good = readFileSync(snap)
+    const headerLength = good.readUInt32LE(12)
+    const header = JSON.parse(good.subarray(16, 16 + headerLength).toString('utf8')) as { tableBytes: number; indexBytes: number; indexCrc: number; bodyBytes: number; entries: number }
+    const body = good.subarray(16 + headerLength)
+    const expected = (await scanMemoryFiles(open(root))).entries.find((e) => e.id === id)?.summary
+    /** The snapshot with its body and header changed as given, and the checksum made to match. */
+    const forged = (change: (body: Buffer, head: typeof header) => void): Buffer => {
+      const b = Buffer.from(body)
+      const h = { ...header }
+      change(b, h)
+      const head = Buffer.from(JSON.stringify({ ...JSON.parse(good.subarray(16, 16 + headerLength).toString('utf8')), ...h, indexCrc: crc32(b.subarray(0, h.indexBytes)) }))
+      const sizes = Buffer.alloc(8)
+      sizes.writeUInt32LE(good.readUInt32LE(8), 0)
+      sizes.writeUInt32LE(head.length, 4)
+      return Buffer.concat([good.subarray(0, 8), sizes, head, b])
+    }
+    const cases: Array<[string, (b: Buffer, h: typeof header) => void]> = [
+      ['a table one row short', (_b, h) => void (h.entries = h.entries + 1)],
+      ['the table longer than said', (_b, h) => void (h.tableBytes = h.tableBytes - 1)],
+      ['offsets out of order', (b, h) => b.writeUInt32LE(b.readUInt32LE(h.tableBytes + 4) + 10_000, h.tableBytes + 4)],
+      ['the last offset past the end', (b, h) => b.writeUInt32LE(b.readUInt32LE(h.tableBytes + 4 * h.entries) + 1, h.tableBytes + 4 * h.entries)],
+      ['an empty id', (b) => b.fill(0, 0, b.indexOf(0))],
+    ]
+    for (const [what, change] of cases) {
+      writeFileSync(snap, forged(change))
+      expect(await seen(root, id), what).toBe(expected)
+    }
+    writeFileSync(snap, forged(() => undefined))
+    expect(await seen(root, id), 'the good one, forged again').toBe(MARK)
+  })
+
+  it('a view whose table strings hold the separator is not saved, and the store folds index.jsonl instead', async () => {
+    const { root } = await storeOf(2)
+    const view = await open(root).indexView()
+    const odd = new IndexView()
+    for (const e of view.values()) odd.set({ ...e, session_id: 'a\0b' })
+    const abs = join(root, 'index.jsonl')
+    const st = statSync(abs)
+    rmSync(join(root, SNAPSHOT_FILE), { force: true })
+    expect(writeSnapshot(abs, join(root, SNAPSHOT_FILE), odd, { ino: st.ino, offset: st.size, lines: 2, skipped: 0, mtimeMs: st.mtimeMs })).toBe(false)
+    expect(existsSync(join(root, SNAPSHOT_FILE))).toBe(false)
+    expect((await open(root).indexView()).size).toBe(2)
   })
 
   /** Bytes this process read and wrote through system calls so far (Linux). */

@@ -106,9 +106,7 @@ async function savedIndexIsCurrent(backend: MemoryBackend): Promise<boolean> {
 }
 
 function sessionMap(view: IndexView): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const e of view.values()) if (e.session_id !== null) out.set(e.id, e.session_id)
-  return out
+  return new Map(view.sessions())
 }
 
 /** The retrieval state for the store as it is now, outside edits included. */

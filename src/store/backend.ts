@@ -98,9 +98,16 @@ export interface MemoryBackend {
   /**
    * Optional: listFiles with the size and mtime of each file as stat would give them, handed to
    * `found` one by one in one pass, nothing kept (the freshness check's scan of every memory
-   * file). A file gone meanwhile is left out.
+   * file). A file gone meanwhile is left out. True when relDir holds a folder (it was walked too).
    */
-  forEachFileStat?(relDir: string, found: (path: string, mtimeMs: number, size: number) => void): Promise<void>
+  forEachFileStat?(relDir: string, found: (path: string, mtimeMs: number, size: number) => void): Promise<boolean>
+  /**
+   * Optional: forEachFileStat for files known by name in relDir, without listing it (the
+   * freshness check, for a folder unchanged since it was listed): `found` for each that is still
+   * a file, in the order given; a name no longer there is left out. False, at once, when a name is
+   * not a plain file name or is now something else than a file (a folder): then list the folder.
+   */
+  forEachKnownFileStat?(relDir: string, names: readonly string[], found: (path: string, mtimeMs: number, size: number) => void): Promise<boolean>
   /** The current time as an ISO-8601 string. */
   now(): string
 

@@ -23,7 +23,7 @@ import { jsonLine } from '../redact.js'
 import { io, ioAsync, lazyRequire, makeDirs } from './fs-io.js'
 import type { IndexEntry, LedgerEvent } from '../types.js'
 import type { AnchorProbes, FileStat, MemoryBackend, Rewrite, SyncReads } from './backend.js'
-import { parseIndexRecord, removalLine, serializeIndex } from './index-store.js'
+import { parseIndexRecord, removalLine, serializeIndex, type IndexRecord } from './index-store.js'
 import { IndexView } from './index-view.js'
 import { readSnapshot, snapshotCover, SNAPSHOT_FILE, writeSnapshot, type SnapshotCover } from './index-snapshot.js'
 import { parseLedgerLine } from './ledger.js'
@@ -136,6 +136,33 @@ function appendBytes(abs: string, text: string, flush: boolean): void {
   } finally {
     fsSync.closeSync(fd)
   }
+}
+
+/**
+ * Calls `fn` with each complete line of index.jsonl bytes read as a record (null: unusable);
+ * returns where the complete lines end (a line still being appended by another writer has no
+ * newline yet: it is left for next time).
+ */
+function forEachIndexRecord(buffer: Buffer, fn: (record: IndexRecord) => void): number {
+  const end = buffer.lastIndexOf(0x0a) + 1
+  for (const line of buffer.subarray(0, end).toString('utf8').split('\n')) if (line.trim() !== '') fn(parseIndexRecord(line))
+  return end
+}
+
+/**
+ * index.jsonl as it is now folded from its first line, for a snapshot entry that turned out
+ * damaged. A row still in the view is one no line after the snapshot's offset changed, so this
+ * is the entry the snapshot stood for, or a newer one appended since (as the next look shows).
+ */
+function foldedIndex(absIndex: string): Map<string, IndexEntry> {
+  const bytes = io('read', absIndex, () => fsSync.readFileSync(absIndex))
+  const out = new Map<string, IndexEntry>()
+  forEachIndexRecord(bytes, (record) => {
+    if (record === null) return
+    if ('entry' in record) out.set(record.entry.id, record.entry)
+    else out.delete(record.removed)
+  })
+  return out
 }
 
 class FileBackend implements MemoryBackend {
@@ -405,32 +432,57 @@ class FileBackend implements MemoryBackend {
     return out
   }
 
-  async forEachFileStat(relDir: string, found: (path: string, mtimeMs: number, size: number) => void): Promise<void> {
-    this.walkFiles(relDir, (rel, abs, linked) => {
-      // A plain file in a folder found inside the root: its lstat is what stat would say, in one
-      // system call and no path check (a freshness check takes one per memory file). Anything
-      // else (a link, an odd error, a file turned into a link meanwhile) goes the checked way.
-      let st: fsSync.Stats | undefined | null = linked
-      if (st === null) {
-        try {
-          st = fsSync.lstatSync(abs, { throwIfNoEntry: false })
-        } catch {
-          st = null
-        }
+  async forEachFileStat(relDir: string, found: (path: string, mtimeMs: number, size: number) => void): Promise<boolean> {
+    return this.walkFiles(relDir, (rel, abs, linked) => this.lookAt(rel, abs, linked, found) !== 'other')
+  }
+
+  async forEachKnownFileStat(relDir: string, names: readonly string[], found: (path: string, mtimeMs: number, size: number) => void): Promise<boolean> {
+    const absDir = this.resolveSync(relDir)
+    for (const name of names) {
+      // Only plain names of files directly in the folder: anything else is the listing's to find.
+      if (name === '' || name.startsWith('.') || name.includes('/')) return false
+      if (this.lookAt(`${relDir}/${name}`, `${absDir}/${name}`, null, found) === 'other') return false
+    }
+    return true
+  }
+
+  /**
+   * Hands `found` the stat of a file in a folder found inside the root: its lstat is what stat
+   * would say, in one system call and no path check (a freshness check takes one per memory
+   * file). Anything else (a link, an odd error, a file turned into a link meanwhile) goes the
+   * checked way. 'gone' when there is nothing there (or a link that leads nowhere allowed),
+   * 'other' when it is there but neither a file nor a link (a folder, say).
+   */
+  private lookAt(rel: string, abs: string, linked: fsSync.Stats | null, found: (path: string, mtimeMs: number, size: number) => void): 'found' | 'gone' | 'other' {
+    let st: fsSync.Stats | undefined | null = linked
+    if (st === null) {
+      try {
+        st = fsSync.lstatSync(abs, { throwIfNoEntry: false })
+      } catch {
+        st = null
       }
-      if (st === undefined) return
-      if (st !== null && !st.isSymbolicLink()) return found(rel, st.mtimeMs, st.size)
-      const checked = this.statSync(rel)
-      if (checked !== null) found(rel, checked.mtimeMs, checked.size)
-    })
+    }
+    if (st === undefined) return 'gone'
+    if (st !== null && st.isFile()) {
+      found(rel, st.mtimeMs, st.size)
+      return 'found'
+    }
+    if (st !== null && !st.isSymbolicLink()) return 'other'
+    const checked = this.statSync(rel)
+    if (checked === null) return 'gone'
+    found(rel, checked.mtimeMs, checked.size)
+    return 'found'
   }
 
   /**
    * Calls `found` for each regular file below relDir, in name order, dot-files left out, with its
    * absolute path and, for a link (followed only when it leads inside the root), its target's stat.
+   * True when it went into a folder below relDir.
    */
-  private walkFiles(relDir: string, found: (rel: string, abs: string, linked: fsSync.Stats | null) => void): void {
+  private walkFiles(relDir: string, found: (rel: string, abs: string, linked: fsSync.Stats | null) => void): boolean {
+    let nested = false
     const walk = (rel: string): void => {
+      if (rel !== relDir) nested = true
       let abs: string
       try {
         abs = this.resolveSync(rel)
@@ -476,7 +528,9 @@ class FileBackend implements MemoryBackend {
         }
       }
     }
-    walk(relDir.replace(/\/+$/, ''))
+    relDir = relDir.replace(/\/+$/, '')
+    walk(relDir)
+    return nested
   }
 
   async readIndex(): Promise<IndexEntry[]> {
@@ -557,9 +611,9 @@ class FileBackend implements MemoryBackend {
     }
     try {
       const st = fsSync.fstatSync(fd)
-      const loaded = readSnapshot(absSnapshot, fd, st)
+      const loaded = readSnapshot(absSnapshot, fd, st, () => foldedIndex(absIndex))
       if (loaded === null) return
-      this.view.load(loaded.entries)
+      this.view.loadRows(loaded.rows)
       const { ino, offset, lines, skipped, mtimeMs } = loaded.cover
       this.indexFile = { ino, offset, mtimeMs, lines }
       this.lastIndexSkipped = skipped
@@ -623,17 +677,13 @@ class FileBackend implements MemoryBackend {
         fsSync.closeSync(fd)
       }
     })
-    // A line still being appended by another writer has no newline yet: leave it for next time.
-    const end = buffer.lastIndexOf(0x0a) + 1
     let lines = this.indexFile?.lines ?? 0
-    for (const line of buffer.subarray(0, end).toString('utf8').split('\n')) {
-      if (line.trim() === '') continue
+    const end = forEachIndexRecord(buffer, (record) => {
       lines++
-      const record = parseIndexRecord(line)
       if (record === null) this.lastIndexSkipped++
       else if ('entry' in record) this.view.set(record.entry)
       else this.view.delete(record.removed)
-    }
+    })
     this.indexFile = { ino, offset: from + end, mtimeMs, lines }
   }
 

@@ -4,8 +4,10 @@
  * with an `external-change` ledger event. Nothing is lost: the file is the truth and the index
  * follows it.
  *
- * Cheap by construction. The first check in a process lists and stats every memory file and
- * compares against the stats saved last time (`.cache/file-stats.json`); later checks stat only
+ * Cheap by construction. The first check in a process stats every memory file and compares
+ * against the stats saved last time (`.cache/file-stats.bin`); it lists only the folders whose
+ * mtime changed since they were listed then (a file added, removed or renamed changes its folder;
+ * the others' files are the saved ones: `forEachKnownFileStat`). Later checks stat only
  * the three memory folders (a file added, removed or renamed changes its folder) and take the
  * files a file watcher reported as touched (an in-place edit changes no folder). Where there is
  * no watcher, or memory files sit in subfolders it does not see, every check scans every file. Only a file
@@ -15,7 +17,7 @@
 
 import { isNotWritable } from '../errors.js'
 import type { FileStat, MemoryBackend } from './backend.js'
-import { decodeFileStats, encodeFileStats, FILE_STATS_FILE, type SeenStat } from './file-stats.js'
+import { decodeFileStats, encodeFileStats, FILE_STATS_FILE, SeenStats, UNLISTED } from './file-stats.js'
 import { entryFromFile, isMemoryPath } from './frontmatter.js'
 import { planIndexChanges, type ChangedFile, type ExternalChange } from './index-plan.js'
 import { MEMORY_FOLDERS } from './layout.js'
@@ -26,18 +28,33 @@ export type { ExternalChange } from './index-plan.js'
 /** Where earlier versions kept the stats, as JSON: removed at the first save. */
 const LEGACY_STATS_FILE = '.cache/file-stats.json'
 
-type Seen = SeenStat
+/**
+ * A folder listed less long ago than this after its last change is listed again by the next
+ * process: a change later within the same tick of the file system's clock (coarse: up to 10 ms
+ * on Linux, 2 s on FAT) would leave its mtime as it was.
+ */
+const SETTLE_MS = 5000
 
 interface State {
   /** Last seen size and mtime of every memory file, by path. */
-  seen: Map<string, Seen>
+  seen: SeenStats
   /** Last seen mtime of each memory folder. */
   folders: Map<string, number>
+  /**
+   * Per memory folder, its mtime when a listing found exactly the files in `seen` (no folder
+   * inside it, and changed long enough before: SETTLE_MS), or UNLISTED: what is saved for the
+   * next process.
+   */
+  listed: Map<string, number>
+  /** The same as the stats file saved it, for the first check only (then empty). */
+  savedListed: Map<string, number>
   /** Paths the watcher reported since the last check. */
   touched: Set<string>
   /** The watcher could not say which file changed: scan everything next time. */
   rescanAll: boolean
   scanned: boolean
+  /** The saved stats were read (once per state). */
+  loaded: boolean
   /** Memory files live in subfolders too, which the watcher does not see: scan every time. */
   nested: boolean
   dirtyStats: boolean
@@ -51,15 +68,19 @@ const states = new WeakMap<MemoryBackend, State>()
 function stateOf(backend: MemoryBackend): State {
   let s = states.get(backend)
   if (s === undefined) {
-    s = { seen: new Map(), folders: new Map(), touched: new Set(), rescanAll: false, scanned: false, nested: false, dirtyStats: false, stopWatching: null, foldedAt: null }
+    s = { seen: new SeenStats(), folders: new Map(), listed: new Map(), savedListed: new Map(), loaded: false, touched: new Set(), rescanAll: false, scanned: false, nested: false, dirtyStats: false, stopWatching: null, foldedAt: null }
     states.set(backend, s)
   }
   return s
 }
 
-async function loadSeen(backend: MemoryBackend): Promise<Map<string, Seen>> {
+async function loadSeen(backend: MemoryBackend, s: State): Promise<void> {
   const bytes = backend.readBytes === undefined ? null : await backend.readBytes(FILE_STATS_FILE).catch(() => null)
-  return (bytes === null ? null : decodeFileStats(bytes)) ?? new Map()
+  const saved = bytes === null ? null : decodeFileStats(bytes)
+  s.loaded = true
+  if (saved === null) return
+  s.seen = saved.seen
+  s.savedListed = saved.folders
 }
 
 /** Saves what was seen, so the next process need not read files that did not change. */
@@ -67,24 +88,37 @@ export async function saveSeenStats(backend: MemoryBackend): Promise<void> {
   const s = states.get(backend)
   // A backend that cannot write bytes keeps no stats: the next process reads every file once.
   if (s === undefined || !s.dirtyStats || backend.writeBytesAtomic === undefined) return
-  await backend.writeBytesAtomic(FILE_STATS_FILE, encodeFileStats(s.seen))
+  await backend.writeBytesAtomic(FILE_STATS_FILE, encodeFileStats(s.seen, s.listed))
   s.dirtyStats = false
   await backend.removeFile(LEGACY_STATS_FILE)
 }
 
-/** Stats every memory file under a folder; paths whose stat differs from what was seen are candidates. */
-async function scanFolder(backend: MemoryBackend, s: State, folder: string, candidates: Set<string>, present: Set<string>): Promise<void> {
+/**
+ * Stats every memory file under a folder; paths whose stat differs from what was seen are
+ * candidates. At the first check, a folder whose mtime (`mtime`, taken before) is what a listing
+ * saved by the last process found is not listed: its files are the saved ones. Returns what to
+ * save as the folder's listing (`State.listed`).
+ */
+async function scanFolder(backend: MemoryBackend, s: State, folder: string, mtime: number, startedAt: number, candidates: Set<string>, present: Set<string>): Promise<number> {
   const look = (path: string, mtimeMs: number, size: number): void => {
     if (!isMemoryPath(path)) return
     present.add(path)
     const known = s.seen.get(path)
     if (known === undefined || known.mtimeMs !== mtimeMs || known.size !== size) candidates.add(path)
   }
-  if (backend.forEachFileStat !== undefined) return backend.forEachFileStat(folder, look)
+  if (mtime !== UNLISTED && s.savedListed.get(folder) === mtime && backend.forEachKnownFileStat !== undefined) {
+    const names = s.seen.savedUnder(folder).map((p) => p.slice(folder.length + 1))
+    if (await backend.forEachKnownFileStat(folder, names, look)) return mtime
+  }
+  if (backend.forEachFileStat !== undefined) {
+    const nested = await backend.forEachFileStat(folder, look)
+    return nested || mtime === UNLISTED || mtime > startedAt - SETTLE_MS ? UNLISTED : mtime
+  }
   for (const path of await backend.listFiles(folder)) {
     const st = await backend.stat(path)
     if (st !== null) look(path, st.mtimeMs, st.size)
   }
+  return UNLISTED
 }
 
 function startWatching(backend: MemoryBackend, s: State): void {
@@ -118,6 +152,7 @@ export async function noteWritten(backend: MemoryBackend, paths: readonly string
     folders.add(path.split('/')[0] ?? path)
     s.dirtyStats = true
   }
+
   for (const folder of folders) {
     if (!s.folders.has(folder)) continue
     s.folders.set(folder, (await backend.stat(folder))?.mtimeMs ?? -1)
@@ -151,8 +186,9 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
   const candidates = new Set<string>()
   const present = new Set<string>()
   let full = !s.scanned || s.rescanAll || s.nested
+  const startedAt = Date.now()
   if (!s.scanned) {
-    if (s.seen.size === 0) s.seen = await loadSeen(backend)
+    if (!s.loaded) await loadSeen(backend, s)
   } else {
     // Let watcher events that are already queued arrive before looking at them: the second hop
     // starts after a poll phase that began after any edit made before this call.
@@ -169,7 +205,7 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
   const view = await backend.indexView()
   if (s.foldedAt !== null && s.foldedAt !== view.generation) {
     // index.jsonl was rewritten under what this process folded in memory only: look again.
-    s.seen.clear()
+    s.seen = new SeenStats()
     s.foldedAt = null
     full = true
   }
@@ -180,13 +216,17 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
     s.stopWatching = null
     startWatching(backend, s)
     for (const { folder } of MEMORY_FOLDERS) {
-      s.folders.set(folder, (await backend.stat(folder))?.mtimeMs ?? -1)
-      await scanFolder(backend, s, folder, candidates, present)
+      const mtime = (await backend.stat(folder))?.mtimeMs ?? UNLISTED
+      s.folders.set(folder, mtime)
+      const listed = await scanFolder(backend, s, folder, mtime, startedAt, candidates, present)
+      if (listed !== (s.listed.get(folder) ?? s.savedListed.get(folder) ?? UNLISTED)) s.dirtyStats = true
+      s.listed.set(folder, listed)
     }
+    s.savedListed = new Map()
     s.nested = false
     for (const p of present) if (p.indexOf('/', p.indexOf('/') + 1) >= 0) s.nested = true
     // Indexed files that are no longer there.
-    for (const e of view.values()) if (!present.has(e.path)) candidates.add(e.path)
+    for (const p of view.paths()) if (!present.has(p)) candidates.add(p)
     for (const p of s.seen.keys()) if (!present.has(p)) candidates.add(p)
   }
   for (const p of s.touched) if (isMemoryPath(p)) candidates.add(p)

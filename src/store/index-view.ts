@@ -119,6 +119,27 @@ export function rarestTerms(index: IndexLookup, terms: readonly string[], statem
     .map((t) => t.term)
 }
 
+/**
+ * Entries saved elsewhere (a snapshot, index-snapshot.ts) and read one at a time when first
+ * asked for: what the view files every entry under (id, path, session, stated id) is at hand
+ * without reading the entry itself.
+ */
+export interface SavedRows {
+  readonly size: number
+  id(row: number): string
+  path(row: number): string
+  sessionId(row: number): string | null
+  claimedId(row: number): string | undefined
+  /** Whether the entry of this row is a guard (has `guard`). */
+  hasGuard(row: number): boolean
+  /** The whole entry of this row (its id and path those above). */
+  entry(row: number): IndexEntry
+  /** Every row is about to be read: read what they are read from at once. */
+  prefetch(): void
+  /** The view no longer holds these rows. */
+  release(): void
+}
+
 /** The lookups by content: hash, slot, session, room, placard, subject words. */
 class ContentLookups {
   readonly byHash = new Map<string, Ids>()
@@ -147,8 +168,11 @@ class ContentLookups {
 }
 
 export class IndexView implements IndexLookup {
-  private readonly byId = new Map<string, IndexEntry>()
-  private readonly byPath = new Map<string, string>()
+  /** An entry, or the row in `rows` of one not read yet. */
+  private readonly byId = new Map<string, IndexEntry | number>()
+  private rows: SavedRows | null = null
+  /** Null after `loadRows` until first asked: a process that only searches never asks. */
+  private byPath: Map<string, string> | null = new Map()
   /** Copies by the id their files state (identity.ts): a handful at most. */
   private readonly byClaim = new Map<string, Ids>()
   /**
@@ -174,16 +198,52 @@ export class IndexView implements IndexLookup {
   }
 
   get(id: string): IndexEntry | undefined {
-    return this.byId.get(id)
+    const held = this.byId.get(id)
+    return typeof held === 'number' ? this.read(id, held) : held
+  }
+  /** Reads a saved row into its entry, kept from then on. */
+  private read(id: string, row: number): IndexEntry {
+    const entry = (this.rows as SavedRows).entry(row)
+    this.byId.set(id, entry)
+    return entry
   }
   values(): IterableIterator<IndexEntry> {
-    return this.byId.values()
+    // Without saved rows every value is an entry.
+    return this.rows === null ? (this.byId.values() as IterableIterator<IndexEntry>) : this.readingValues()
+  }
+  private *readingValues(): IterableIterator<IndexEntry> {
+    this.rows?.prefetch()
+    for (const [id, held] of this.byId) yield typeof held === 'number' ? this.read(id, held) : held
+    // Every row was read: the view no longer needs them.
+    this.rows?.release()
+    this.rows = null
+  }
+  /** The path of every entry, in the order of `values()`, without reading saved entries. */
+  *paths(): IterableIterator<string> {
+    for (const held of this.byId.values()) yield typeof held === 'number' ? (this.rows as SavedRows).path(held) : held.path
+  }
+  /** Each entry's id and session id, for the entries of a session, without reading saved entries. */
+  *sessions(): IterableIterator<[string, string]> {
+    for (const [id, held] of this.byId) {
+      const session = typeof held === 'number' ? (this.rows as SavedRows).sessionId(held) : held.session_id
+      if (session !== null) yield [id, session]
+    }
+  }
+  /** The entries with a guard, without reading saved entries that have none. */
+  withGuard(): IndexEntry[] {
+    const out: IndexEntry[] = []
+    for (const [id, held] of this.byId) {
+      if (typeof held !== 'number') {
+        if (held.guard !== undefined) out.push(held)
+      } else if ((this.rows as SavedRows).hasGuard(held)) out.push(this.read(id, held))
+    }
+    return out
   }
   private pick(ids: Ids | undefined): IndexEntry[] {
     if (ids === undefined) return []
     const out: IndexEntry[] = []
     for (const id of typeof ids === 'string' ? [ids] : ids) {
-      const e = this.byId.get(id)
+      const e = this.get(id)
       if (e !== undefined) out.push(e)
     }
     return out
@@ -191,7 +251,7 @@ export class IndexView implements IndexLookup {
   private lookups(): ContentLookups {
     if (this.content !== null) return this.content
     const content = new ContentLookups()
-    for (const entry of this.byId.values()) {
+    for (const entry of this.values()) {
       const keys = this.keysOf(entry.id)
       if (keys !== undefined) content.add(entry, keys)
     }
@@ -206,9 +266,15 @@ export class IndexView implements IndexLookup {
   fromSession(sessionId: string): IndexEntry[] {
     return this.pick(this.lookups().bySession.get(sessionId))
   }
+  private pathIndex(): Map<string, string> {
+    if (this.byPath !== null) return this.byPath
+    const byPath = new Map<string, string>()
+    for (const [id, held] of this.byId) byPath.set(typeof held === 'number' ? (this.rows as SavedRows).path(held) : held.path, id)
+    return (this.byPath = byPath)
+  }
   atPath(path: string): IndexEntry | undefined {
-    const id = this.byPath.get(path)
-    return id === undefined ? undefined : this.byId.get(id)
+    const id = this.pathIndex().get(path)
+    return id === undefined ? undefined : this.get(id)
   }
   inRoom(room: string): IndexEntry[] {
     return this.pick(this.lookups().byRoom.get(room))
@@ -242,7 +308,7 @@ export class IndexView implements IndexLookup {
   private keysOf(id: string): EntryKeys | undefined {
     const known = this.keysById.get(id)
     if (known !== undefined) return known
-    const entry = this.byId.get(id)
+    const entry = this.get(id)
     if (entry === undefined || entry.front_matter_error !== undefined) return undefined
     const keys = entryKeys(entry)
     this.keysById.set(id, keys)
@@ -255,18 +321,28 @@ export class IndexView implements IndexLookup {
   }
 
   /**
-   * Starts again from saved entries (a snapshot) as one change: followers resynchronise, as
-   * after `clear`, so nothing is logged per entry.
+   * Starts again from saved rows (a snapshot) as one change: followers resynchronise, as after
+   * `clear`, so nothing is logged per entry. Each row is read only when first asked for: filed
+   * by id and stated id now, by path when a path is first looked up, by content (which needs
+   * every entry) when the lookups by content are first used.
    */
-  load(entries: Iterable<IndexEntry>): void {
+  loadRows(rows: SavedRows): void {
     this.clear()
-    for (const entry of entries) this.file(entry)
+    this.rows = rows
+    this.byPath = null
+    for (let row = 0; row < rows.size; row++) {
+      const id = rows.id(row)
+      if (this.byId.has(id)) this.unlink(id)
+      this.byId.set(id, row)
+      const claimed = rows.claimedId(row)
+      if (claimed !== undefined) addTo(this.byClaim, claimed, id)
+    }
   }
 
   private file(entry: IndexEntry): void {
     this.unlink(entry.id)
     this.byId.set(entry.id, entry)
-    this.byPath.set(entry.path, entry.id)
+    this.byPath?.set(entry.path, entry.id)
     if (entry.claimed_id !== undefined) addTo(this.byClaim, entry.claimed_id, entry.id)
     const keys = this.content === null ? undefined : this.keysOf(entry.id)
     if (keys !== undefined) this.content?.add(entry, keys)
@@ -281,8 +357,10 @@ export class IndexView implements IndexLookup {
   /** Forgets everything (before a full reload); followers must resynchronise. */
   clear(): void {
     this.byId.clear()
-    this.byPath.clear()
+    this.byPath = new Map()
     this.byClaim.clear()
+    this.rows?.release()
+    this.rows = null
     this.content = null
     this.keysById.clear()
     this.log = []
@@ -302,10 +380,10 @@ export class IndexView implements IndexLookup {
   }
 
   private unlink(id: string): boolean {
-    const old = this.byId.get(id)
+    const old = this.get(id)
     if (old === undefined) return false
     this.byId.delete(id)
-    if (this.byPath.get(old.path) === id) this.byPath.delete(old.path)
+    if (this.byPath?.get(old.path) === id) this.byPath.delete(old.path)
     if (old.claimed_id !== undefined) removeFrom(this.byClaim, old.claimed_id, id)
     const keys = this.keysById.get(id)
     if (keys === undefined) return true

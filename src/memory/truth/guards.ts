@@ -52,7 +52,7 @@ function guardsOf(view: IndexView): IndexEntry[] {
   const c = cache.get(view)
   if (c !== undefined && c.generation === view.generation && c.version === view.currentVersion) return c.guards
   const guards: IndexEntry[] = []
-  for (const e of view.values()) if (e.guard !== undefined && isSearchable(e) && e.retracted_by === undefined) guards.push(e)
+  for (const e of view.withGuard()) if (isSearchable(e) && e.retracted_by === undefined) guards.push(e)
   guards.sort((a, b) => b.time.localeCompare(a.time) || a.id.localeCompare(b.id))
   cache.set(view, { generation: view.generation, version: view.currentVersion, guards })
   return guards
