@@ -105,6 +105,13 @@ describe('early termination in the search index', () => {
             const [a, b] = [full.get(id), pruned.get(id)]
             expect(b === undefined ? undefined : { score: b.score, matched: b.matched }, id).toEqual(a === undefined ? undefined : { score: a.score, matched: a.matched })
           }
+          // A caller that takes the first `depth` and stops (no bar): the full ranking's first `depth`.
+          const firstOf = (r: RankedDocs, n: number) => {
+            const out: RankedDoc[] = []
+            for (let d: RankedDoc | undefined; out.length < n && (d = r.next()) !== undefined; ) out.push(d)
+            return out
+          }
+          expect(view(firstOf(index.rank(q.terms, weights, accept, { ...options, top: { depth: q.depth, reach: q.reach } }), q.depth))).toEqual(view(firstOf(index.rank(q.terms, weights, accept, options), q.depth)))
           // Every document, past what the early termination kept: the full ranking itself.
           const fullAgain = index.rank(q.terms, weights, accept, options)
           const prunedAgain = index.rank(q.terms, weights, accept, { ...options, top: { depth: q.depth, reach: q.reach } })

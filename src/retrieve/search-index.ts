@@ -172,9 +172,10 @@ export interface RankOptions {
   /**
    * Early termination, for a caller that draws until a document scores below its `depth`-th
    * best divided by `reach` (search.ts: top_k hits, each raised by a boost of at most `reach`).
-   * Exactly those documents come from scoring only the ones whose bound can reach them
-   * (max-score over the per-term bounds the segments store); a caller drawing further gets the
-   * rest, in the same order, from scoring every posting. `count` and `get` stay exact.
+   * The `depth` best come first from scoring only the documents whose bound can reach the
+   * depth-th best (max-score over the per-term bounds the segments store); a caller drawing past
+   * them gets those down to the depth-th best over `reach` the same way, and one drawing further
+   * still the rest, in the same order, from scoring every posting. `count` and `get` stay exact.
    */
   top?: { depth: number; reach: number }
 }
@@ -784,36 +785,43 @@ class Cursors {
   }
 }
 
+/** A ranking's first documents, exactly, and the score every document it left out stays under. */
+interface Head {
+  head: Ranking
+  floor: number
+}
+
 /**
- * A ranking under RankOptions.top: first the documents the early-terminated scoring kept, then,
- * only for a caller drawing past them, the rest of a full ranking (whose first documents are
- * exactly those kept: the same scores in the same order).
+ * A ranking under RankOptions.top, in stages of growing depth, each computed only for a caller
+ * drawing past the one before: first exactly the `depth` best documents (the floor their own
+ * score), then every document that can reach the depth-th best over `reach`, then the rest of a
+ * full ranking. Each stage's first documents are exactly the previous stage's (the same scores
+ * in the same order), so a stage continues where the one before ran out.
  */
 class TopRanking implements RankedDocs {
   private drawn = 0
-  private rest: Ranking | null = null
 
   constructor(
-    private readonly head: Ranking,
-    /** Every document not in head scores under it. */
-    private readonly floor: number,
+    private current: Head,
+    /** The deeper stages, shallowest first; the last one leaves nothing out. */
+    private readonly deeper: Array<() => Head>,
     readonly count: number,
-    private readonly full: () => Ranking,
     private readonly byId: (id: string) => RankedDoc | undefined,
   ) {}
 
   next(bar?: number): RankedDoc | undefined {
-    if (this.rest === null) {
-      const doc = this.head.next()
+    for (;;) {
+      const doc = this.current.head.next()
       if (doc !== undefined) {
         this.drawn++
         return doc
       }
-      if (this.drawn === this.count || (bar !== undefined && this.floor <= bar * (1 - BOUND_SLACK))) return undefined
-      this.rest = this.full()
-      for (let i = 0; i < this.drawn; i++) this.rest.next()
+      if (this.drawn === this.count || (bar !== undefined && this.current.floor <= bar * (1 - BOUND_SLACK))) return undefined
+      const stage = this.deeper.shift()
+      if (stage === undefined) return undefined
+      this.current = stage()
+      for (let i = 0; i < this.drawn; i++) this.current.head.next()
     }
-    return this.rest.next()
   }
 
   get(id: string): RankedDoc | undefined {
@@ -1106,12 +1114,11 @@ export class SearchIndex {
     const plan = this.planOf(terms, weights, options.qualifies ?? isStrongTerm)
     const strongOnly = options.strongOnly === true
     const look: Look = { idOf: (x) => this.idOf(x), matchedOf: (slot) => this.matchedAt(slot, terms, plan.found), slotOf: (id) => this.slotOf(id) }
-    // With one term that can make a document count, no term's postings can be skipped: every
-    // one is scored, term at a time, which is the faster walk.
-    if (options.top === undefined || drivingTerms(plan, strongOnly) < 2) return this.rankAll(plan, accept, strongOnly, look)
-    const { head, floor } = this.rankTop(plan, accept, strongOnly, options.top, look)
-    const full = () => this.rankAll(plan, accept, strongOnly, look)
-    return new TopRanking(head, floor, this.countMatched(plan, accept, strongOnly), full, (id) => this.scoredById(plan, accept, id, look))
+    const top = options.top
+    if (top === undefined || drivingTerms(plan, strongOnly) === 0) return this.rankAll(plan, accept, strongOnly, look)
+    const deeper = [() => this.rankTop(plan, accept, strongOnly, top, look), () => ({ head: this.rankAll(plan, accept, strongOnly, look), floor: -Infinity })]
+    const first = this.rankTop(plan, accept, strongOnly, { depth: top.depth, reach: 1 }, look)
+    return new TopRanking(first, deeper, this.countMatched(plan, accept, strongOnly), (id) => this.scoredById(plan, accept, id, look))
   }
 
   /** Every posting of every term scored, term at a time. */
@@ -1185,7 +1192,7 @@ export class SearchIndex {
    * postings are bounded and scored, and the floor rises as documents are kept. Every document
    * not returned scores under the floor returned.
    */
-  private rankTop(plan: QueryPlan, accept: ((id: string) => boolean) | null, strongOnly: boolean, top: { depth: number; reach: number }, look: Look): { head: Ranking; floor: number } {
+  private rankTop(plan: QueryPlan, accept: ((id: string) => boolean) | null, strongOnly: boolean, top: { depth: number; reach: number }, look: Look): Head {
     const floor = new Floor(top.depth, top.reach)
     const slots: number[] = []
     const scores: number[] = []
