@@ -18,7 +18,7 @@ import type { IndexEntry } from '../types.js'
 import { SEARCHABLE_STATUSES } from '../types.js'
 import { identifiersOf } from './identifiers.js'
 import { TOKENIZER_VERSION, isStrongTerm, tokenize } from '../language/tokenizer.js'
-import { BOUND_CAP, FIELD_COUNT, MAX_SEGMENT_DOCS, Segment, SegmentBuilder, type SegmentDoc, type SegmentVersion } from './segment.js'
+import { BLOCK, BOUND_CAP, FIELD_COUNT, MAX_SEGMENT_DOCS, Segment, SegmentBuilder, type SegmentDoc, type SegmentVersion } from './segment.js'
 
 /** Bump when the document shape or field set changes (3: the identifiers field; 4: the slot key among the keywords). */
 export const SEARCH_INDEX_FORMAT = 4
@@ -293,6 +293,12 @@ class FieldScore {
   ceiling(): number {
     return this.weight * (this.idf * (RANKING.d + RANKING.k1 + 1))
   }
+
+  /** The most a posting can give under stored bounds (segment.ts): the largest frequency at i * 2, the smallest length after it. */
+  bound(bounds: Uint16Array, i: number): number {
+    const maxTf = bounds[i * 2] as number
+    return maxTf >= BOUND_CAP ? this.ceiling() : this.of(maxTf, bounds[i * 2 + 1] as number)
+  }
 }
 
 /** Adds one field's contribution to a document's score for term ti; returns the count of documents the term touched. */
@@ -472,9 +478,6 @@ interface QueryPlan {
   qualifying: Uint8Array
 }
 
-/** How many documents of its best term a segment scores before its walk (Cursors.warm). */
-const WARM_DOCS = 64
-
 /** How many terms, held by some live document in a ranked field, can make a document count. */
 function drivingTerms(plan: QueryPlan, strongOnly: boolean): number {
   let n = 0
@@ -589,6 +592,10 @@ class Cursors {
   private readonly fieldOf: number[] = []
   private readonly pos: number[] = []
   private readonly end: number[] = []
+  /** Each run's bound (its field's part of its term's bound) and its blocks in the segment's blockBounds. */
+  private readonly runBound: number[] = []
+  private readonly blockFrom: number[] = []
+  private readonly blockTo: number[] = []
   /** Runs of term ti: firstRun[ti] .. firstRun[ti + 1]. */
   private readonly firstRun: number[] = []
   /** Each term's bound in this segment (0: absent here). */
@@ -621,8 +628,11 @@ class Cursors {
         this.fieldOf.push(f)
         this.pos.push(from)
         this.end.push(to)
-        const maxTf = segment.bounds[(t * FIELD_COUNT + f) * 2] as number
-        bound += maxTf >= BOUND_CAP ? bm25.ceiling() : bm25.of(maxTf, segment.bounds[(t * FIELD_COUNT + f) * 2 + 1] as number)
+        const runBound = bm25.bound(segment.bounds, t * FIELD_COUNT + f)
+        this.runBound.push(runBound)
+        this.blockFrom.push(segment.blockStarts[t * FIELD_COUNT + f] as number)
+        this.blockTo.push(segment.blockStarts[t * FIELD_COUNT + f + 1] as number)
+        bound += runBound
       }
       this.bound[ti] = bound * (1 + BOUND_SLACK)
     }
@@ -668,8 +678,17 @@ class Cursors {
     this.warm(keep, seen)
     this.split(floor.value)
     const { plan, segment, deleted } = this
-    const { docs, tfs, lengths } = segment
+    const { docs, tfs, lengths, blockBounds } = segment
     const { partial, terms, stamp, touched } = scratch
+    // Every term present here, at its bound, times how many there are: what a document can score
+    // at most; a block of a run bounds it tighter for the documents in that block.
+    let all = 0
+    let present = 0
+    for (let ti = 0; ti < plan.terms.length; ti++)
+      if (this.bound[ti] !== 0) {
+        all += this.bound[ti] as number
+        present++
+      }
     let count = 0
     let lastTerm = -1
     let mark = 0
@@ -681,15 +700,26 @@ class Cursors {
       }
       const f = this.fieldOf[r] as number
       const bm25 = plan.fieldScores[ti * RANKED_FIELD_COUNT + f] as FieldScore
+      const start = this.pos[r] as number
       const to = this.end[r] as number
-      for (let i = this.pos[r] as number; i < to; i++) {
-        const d = docs[i] as number
-        if (terms[d] === 0) touched[count++] = d
-        if (stamp[d] !== mark) {
-          stamp[d] = mark
-          terms[d]!++
+      const others = all - (this.runBound[r] as number)
+      const firstBlock = this.blockFrom[r] as number
+      const blocks = (this.blockTo[r] as number) - firstBlock
+      for (let b = 0; b < Math.max(1, blocks); b++) {
+        // A block whose every document scores under the floor, whatever else it matches, is
+        // skipped: a document of it reached through another run scores under the floor too, so
+        // its partial sum, short of this block, never keeps it (keep holds every score to the floor).
+        if (blocks > 0 && (others + bm25.bound(blockBounds, firstBlock + b)) * present * (1 + BOUND_SLACK) < floor.value) continue
+        const blockEnd = blocks > 0 ? Math.min(to, start + (b + 1) * BLOCK) : to
+        for (let i = blocks > 0 ? start + b * BLOCK : start; i < blockEnd; i++) {
+          const d = docs[i] as number
+          if (terms[d] === 0) touched[count++] = d
+          if (stamp[d] !== mark) {
+            stamp[d] = mark
+            terms[d]!++
+          }
+          partial[d]! += bm25.of(tfs[i] as number, lengths[d * FIELD_COUNT + f] as number)
         }
-        partial[d]! += bm25.of(tfs[i] as number, lengths[d * FIELD_COUNT + f] as number)
       }
     }
     // What a document may add beyond its essential terms: every other term present here.
@@ -722,9 +752,10 @@ class Cursors {
   }
 
   /**
-   * Raises the floor before the walk: the first documents of the term with the highest bound
-   * (the rarest, most often) are scored first, so the walk in document order starts with a
-   * floor near its final one instead of climbing to it from the first documents it meets.
+   * Raises the floor before the walk: documents of the term with the highest bound (the rarest,
+   * most often) are scored first, from each of its runs the block with the highest bound (a
+   * short run whole), so the walk starts with a floor near its final one instead of climbing to
+   * it from the first documents it meets.
    */
   private warm(keep: (slot: number, score: number) => void, seen: Uint8Array): void {
     const { plan, bound } = this
@@ -736,8 +767,9 @@ class Cursors {
     if (best < 0) return
     const picked: number[] = []
     for (let r = this.firstRun[best] as number; r < (this.firstRun[best + 1] as number); r++) {
-      const to = Math.min(this.end[r] as number, (this.pos[r] as number) + WARM_DOCS)
-      for (let i = this.pos[r] as number; i < to; i++) {
+      const from = (this.pos[r] as number) + this.bestBlock(r) * BLOCK
+      const to = Math.min(this.end[r] as number, from + BLOCK)
+      for (let i = from; i < to; i++) {
         const d = this.segment.docs[i] as number
         if (seen[d] === 1 || (this.deleted !== null && this.deleted[d] === 1)) continue
         seen[d] = 1
@@ -750,6 +782,22 @@ class Cursors {
       const score = probe.scoreDoc(d)
       if (!this.strongOnly || probe.strong) keep(this.base + d, score)
     }
+  }
+
+  /** The block of run r with the highest bound (0 for a run without blocks). */
+  private bestBlock(r: number): number {
+    const bm25 = this.plan.fieldScores[(this.termOf[r] as number) * RANKED_FIELD_COUNT + (this.fieldOf[r] as number)] as FieldScore
+    const first = this.blockFrom[r] as number
+    let best = 0
+    let top = -Infinity
+    for (let b = first; b < (this.blockTo[r] as number); b++) {
+      const bound = bm25.bound(this.segment.blockBounds, b)
+      if (bound > top) {
+        top = bound
+        best = b - first
+      }
+    }
+    return best
   }
 
   /** Of the document scored last: whether it matched a qualifying term, and how many terms it matched. */
