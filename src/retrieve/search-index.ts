@@ -584,8 +584,9 @@ class TopScratch {
 /**
  * The postings runs of a query's terms in one segment, each with a cursor, and each term's bound
  * here. Runs are in term order, then field order, so a document's score is summed in the order
- * rankAll sums it (the same bits). The essential terms' runs are read whole; every run is sought
- * (galloping) only for the documents whose bound reaches the floor.
+ * rankAll sums it (the same bits). The essential runs are read block by block (a block that
+ * cannot reach the floor skipped); every run is sought (galloping) only for the documents whose
+ * bound reaches the floor.
  */
 class Cursors {
   private readonly termOf: number[] = []
@@ -600,8 +601,10 @@ class Cursors {
   private readonly firstRun: number[] = []
   /** Each term's bound in this segment (0: absent here). */
   private readonly bound: Float64Array
-  private readonly essential: Uint8Array
+  /** The runs read whole (block by block), in term then field order; the others are only sought. */
   private essentialRuns: number[] = []
+  private rest = 0
+  private restTerms = 0
 
   constructor(
     private readonly plan: QueryPlan,
@@ -613,7 +616,6 @@ class Cursors {
   ) {
     const T = plan.terms.length
     this.bound = new Float64Array(T)
-    this.essential = new Uint8Array(T)
     for (let ti = 0; ti < T; ti++) {
       this.firstRun.push(this.pos.length)
       const t = plan.found[pi * T + ti] as number
@@ -640,37 +642,53 @@ class Cursors {
   }
 
   /**
-   * Splits the terms present here by the floor: with strongOnly a document must match a
-   * qualifying term, so only those can drive; of them, the lowest-bound ones whose bounds,
-   * with every other term's, still leave a document under the floor drive nothing.
+   * Splits the runs here by the floor, a run (a term in one field) at a time: with strongOnly a
+   * document must match a qualifying term, so only its runs can drive; of them, the lowest-bound
+   * ones whose bounds, with every other run's, times the number of terms they belong to, still
+   * leave a document under the floor drive nothing. A common term's long run in one field is
+   * so left to be sought, when its other field (the keywords, weighed double) is what reaches the
+   * floor. Sets `rest` and `restTerms`: the bounds of the runs that drive nothing, and how many
+   * terms they belong to.
    */
   private split(floor: number): void {
-    const { bound, plan } = this
-    const T = plan.terms.length
-    const drivers: number[] = []
-    let others = 0
-    let otherCount = 0
-    for (let ti = 0; ti < T; ti++) {
-      if (bound[ti] === 0) continue
-      if (this.strongOnly && plan.qualifying[ti] === 0) {
-        others += bound[ti] as number
-        otherCount++
-      } else drivers.push(ti)
+    const { plan } = this
+    const counted = new Uint8Array(plan.terms.length)
+    let terms = 0
+    const count = (ti: number): void => {
+      if (counted[ti] === 0) (counted[ti] = 1), terms++
     }
-    drivers.sort((a, b) => (bound[a] as number) - (bound[b] as number))
-    let sum = others
+    const drivers: number[] = []
+    let sum = 0
+    for (let r = 0; r < this.pos.length; r++) {
+      const ti = this.termOf[r] as number
+      if (this.strongOnly && plan.qualifying[ti] === 0) {
+        sum += this.runBoundOf(r)
+        count(ti)
+      } else drivers.push(r)
+    }
+    drivers.sort((a, b) => (this.runBound[a] as number) - (this.runBound[b] as number))
     let j = 0
-    while (j < drivers.length && (sum + (bound[drivers[j] as number] as number)) * (otherCount + j + 1) < floor) sum += bound[drivers[j++] as number] as number
-    this.essential.fill(0)
-    for (let i = j; i < drivers.length; i++) this.essential[drivers[i] as number] = 1
-    this.essentialRuns = []
-    for (let r = 0; r < this.pos.length; r++) if (this.essential[this.termOf[r] as number] === 1) this.essentialRuns.push(r)
+    for (; j < drivers.length; j++) {
+      const r = drivers[j] as number
+      const n = terms + (counted[this.termOf[r] as number] === 0 ? 1 : 0)
+      if ((sum + this.runBoundOf(r)) * n >= floor) break
+      sum += this.runBoundOf(r)
+      count(this.termOf[r] as number)
+    }
+    this.rest = sum
+    this.restTerms = terms
+    this.essentialRuns = drivers.slice(j).sort((a, b) => a - b)
+  }
+
+  /** Run r's bound, raised so that float rounding never prunes a document that reaches it. */
+  private runBoundOf(r: number): number {
+    return (this.runBound[r] as number) * (1 + BOUND_SLACK)
   }
 
   /**
-   * Hands `keep` every document that may reach the floor. The essential terms' postings are
-   * summed term at a time (any order: only a bound), each document then bounded by that sum plus
-   * the bounds of the terms it may also match; those that reach the floor are scored exactly, in
+   * Hands `keep` every document that may reach the floor. The essential runs' postings are
+   * summed run at a time (any order: only a bound), each document then bounded by that sum plus
+   * the bounds of the runs it may also match; those that reach the floor are scored exactly, in
    * document order, and the floor rises as they are kept. `seen` (all 0 on entry, one per
    * document of the segment) marks those already handed.
    */
@@ -722,14 +740,9 @@ class Cursors {
         }
       }
     }
-    // What a document may add beyond its essential terms: every other term present here.
-    let rest = 0
-    let restCount = 0
-    for (let ti = 0; ti < plan.terms.length; ti++)
-      if (this.bound[ti] !== 0 && this.essential[ti] === 0) {
-        rest += this.bound[ti] as number
-        restCount++
-      }
+    // What a document may add beyond its essential runs: every other run present here (a term
+    // with runs on both sides counted twice, which only loosens the bound).
+    const { rest, restTerms: restCount } = this
     // In document order: a few documents sorted, many read off a scan of the segment.
     if (count * 16 < segment.docCount) touched.subarray(0, count).sort()
     else for (let d = 0, j = 0; d < segment.docCount; d++) if (terms[d] !== 0) touched[j++] = d
