@@ -5,9 +5,10 @@
  * recent changes, deletions as tombstones, a bounded merge policy run when the index is saved,
  * BM25 statistics (documents, average field lengths, document frequencies) taken across every
  * segment, and top-k drawn lazily from a heap, with early termination when the caller says how
- * deep it will draw (RankOptions.top: max-score over per-term bounds the segments store, exact). It scores exactly as the minisearch index it
- * replaced (field weights, BM25+, the score times the number of query terms matched), so rankings
- * stay the same. Kept in step with the index entries incrementally (by checksum stamp).
+ * deep it will draw (RankOptions.top: max-score over the bounds the segments store per term,
+ * field and block of postings, in stages of growing depth; exact). It scores exactly as the
+ * minisearch index it replaced (field weights, BM25+, the score times the number of query terms
+ * matched), so rankings stay the same. Kept in step with the index entries incrementally (by checksum stamp).
  *
  * It ranks; it does not decide what is eligible (search.ts does) and it never touches files
  * (segment-files.ts saves and opens it).
