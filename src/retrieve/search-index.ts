@@ -741,8 +741,7 @@ class Cursors {
         }
       }
     }
-    // What a document may add beyond its essential runs: every other run present here (a term
-    // with runs on both sides counted twice, which only loosens the bound).
+    // What a document may add beyond its essential runs: every other run present here.
     const { rest, restTerms: restCount } = this
     // In document order: a few documents sorted, many read off a scan of the segment.
     if (count * 16 < segment.docCount) touched.subarray(0, count).sort()
@@ -754,7 +753,9 @@ class Cursors {
       partial[d] = 0
       terms[d] = 0
       if (seen[d] === 1 || (deleted !== null && deleted[d] === 1)) continue
-      if ((sum * (1 + BOUND_SLACK) + rest) * (matched + restCount) < floor.value) continue
+      // It matches at most every term present here (a term with runs on both sides is counted
+      // in matched and in restCount).
+      if ((sum * (1 + BOUND_SLACK) + rest) * Math.min(matched + restCount, present) < floor.value) continue
       // One term, summed field by field from 0 as scoreDoc sums it: the sum is the score, to the
       // bit (and under strongOnly an essential term qualifies).
       if (matched === 1 && restCount === 0) keep(this.base + d, sum)
