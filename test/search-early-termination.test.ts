@@ -58,6 +58,8 @@ const queryArb = fc.record({
   reach: fc.constantFrom(1, 1.5, 2),
 })
 
+type Query = typeof queryArb extends fc.Arbitrary<infer Q> ? Q : never
+
 /** What search.ts draws: until a document's score times reach falls under its depth-th best (boosts left out: the bar is the same). */
 function drawAsSearch(ranking: RankedDocs, depth: number, reach: number): RankedDoc[] {
   const out: RankedDoc[] = []
@@ -71,6 +73,41 @@ function drawAsSearch(ranking: RankedDocs, depth: number, reach: number): Ranked
 }
 
 const view = (docs: RankedDoc[]) => docs.map((r) => ({ id: r.id, score: r.score, matched: r.matched }))
+
+/** One query against the index: the pruned ranking draws, counts and finds what the full one does. */
+function checkQuery(index: SearchIndex, q: Query): void {
+  const weights = new Map(q.terms.map((t, i) => [t, q.weights[i] ?? 1]))
+  const qualifies = q.qualifyEvery === 0 ? isStrongTerm : (t: string) => termPool.indexOf(t) % (q.qualifyEvery + 1) !== 0
+  const accept = q.filter === null ? null : (id: string) => Number(id.slice(1)) % q.filter![0] === q.filter![1]
+  const options = { strongOnly: q.strongOnly, qualifies }
+  const full = index.rank(q.terms, weights, accept, options)
+  const pruned = index.rank(q.terms, weights, accept, { ...options, top: { depth: q.depth, reach: q.reach } })
+  expect(pruned.count).toBe(full.count)
+  const expected = drawAsSearch(full, q.depth, q.reach)
+  expect(view(drawAsSearch(pruned, q.depth, q.reach))).toEqual(view(expected))
+  for (const r of expected) expect(pruned.get(r.id)).toMatchObject({ id: r.id, score: r.score, matched: r.matched })
+  for (let doc = 0; doc <= 120; doc += 7) {
+    const id = `m${doc}`
+    const [a, b] = [full.get(id), pruned.get(id)]
+    expect(b === undefined ? undefined : { score: b.score, matched: b.matched }, id).toEqual(a === undefined ? undefined : { score: a.score, matched: a.matched })
+  }
+  // A caller that takes the first `depth` and stops (no bar): the full ranking's first `depth`.
+  const firstOf = (r: RankedDocs, n: number) => {
+    const out: RankedDoc[] = []
+    for (let d: RankedDoc | undefined; out.length < n && (d = r.next()) !== undefined; ) out.push(d)
+    return out
+  }
+  expect(view(firstOf(index.rank(q.terms, weights, accept, { ...options, top: { depth: q.depth, reach: q.reach } }), q.depth))).toEqual(view(firstOf(index.rank(q.terms, weights, accept, options), q.depth)))
+  // Every document, past what the early termination kept: the full ranking itself.
+  const fullAgain = index.rank(q.terms, weights, accept, options)
+  const prunedAgain = index.rank(q.terms, weights, accept, { ...options, top: { depth: q.depth, reach: q.reach } })
+  const all = (r: RankedDocs) => {
+    const out: RankedDoc[] = []
+    for (let d = r.next(); d !== undefined; d = r.next()) out.push(d)
+    return out
+  }
+  expect(view(all(prunedAgain))).toEqual(view(all(fullAgain)))
+}
 
 describe('early termination in the search index', () => {
   it('draws what the full scoring draws, counts what it counts, and finds what it finds, through filters, tombstones and reopening', async () => {
@@ -89,34 +126,42 @@ describe('early termination in the search index', () => {
             if (op.kind === 'reopen') index = (await loadSearchIndex(backend)) ?? SearchIndex.empty()
           }
         }
-        for (const q of queries) {
-          const weights = new Map(q.terms.map((t, i) => [t, q.weights[i] ?? 1]))
-          const qualifies = q.qualifyEvery === 0 ? isStrongTerm : (t: string) => termPool.indexOf(t) % (q.qualifyEvery + 1) !== 0
-          const accept = q.filter === null ? null : (id: string) => Number(id.slice(1)) % q.filter![0] === q.filter![1]
-          const options = { strongOnly: q.strongOnly, qualifies }
-          const full = index.rank(q.terms, weights, accept, options)
-          const pruned = index.rank(q.terms, weights, accept, { ...options, top: { depth: q.depth, reach: q.reach } })
-          expect(pruned.count).toBe(full.count)
-          const expected = drawAsSearch(full, q.depth, q.reach)
-          expect(view(drawAsSearch(pruned, q.depth, q.reach))).toEqual(view(expected))
-          for (const r of expected) expect(pruned.get(r.id)).toMatchObject({ id: r.id, score: r.score, matched: r.matched })
-          for (let doc = 0; doc <= 120; doc += 7) {
-            const id = `m${doc}`
-            const [a, b] = [full.get(id), pruned.get(id)]
-            expect(b === undefined ? undefined : { score: b.score, matched: b.matched }, id).toEqual(a === undefined ? undefined : { score: a.score, matched: a.matched })
-          }
-          // Every document, past what the early termination kept: the full ranking itself.
-          const fullAgain = index.rank(q.terms, weights, accept, options)
-          const prunedAgain = index.rank(q.terms, weights, accept, { ...options, top: { depth: q.depth, reach: q.reach } })
-          const all = (r: RankedDocs) => {
-            const out: RankedDoc[] = []
-            for (let d = r.next(); d !== undefined; d = r.next()) out.push(d)
-            return out
-          }
-          expect(view(all(prunedAgain))).toEqual(view(all(fullAgain)))
-        }
+        for (const q of queries) checkQuery(index, q)
       }),
       { numRuns: 80, seed: 1818 },
+    )
+  }, 240_000)
+
+  it('draws exactly over long postings: segments of up to a few thousand documents, tombstones, reopening', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({ docs: fc.integer({ min: 50, max: 3000 }), seed: fc.nat(), chunks: fc.integer({ min: 1, max: 4 }), dropOneIn: fc.integer({ min: 0, max: 12 }), reopen: fc.boolean() }),
+        fc.array(queryArb, { minLength: 1, maxLength: 8 }),
+        async (shape, queries) => {
+          const root = mkdtempSync(join(tmpdir(), 'early-termination-long-'))
+          roots.push(root)
+          const backend = createFileBackend(root)
+          let x = shape.seed
+          const rnd = (n: number): number => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) % n)
+          const common = [ZH[0]!, ZH[16]!, EN[0]!, EN[15]!]
+          let index = SearchIndex.empty()
+          const per = Math.ceil(shape.docs / shape.chunks)
+          for (let i = 0; i < shape.docs; i++) {
+            // Skewed and of varied length, so that runs span many blocks and their bounds differ.
+            const words = Array.from({ length: 1 + rnd(12) }, () => (rnd(3) === 0 ? common[rnd(common.length)]! : [...ZH, ...EN][rnd(ZH.length + EN.length)]!))
+            const text = rnd(2) === 0 ? words.join('') : words.join(' ')
+            index.apply({ entry: entry(`m${i}`, text, rnd(4) === 0 ? [TAGS[rnd(TAGS.length)]!] : [], 1), context: '' })
+            if ((i + 1) % per === 0 && i + 1 < shape.docs) await saveSearchIndex(backend, index, null)
+          }
+          if (shape.dropOneIn > 0) for (let i = rnd(shape.dropOneIn); i < shape.docs; i += shape.dropOneIn) index.remove(`m${i}`)
+          if (shape.reopen) {
+            await saveSearchIndex(backend, index, null)
+            index = (await loadSearchIndex(backend)) ?? SearchIndex.empty()
+          }
+          for (const q of queries) checkQuery(index, q)
+        },
+      ),
+      { numRuns: 40, seed: 1819 },
     )
   }, 240_000)
 

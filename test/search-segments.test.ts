@@ -7,7 +7,7 @@
  * binary layout: a damaged, truncated or other-version segment or manifest opens as null.
  */
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
@@ -163,13 +163,15 @@ describe('the segmented search index', () => {
     const root = tempStore()
     const backend = createFileBackend(root)
     const index = SearchIndex.empty()
-    for (let i = 0; i < 30; i++) index.apply({ entry: entry(`m${i}`, `${ZH[i % ZH.length]} ${EN[i % EN.length]} number${i}`, [], 1), context: '' })
+    // "gliders" in every document: a run of 200 postings, cut into blocks with bounds of their own.
+    for (let i = 0; i < 200; i++) index.apply({ entry: entry(`m${i}`, `${ZH[i % ZH.length]} ${EN[i % EN.length]} gliders number${i}`, [], 1), context: '' })
     await saveSearchIndex(backend, index, 'state')
-    expect((await loadSearchIndex(backend))?.size).toBe(30)
+    expect((await loadSearchIndex(backend))?.size).toBe(200)
     const dir = join(root, SEARCH_DIR)
     const [file] = readdirSync(dir).filter((f) => f.endsWith('.bin'))
     const path = join(dir, file!)
     const good = readFileSync(path)
+    expect(good.readUInt32LE(48), 'blocks in the header').toBeGreaterThanOrEqual(4)
     const damage: Array<[string, (b: Buffer) => Buffer]> = [
       ['a flipped byte in the postings', (b) => Buffer.from(b.map((x, i) => (i === b.length - 40 ? x ^ 0xff : x)))],
       ['a flipped byte in the header', (b) => Buffer.from(b.map((x, i) => (i === 20 ? x ^ 0x01 : x)))],
@@ -180,10 +182,10 @@ describe('the segmented search index', () => {
       writeFileSync(path, change(good))
       expect(await loadSearchIndex(backend), what).toBeNull()
     }
-    // A segment of layout 1 (before the per-term score bounds), header checksum intact: rebuilt, never read.
+    // A segment claiming the layout before this one, header checksum intact: rebuilt, never read.
     const older = Buffer.from(good)
     older.writeUInt32LE(SEGMENT_LAYOUT - 1, 8)
-    older.writeUInt32LE(crc32(older.subarray(0, 56)), 56)
+    older.writeUInt32LE(crc32(older.subarray(0, 60)), 60)
     writeFileSync(path, older)
     expect(await loadSearchIndex(backend), 'an older layout').toBeNull()
     writeFileSync(path, good)
@@ -201,5 +203,21 @@ describe('the segmented search index', () => {
     writeFileSync(join(root, SEARCH_MANIFEST), manifest)
     rmSync(path)
     expect(await loadSearchIndex(backend), 'a missing segment').toBeNull()
+  })
+
+  it('rebuilds, never reads, an index saved in layout 2 (before the per-block bounds), even under a manifest that claims this layout', async () => {
+    const root = tempStore()
+    const dir = join(root, SEARCH_DIR)
+    mkdirSync(dir, { recursive: true })
+    // Written by the layout-2 encoder (commit 45befe1): 200 documents, runs of up to 200 postings.
+    const fixture = join(import.meta.dirname, 'fixtures', 'search-layout-2')
+    for (const f of readdirSync(fixture)) copyFileSync(join(fixture, f), join(dir, f))
+    const [segment] = readdirSync(dir).filter((f) => f.endsWith('.bin'))
+    expect(readFileSync(join(dir, segment!)).readUInt32LE(8), 'the fixture is of layout 2').toBe(2)
+    const backend = createFileBackend(root)
+    expect(await loadSearchIndex(backend), 'its manifest').toBeNull()
+    const manifest = readFileSync(join(dir, 'manifest.json'), 'utf8')
+    writeFileSync(join(dir, 'manifest.json'), manifest.replace('"layout":2', `"layout":${SEGMENT_LAYOUT}`))
+    expect(await loadSearchIndex(backend), 'its segment under a current manifest').toBeNull()
   })
 })

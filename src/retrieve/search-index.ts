@@ -5,9 +5,10 @@
  * recent changes, deletions as tombstones, a bounded merge policy run when the index is saved,
  * BM25 statistics (documents, average field lengths, document frequencies) taken across every
  * segment, and top-k drawn lazily from a heap, with early termination when the caller says how
- * deep it will draw (RankOptions.top: max-score over per-term bounds the segments store, exact). It scores exactly as the minisearch index it
- * replaced (field weights, BM25+, the score times the number of query terms matched), so rankings
- * stay the same. Kept in step with the index entries incrementally (by checksum stamp).
+ * deep it will draw (RankOptions.top: max-score over the bounds the segments store per term,
+ * field and block of postings, in stages of growing depth; exact). It scores exactly as the
+ * minisearch index it replaced (field weights, BM25+, the score times the number of query terms
+ * matched), so rankings stay the same. Kept in step with the index entries incrementally (by checksum stamp).
  *
  * It ranks; it does not decide what is eligible (search.ts does) and it never touches files
  * (segment-files.ts saves and opens it).
@@ -18,7 +19,7 @@ import type { IndexEntry } from '../types.js'
 import { SEARCHABLE_STATUSES } from '../types.js'
 import { identifiersOf } from './identifiers.js'
 import { TOKENIZER_VERSION, isStrongTerm, tokenize } from '../language/tokenizer.js'
-import { BOUND_CAP, FIELD_COUNT, MAX_SEGMENT_DOCS, Segment, SegmentBuilder, type SegmentDoc, type SegmentVersion } from './segment.js'
+import { BLOCK, BOUND_CAP, FIELD_COUNT, MAX_SEGMENT_DOCS, Segment, SegmentBuilder, type SegmentDoc, type SegmentVersion } from './segment.js'
 
 /** Bump when the document shape or field set changes (3: the identifiers field; 4: the slot key among the keywords). */
 export const SEARCH_INDEX_FORMAT = 4
@@ -172,9 +173,10 @@ export interface RankOptions {
   /**
    * Early termination, for a caller that draws until a document scores below its `depth`-th
    * best divided by `reach` (search.ts: top_k hits, each raised by a boost of at most `reach`).
-   * Exactly those documents come from scoring only the ones whose bound can reach them
-   * (max-score over the per-term bounds the segments store); a caller drawing further gets the
-   * rest, in the same order, from scoring every posting. `count` and `get` stay exact.
+   * The `depth` best come first from scoring only the documents whose bound can reach the
+   * depth-th best (max-score over the per-term bounds the segments store); a caller drawing past
+   * them gets those down to the depth-th best over `reach` the same way, and one drawing further
+   * still the rest, in the same order, from scoring every posting. `count` and `get` stay exact.
    */
   top?: { depth: number; reach: number }
 }
@@ -291,6 +293,12 @@ class FieldScore {
   /** More than any frequency and length can give: tf (k1 + 1) / (tf + ...) stays under k1 + 1. */
   ceiling(): number {
     return this.weight * (this.idf * (RANKING.d + RANKING.k1 + 1))
+  }
+
+  /** The most a posting can give under stored bounds (segment.ts): the largest frequency at i * 2, the smallest length after it. */
+  bound(bounds: Uint16Array, i: number): number {
+    const maxTf = bounds[i * 2] as number
+    return maxTf >= BOUND_CAP ? this.ceiling() : this.of(maxTf, bounds[i * 2 + 1] as number)
   }
 }
 
@@ -471,9 +479,6 @@ interface QueryPlan {
   qualifying: Uint8Array
 }
 
-/** How many documents of its best term a segment scores before its walk (Cursors.warm). */
-const WARM_DOCS = 64
-
 /** How many terms, held by some live document in a ranked field, can make a document count. */
 function drivingTerms(plan: QueryPlan, strongOnly: boolean): number {
   let n = 0
@@ -580,20 +585,27 @@ class TopScratch {
 /**
  * The postings runs of a query's terms in one segment, each with a cursor, and each term's bound
  * here. Runs are in term order, then field order, so a document's score is summed in the order
- * rankAll sums it (the same bits). The essential terms' runs are read whole; every run is sought
- * (galloping) only for the documents whose bound reaches the floor.
+ * rankAll sums it (the same bits). The essential runs are read block by block (a block that
+ * cannot reach the floor skipped); every run is sought (galloping) only for the documents whose
+ * bound reaches the floor.
  */
 class Cursors {
   private readonly termOf: number[] = []
   private readonly fieldOf: number[] = []
   private readonly pos: number[] = []
   private readonly end: number[] = []
+  /** Each run's bound (its field's part of its term's bound) and its blocks in the segment's blockBounds. */
+  private readonly runBound: number[] = []
+  private readonly blockFrom: number[] = []
+  private readonly blockTo: number[] = []
   /** Runs of term ti: firstRun[ti] .. firstRun[ti + 1]. */
   private readonly firstRun: number[] = []
   /** Each term's bound in this segment (0: absent here). */
   private readonly bound: Float64Array
-  private readonly essential: Uint8Array
+  /** The runs read whole (block by block), in term then field order; the others are only sought. */
   private essentialRuns: number[] = []
+  private rest = 0
+  private restTerms = 0
 
   constructor(
     private readonly plan: QueryPlan,
@@ -605,7 +617,6 @@ class Cursors {
   ) {
     const T = plan.terms.length
     this.bound = new Float64Array(T)
-    this.essential = new Uint8Array(T)
     for (let ti = 0; ti < T; ti++) {
       this.firstRun.push(this.pos.length)
       const t = plan.found[pi * T + ti] as number
@@ -620,8 +631,11 @@ class Cursors {
         this.fieldOf.push(f)
         this.pos.push(from)
         this.end.push(to)
-        const maxTf = segment.bounds[(t * FIELD_COUNT + f) * 2] as number
-        bound += maxTf >= BOUND_CAP ? bm25.ceiling() : bm25.of(maxTf, segment.bounds[(t * FIELD_COUNT + f) * 2 + 1] as number)
+        const runBound = bm25.bound(segment.bounds, t * FIELD_COUNT + f)
+        this.runBound.push(runBound)
+        this.blockFrom.push(segment.blockStarts[t * FIELD_COUNT + f] as number)
+        this.blockTo.push(segment.blockStarts[t * FIELD_COUNT + f + 1] as number)
+        bound += runBound
       }
       this.bound[ti] = bound * (1 + BOUND_SLACK)
     }
@@ -629,37 +643,53 @@ class Cursors {
   }
 
   /**
-   * Splits the terms present here by the floor: with strongOnly a document must match a
-   * qualifying term, so only those can drive; of them, the lowest-bound ones whose bounds,
-   * with every other term's, still leave a document under the floor drive nothing.
+   * Splits the runs here by the floor, a run (a term in one field) at a time: with strongOnly a
+   * document must match a qualifying term, so only its runs can drive; of them, the lowest-bound
+   * ones whose bounds, with every other run's, times the number of terms they belong to, still
+   * leave a document under the floor drive nothing. A common term's long run in one field is
+   * so left to be sought, when its other field (the keywords, weighed double) is what reaches the
+   * floor. Sets `rest` and `restTerms`: the bounds of the runs that drive nothing, and how many
+   * terms they belong to.
    */
   private split(floor: number): void {
-    const { bound, plan } = this
-    const T = plan.terms.length
-    const drivers: number[] = []
-    let others = 0
-    let otherCount = 0
-    for (let ti = 0; ti < T; ti++) {
-      if (bound[ti] === 0) continue
-      if (this.strongOnly && plan.qualifying[ti] === 0) {
-        others += bound[ti] as number
-        otherCount++
-      } else drivers.push(ti)
+    const { plan } = this
+    const counted = new Uint8Array(plan.terms.length)
+    let terms = 0
+    const count = (ti: number): void => {
+      if (counted[ti] === 0) (counted[ti] = 1), terms++
     }
-    drivers.sort((a, b) => (bound[a] as number) - (bound[b] as number))
-    let sum = others
+    const drivers: number[] = []
+    let sum = 0
+    for (let r = 0; r < this.pos.length; r++) {
+      const ti = this.termOf[r] as number
+      if (this.strongOnly && plan.qualifying[ti] === 0) {
+        sum += this.runBoundOf(r)
+        count(ti)
+      } else drivers.push(r)
+    }
+    drivers.sort((a, b) => (this.runBound[a] as number) - (this.runBound[b] as number))
     let j = 0
-    while (j < drivers.length && (sum + (bound[drivers[j] as number] as number)) * (otherCount + j + 1) < floor) sum += bound[drivers[j++] as number] as number
-    this.essential.fill(0)
-    for (let i = j; i < drivers.length; i++) this.essential[drivers[i] as number] = 1
-    this.essentialRuns = []
-    for (let r = 0; r < this.pos.length; r++) if (this.essential[this.termOf[r] as number] === 1) this.essentialRuns.push(r)
+    for (; j < drivers.length; j++) {
+      const r = drivers[j] as number
+      const n = terms + (counted[this.termOf[r] as number] === 0 ? 1 : 0)
+      if ((sum + this.runBoundOf(r)) * n >= floor) break
+      sum += this.runBoundOf(r)
+      count(this.termOf[r] as number)
+    }
+    this.rest = sum
+    this.restTerms = terms
+    this.essentialRuns = drivers.slice(j).sort((a, b) => a - b)
+  }
+
+  /** Run r's bound, raised so that float rounding never prunes a document that reaches it. */
+  private runBoundOf(r: number): number {
+    return (this.runBound[r] as number) * (1 + BOUND_SLACK)
   }
 
   /**
-   * Hands `keep` every document that may reach the floor. The essential terms' postings are
-   * summed term at a time (any order: only a bound), each document then bounded by that sum plus
-   * the bounds of the terms it may also match; those that reach the floor are scored exactly, in
+   * Hands `keep` every document that may reach the floor. The essential runs' postings are
+   * summed run at a time (any order: only a bound), each document then bounded by that sum plus
+   * the bounds of the runs it may also match; those that reach the floor are scored exactly, in
    * document order, and the floor rises as they are kept. `seen` (all 0 on entry, one per
    * document of the segment) marks those already handed.
    */
@@ -667,8 +697,17 @@ class Cursors {
     this.warm(keep, seen)
     this.split(floor.value)
     const { plan, segment, deleted } = this
-    const { docs, tfs, lengths } = segment
+    const { docs, tfs, lengths, blockBounds } = segment
     const { partial, terms, stamp, touched } = scratch
+    // Every term present here, at its bound, times how many there are: what a document can score
+    // at most; a block of a run bounds it tighter for the documents in that block.
+    let all = 0
+    let present = 0
+    for (let ti = 0; ti < plan.terms.length; ti++)
+      if (this.bound[ti] !== 0) {
+        all += this.bound[ti] as number
+        present++
+      }
     let count = 0
     let lastTerm = -1
     let mark = 0
@@ -680,25 +719,30 @@ class Cursors {
       }
       const f = this.fieldOf[r] as number
       const bm25 = plan.fieldScores[ti * RANKED_FIELD_COUNT + f] as FieldScore
+      const start = this.pos[r] as number
       const to = this.end[r] as number
-      for (let i = this.pos[r] as number; i < to; i++) {
-        const d = docs[i] as number
-        if (terms[d] === 0) touched[count++] = d
-        if (stamp[d] !== mark) {
-          stamp[d] = mark
-          terms[d]!++
+      const others = all - (this.runBound[r] as number)
+      const firstBlock = this.blockFrom[r] as number
+      const blocks = (this.blockTo[r] as number) - firstBlock
+      for (let b = 0; b < Math.max(1, blocks); b++) {
+        // A block whose every document scores under the floor, whatever else it matches, is
+        // skipped: a document of it reached through another run scores under the floor too, so
+        // its partial sum, short of this block, never keeps it (keep holds every score to the floor).
+        if (blocks > 0 && (others + bm25.bound(blockBounds, firstBlock + b)) * present * (1 + BOUND_SLACK) < floor.value) continue
+        const blockEnd = blocks > 0 ? Math.min(to, start + (b + 1) * BLOCK) : to
+        for (let i = blocks > 0 ? start + b * BLOCK : start; i < blockEnd; i++) {
+          const d = docs[i] as number
+          if (terms[d] === 0) touched[count++] = d
+          if (stamp[d] !== mark) {
+            stamp[d] = mark
+            terms[d]!++
+          }
+          partial[d]! += bm25.of(tfs[i] as number, lengths[d * FIELD_COUNT + f] as number)
         }
-        partial[d]! += bm25.of(tfs[i] as number, lengths[d * FIELD_COUNT + f] as number)
       }
     }
-    // What a document may add beyond its essential terms: every other term present here.
-    let rest = 0
-    let restCount = 0
-    for (let ti = 0; ti < plan.terms.length; ti++)
-      if (this.bound[ti] !== 0 && this.essential[ti] === 0) {
-        rest += this.bound[ti] as number
-        restCount++
-      }
+    // What a document may add beyond its essential runs: every other run present here.
+    const { rest, restTerms: restCount } = this
     // In document order: a few documents sorted, many read off a scan of the segment.
     if (count * 16 < segment.docCount) touched.subarray(0, count).sort()
     else for (let d = 0, j = 0; d < segment.docCount; d++) if (terms[d] !== 0) touched[j++] = d
@@ -709,7 +753,9 @@ class Cursors {
       partial[d] = 0
       terms[d] = 0
       if (seen[d] === 1 || (deleted !== null && deleted[d] === 1)) continue
-      if ((sum * (1 + BOUND_SLACK) + rest) * (matched + restCount) < floor.value) continue
+      // It matches at most every term present here (a term with runs on both sides is counted
+      // in matched and in restCount).
+      if ((sum * (1 + BOUND_SLACK) + rest) * Math.min(matched + restCount, present) < floor.value) continue
       // One term, summed field by field from 0 as scoreDoc sums it: the sum is the score, to the
       // bit (and under strongOnly an essential term qualifies).
       if (matched === 1 && restCount === 0) keep(this.base + d, sum)
@@ -721,9 +767,10 @@ class Cursors {
   }
 
   /**
-   * Raises the floor before the walk: the first documents of the term with the highest bound
-   * (the rarest, most often) are scored first, so the walk in document order starts with a
-   * floor near its final one instead of climbing to it from the first documents it meets.
+   * Raises the floor before the walk: documents of the term with the highest bound (the rarest,
+   * most often) are scored first, from each of its runs the block with the highest bound (a
+   * short run whole), so the walk starts with a floor near its final one instead of climbing to
+   * it from the first documents it meets.
    */
   private warm(keep: (slot: number, score: number) => void, seen: Uint8Array): void {
     const { plan, bound } = this
@@ -735,8 +782,9 @@ class Cursors {
     if (best < 0) return
     const picked: number[] = []
     for (let r = this.firstRun[best] as number; r < (this.firstRun[best + 1] as number); r++) {
-      const to = Math.min(this.end[r] as number, (this.pos[r] as number) + WARM_DOCS)
-      for (let i = this.pos[r] as number; i < to; i++) {
+      const from = (this.pos[r] as number) + this.bestBlock(r) * BLOCK
+      const to = Math.min(this.end[r] as number, from + BLOCK)
+      for (let i = from; i < to; i++) {
         const d = this.segment.docs[i] as number
         if (seen[d] === 1 || (this.deleted !== null && this.deleted[d] === 1)) continue
         seen[d] = 1
@@ -749,6 +797,22 @@ class Cursors {
       const score = probe.scoreDoc(d)
       if (!this.strongOnly || probe.strong) keep(this.base + d, score)
     }
+  }
+
+  /** The block of run r with the highest bound (0 for a run without blocks). */
+  private bestBlock(r: number): number {
+    const bm25 = this.plan.fieldScores[(this.termOf[r] as number) * RANKED_FIELD_COUNT + (this.fieldOf[r] as number)] as FieldScore
+    const first = this.blockFrom[r] as number
+    let best = 0
+    let top = -Infinity
+    for (let b = first; b < (this.blockTo[r] as number); b++) {
+      const bound = bm25.bound(this.segment.blockBounds, b)
+      if (bound > top) {
+        top = bound
+        best = b - first
+      }
+    }
+    return best
   }
 
   /** Of the document scored last: whether it matched a qualifying term, and how many terms it matched. */
@@ -784,36 +848,43 @@ class Cursors {
   }
 }
 
+/** A ranking's first documents, exactly, and the score every document it left out stays under. */
+interface Head {
+  head: Ranking
+  floor: number
+}
+
 /**
- * A ranking under RankOptions.top: first the documents the early-terminated scoring kept, then,
- * only for a caller drawing past them, the rest of a full ranking (whose first documents are
- * exactly those kept: the same scores in the same order).
+ * A ranking under RankOptions.top, in stages of growing depth, each computed only for a caller
+ * drawing past the one before: first exactly the `depth` best documents (the floor their own
+ * score), then every document that can reach the depth-th best over `reach`, then the rest of a
+ * full ranking. Each stage's first documents are exactly the previous stage's (the same scores
+ * in the same order), so a stage continues where the one before ran out.
  */
 class TopRanking implements RankedDocs {
   private drawn = 0
-  private rest: Ranking | null = null
 
   constructor(
-    private readonly head: Ranking,
-    /** Every document not in head scores under it. */
-    private readonly floor: number,
+    private current: Head,
+    /** The deeper stages, shallowest first; the last one leaves nothing out. */
+    private readonly deeper: Array<() => Head>,
     readonly count: number,
-    private readonly full: () => Ranking,
     private readonly byId: (id: string) => RankedDoc | undefined,
   ) {}
 
   next(bar?: number): RankedDoc | undefined {
-    if (this.rest === null) {
-      const doc = this.head.next()
+    for (;;) {
+      const doc = this.current.head.next()
       if (doc !== undefined) {
         this.drawn++
         return doc
       }
-      if (this.drawn === this.count || (bar !== undefined && this.floor <= bar * (1 - BOUND_SLACK))) return undefined
-      this.rest = this.full()
-      for (let i = 0; i < this.drawn; i++) this.rest.next()
+      if (this.drawn === this.count || (bar !== undefined && this.current.floor <= bar * (1 - BOUND_SLACK))) return undefined
+      const stage = this.deeper.shift()
+      if (stage === undefined) return undefined
+      this.current = stage()
+      for (let i = 0; i < this.drawn; i++) this.current.head.next()
     }
-    return this.rest.next()
   }
 
   get(id: string): RankedDoc | undefined {
@@ -1106,12 +1177,11 @@ export class SearchIndex {
     const plan = this.planOf(terms, weights, options.qualifies ?? isStrongTerm)
     const strongOnly = options.strongOnly === true
     const look: Look = { idOf: (x) => this.idOf(x), matchedOf: (slot) => this.matchedAt(slot, terms, plan.found), slotOf: (id) => this.slotOf(id) }
-    // With one term that can make a document count, no term's postings can be skipped: every
-    // one is scored, term at a time, which is the faster walk.
-    if (options.top === undefined || drivingTerms(plan, strongOnly) < 2) return this.rankAll(plan, accept, strongOnly, look)
-    const { head, floor } = this.rankTop(plan, accept, strongOnly, options.top, look)
-    const full = () => this.rankAll(plan, accept, strongOnly, look)
-    return new TopRanking(head, floor, this.countMatched(plan, accept, strongOnly), full, (id) => this.scoredById(plan, accept, id, look))
+    const top = options.top
+    if (top === undefined || drivingTerms(plan, strongOnly) === 0) return this.rankAll(plan, accept, strongOnly, look)
+    const deeper = [() => this.rankTop(plan, accept, strongOnly, top, look), () => ({ head: this.rankAll(plan, accept, strongOnly, look), floor: -Infinity })]
+    const first = this.rankTop(plan, accept, strongOnly, { depth: top.depth, reach: 1 }, look)
+    return new TopRanking(first, deeper, this.countMatched(plan, accept, strongOnly), (id) => this.scoredById(plan, accept, id, look))
   }
 
   /** Every posting of every term scored, term at a time. */
@@ -1185,7 +1255,7 @@ export class SearchIndex {
    * postings are bounded and scored, and the floor rises as documents are kept. Every document
    * not returned scores under the floor returned.
    */
-  private rankTop(plan: QueryPlan, accept: ((id: string) => boolean) | null, strongOnly: boolean, top: { depth: number; reach: number }, look: Look): { head: Ranking; floor: number } {
+  private rankTop(plan: QueryPlan, accept: ((id: string) => boolean) | null, strongOnly: boolean, top: { depth: number; reach: number }, look: Look): Head {
     const floor = new Floor(top.depth, top.reach)
     const slots: number[] = []
     const scores: number[] = []

@@ -9,7 +9,7 @@
  * Layout (little-endian; every section starts on an 8-byte boundary):
  *   header   magic "MASEG001", layout, index format, tokenizer version, documents, terms,
  *            postings, bytes per term frequency (1, 2, 4), id bytes, stamp bytes, term bytes,
- *            body length, CRC-32 of the body, CRC-32 of the header before it, 0
+ *            blocks, body length, CRC-32 of the body, CRC-32 of the header before it
  *   lengths       u32[documents * FIELD_COUNT]  unique terms of each field of each document
  *   idOffsets     u32[documents + 1]            into the id bytes (UTF-8)
  *   stampOffsets  u32[documents + 1]            into the stamp bytes (UTF-8)
@@ -19,6 +19,11 @@
  *                                               smallest field length among its postings (both capped at
  *                                               65,535; a capped frequency means "unbounded"), from which
  *                                               a query bounds the term's score (early termination)
+ *   blockStarts   u32[terms * FIELD_COUNT + 1]  blocks of term t, field f: blockStarts[t*F+f] .. blockStarts[t*F+f+1]
+ *   blockBounds   u16[blocks * 2]               a run longer than BLOCK postings is cut into blocks of BLOCK (the
+ *                                               last one shorter), each with the bounds above of its own
+ *                                               postings: a query skips the blocks whose bound cannot reach
+ *                                               its floor (block-max); a shorter run has no blocks
  *   docs          u16[postings]                 ascending within each run (a segment holds <= 65,536 documents)
  *   tfs           u8|u16|u32[postings]
  *   id bytes, stamp bytes, term bytes
@@ -32,13 +37,18 @@ import { crc32 } from 'node:zlib'
 export const FIELD_COUNT = 4
 /** Document numbers are 16-bit. */
 export const MAX_SEGMENT_DOCS = 65_536
-/** Bump when the byte layout changes (2: per-term score bounds). */
-export const SEGMENT_LAYOUT = 2
+/** Bump when the byte layout changes (2: per-term score bounds; 3: per-block score bounds). */
+export const SEGMENT_LAYOUT = 3
+/** Postings per block of a long run (the last block of a run may be shorter). */
+export const BLOCK = 64
 /** The cap of a stored bound: a frequency at the cap bounds nothing, a length at the cap is at most the real one. */
 export const BOUND_CAP = 0xffff
 
 const MAGIC = Buffer.from('MASEG001', 'latin1')
 const HEADER_BYTES = 64
+/** Where the header keeps the body's checksum, and its own (of the bytes before it). */
+const BODY_CRC = 56
+const HEADER_CRC = 60
 
 /** What a segment records so that a mismatch with this build means "build again". */
 export interface SegmentVersion {
@@ -64,6 +74,7 @@ interface Counts {
   idBytes: number
   stampBytes: number
   termBytes: number
+  blocks: number
 }
 
 /** Byte offsets of each section, from the counts alone: the header holds no offsets to trust. */
@@ -80,13 +91,18 @@ function layoutOf(c: Counts) {
   const termOffsets = take((c.terms + 1) * 4)
   const starts = take((c.terms * FIELD_COUNT + 1) * 4)
   const bounds = take(c.terms * FIELD_COUNT * 2 * 2)
+  const blockStarts = take((c.terms * FIELD_COUNT + 1) * 4)
+  const blockBounds = take(c.blocks * 2 * 2)
   const docs = take(c.postings * 2)
   const tfs = take(c.postings * c.tfWidth)
   const ids = take(c.idBytes)
   const stamps = take(c.stampBytes)
   const terms = take(c.termBytes)
-  return { lengths, idOffsets, stampOffsets, termOffsets, starts, bounds, docs, tfs, ids, stamps, terms, end: at }
+  return { lengths, idOffsets, stampOffsets, termOffsets, starts, bounds, blockStarts, blockBounds, docs, tfs, ids, stamps, terms, end: at }
 }
+
+/** The blocks of a run of this many postings. */
+const blocksOf = (postings: number): number => (postings > BLOCK ? Math.ceil(postings / BLOCK) : 0)
 
 /** Code point order (the order of UTF-8 bytes), which JavaScript's `<` on UTF-16 units is not. */
 export function compareCodePoints(a: string, b: string): number {
@@ -153,6 +169,8 @@ export class SegmentBuilder {
     const idBlob = Buffer.from(this.ids.join(''), 'utf8')
     const stampBlob = Buffer.from(this.stamps.join(''), 'utf8')
     const termBlob = Buffer.from(terms.join(''), 'utf8')
+    let blocks = 0
+    for (const perField of this.postings.values()) for (const list of perField) blocks += blocksOf(list.length / 2)
     const counts: Counts = {
       docs: this.ids.length,
       terms: terms.length,
@@ -161,6 +179,7 @@ export class SegmentBuilder {
       idBytes: idBlob.length,
       stampBytes: stampBlob.length,
       termBytes: termBlob.length,
+      blocks,
     }
     const at = layoutOf(counts)
     const buf = Buffer.alloc(at.end)
@@ -179,38 +198,57 @@ export class SegmentBuilder {
     offsetsOf(terms, u32(at.termOffsets, counts.terms + 1))
     const starts = u32(at.starts, counts.terms * FIELD_COUNT + 1)
     const bounds = new Uint16Array(buf.buffer, buf.byteOffset + at.bounds, counts.terms * FIELD_COUNT * 2)
+    const blockStarts = u32(at.blockStarts, counts.terms * FIELD_COUNT + 1)
+    const blockBounds = new Uint16Array(buf.buffer, buf.byteOffset + at.blockBounds, counts.blocks * 2)
     const docs = new Uint16Array(buf.buffer, buf.byteOffset + at.docs, counts.postings)
     const tfs = tfView(buf, at.tfs, counts.postings, counts.tfWidth)
     let p = 0
+    let block = 0
     terms.forEach((term, t) => {
       const perField = this.postings.get(term) as number[][]
       for (let f = 0; f < FIELD_COUNT; f++) {
-        starts[t * FIELD_COUNT + f] = p
+        const run = t * FIELD_COUNT + f
+        starts[run] = p
+        blockStarts[run] = block
         const list = perField[f] as number[]
+        const cut = blocksOf(list.length / 2) > 0
         let maxTf = 0
         let minLength = BOUND_CAP
+        let blockTf = 0
+        let blockLength = BOUND_CAP
         for (let i = 0; i < list.length; i += 2) {
           const doc = list[i] as number
           const tf = list[i + 1] as number
+          const length = this.lengths[doc * FIELD_COUNT + f] as number
           docs[p] = doc
           tfs[p] = tf
           maxTf = Math.max(maxTf, tf)
-          minLength = Math.min(minLength, this.lengths[doc * FIELD_COUNT + f] as number)
+          minLength = Math.min(minLength, length)
+          blockTf = Math.max(blockTf, tf)
+          blockLength = Math.min(blockLength, length)
           p++
+          if (cut && ((i / 2 + 1) % BLOCK === 0 || i + 2 === list.length)) {
+            blockBounds[block * 2] = Math.min(blockTf, BOUND_CAP)
+            blockBounds[block * 2 + 1] = blockLength
+            block++
+            blockTf = 0
+            blockLength = BOUND_CAP
+          }
         }
-        bounds[(t * FIELD_COUNT + f) * 2] = Math.min(maxTf, BOUND_CAP)
-        bounds[(t * FIELD_COUNT + f) * 2 + 1] = minLength
+        bounds[run * 2] = Math.min(maxTf, BOUND_CAP)
+        bounds[run * 2 + 1] = minLength
       }
     })
     starts[counts.terms * FIELD_COUNT] = p
+    blockStarts[counts.terms * FIELD_COUNT] = block
     idBlob.copy(buf, at.ids)
     stampBlob.copy(buf, at.stamps)
     termBlob.copy(buf, at.terms)
     MAGIC.copy(buf, 0)
-    const fields = [SEGMENT_LAYOUT, version.format, version.tokenizer, counts.docs, counts.terms, counts.postings, counts.tfWidth, counts.idBytes, counts.stampBytes, counts.termBytes, at.end - HEADER_BYTES]
+    const fields = [SEGMENT_LAYOUT, version.format, version.tokenizer, counts.docs, counts.terms, counts.postings, counts.tfWidth, counts.idBytes, counts.stampBytes, counts.termBytes, counts.blocks, at.end - HEADER_BYTES]
     fields.forEach((v, i) => buf.writeUInt32LE(v, 8 + i * 4))
-    buf.writeUInt32LE(crc32(buf.subarray(HEADER_BYTES)), 52)
-    buf.writeUInt32LE(crc32(buf.subarray(0, 56)), 56)
+    buf.writeUInt32LE(crc32(buf.subarray(HEADER_BYTES)), BODY_CRC)
+    buf.writeUInt32LE(crc32(buf.subarray(0, HEADER_CRC)), HEADER_CRC)
     return buf
   }
 }
@@ -233,6 +271,10 @@ export class Segment {
   readonly starts: Uint32Array
   /** Term t, field f: the largest frequency at (t * FIELD_COUNT + f) * 2, the smallest field length after it. */
   readonly bounds: Uint16Array
+  /** Blocks of term t, field f: blockStarts[t * FIELD_COUNT + f] .. blockStarts[t * FIELD_COUNT + f + 1] (none for a short run). */
+  readonly blockStarts: Uint32Array
+  /** Block b: the largest frequency at b * 2, the smallest field length after it (capped as `bounds`). */
+  readonly blockBounds: Uint16Array
   readonly docs: Uint16Array
   readonly tfs: TfArray
   private readonly idOffsets: Uint32Array
@@ -257,6 +299,8 @@ export class Segment {
     this.termOffsets = u32(at.termOffsets, c.terms + 1)
     this.starts = u32(at.starts, c.terms * FIELD_COUNT + 1)
     this.bounds = new Uint16Array(bytes.buffer, bytes.byteOffset + at.bounds, c.terms * FIELD_COUNT * 2)
+    this.blockStarts = u32(at.blockStarts, c.terms * FIELD_COUNT + 1)
+    this.blockBounds = new Uint16Array(bytes.buffer, bytes.byteOffset + at.blockBounds, c.blocks * 2)
     this.docs = new Uint16Array(bytes.buffer, bytes.byteOffset + at.docs, c.postings)
     this.tfs = tfView(bytes, at.tfs, c.postings, c.tfWidth)
     this.idStart = at.ids
@@ -268,18 +312,18 @@ export class Segment {
   /** Opens encoded bytes; null when they are not an intact segment of this layout and version. */
   static open(input: Buffer, version: SegmentVersion): Segment | null {
     if (input.length < HEADER_BYTES || !input.subarray(0, 8).equals(MAGIC)) return null
-    if (input.readUInt32LE(56) !== crc32(input.subarray(0, 56))) return null
+    if (input.readUInt32LE(HEADER_CRC) !== crc32(input.subarray(0, HEADER_CRC))) return null
     const word = (i: number): number => input.readUInt32LE(8 + i * 4)
     if (word(0) !== SEGMENT_LAYOUT || word(1) !== version.format || word(2) !== version.tokenizer) return null
-    const c: Counts = { docs: word(3), terms: word(4), postings: word(5), tfWidth: word(6), idBytes: word(7), stampBytes: word(8), termBytes: word(9) }
+    const c: Counts = { docs: word(3), terms: word(4), postings: word(5), tfWidth: word(6), idBytes: word(7), stampBytes: word(8), termBytes: word(9), blocks: word(10) }
     if (c.docs > MAX_SEGMENT_DOCS || ![1, 2, 4].includes(c.tfWidth)) return null
-    if (layoutOf(c).end !== input.length || word(10) !== input.length - HEADER_BYTES) return null
-    if (input.readUInt32LE(52) !== crc32(input.subarray(HEADER_BYTES))) return null
+    if (layoutOf(c).end !== input.length || word(11) !== input.length - HEADER_BYTES) return null
+    if (input.readUInt32LE(BODY_CRC) !== crc32(input.subarray(HEADER_BYTES))) return null
     // Typed-array views need aligned offsets: a buffer from a shared pool may start anywhere.
     const bytes = input.byteOffset % 8 === 0 ? input : Buffer.from(input)
     const s = new Segment(bytes, c)
-    const ends = [s.idOffsets[c.docs], s.stampOffsets[c.docs], s.termOffsets[c.terms], s.starts[c.terms * FIELD_COUNT]]
-    return ends[0] === c.idBytes && ends[1] === c.stampBytes && ends[2] === c.termBytes && ends[3] === c.postings ? s : null
+    const ends = [s.idOffsets[c.docs], s.stampOffsets[c.docs], s.termOffsets[c.terms], s.starts[c.terms * FIELD_COUNT], s.blockStarts[c.terms * FIELD_COUNT]]
+    return ends[0] === c.idBytes && ends[1] === c.stampBytes && ends[2] === c.termBytes && ends[3] === c.postings && ends[4] === c.blocks ? s : null
   }
 
   id(doc: number): string {
