@@ -31,7 +31,9 @@ afterAll(async () => {
   for (const r of roots) rmSync(r, { recursive: true, force: true })
 })
 
-function open(root: string, options: { snapshotTailLines?: number } = {}): MemoryBackend {
+type SnapshotOptions = { snapshotTailLines?: number; snapshotIdleMs?: number }
+
+function open(root: string, options: SnapshotOptions = {}): MemoryBackend {
   const b = createFileBackend(root, options)
   backends.push(b)
   return b
@@ -49,7 +51,7 @@ const SUMMARIES = [
 ]
 
 /** A store of `n` keyless memories, Chinese and English in turn. */
-async function storeOf(n: number, options: { snapshotTailLines?: number } = {}): Promise<{ root: string; backend: MemoryBackend }> {
+async function storeOf(n: number, options: SnapshotOptions = {}): Promise<{ root: string; backend: MemoryBackend }> {
   const root = join(mkdtempSync(join(tmpdir(), 'snap-')), 'store')
   roots.push(root)
   const backend = open(root, options)
@@ -180,8 +182,27 @@ describe('index snapshot', () => {
     expect(await seen(root, id)).toBe(await expectedOf(id))
   })
 
-  it('writes refresh the snapshot once the tail passes the bound, not on every write', async () => {
-    const { root } = await storeOf(14, { snapshotTailLines: 4 })
+  it('a due snapshot is saved once the writes pause, not on the write path', async () => {
+    const { root } = await storeOf(6, { snapshotTailLines: 4, snapshotIdleMs: 1000 })
+    const lines = lineCount(readFileSync(join(root, 'index.jsonl'), 'utf8'))
+    expect(lines).toBeGreaterThan(4)
+    // Past the bound but not four times past it: the writes left it to the pause after them.
+    expect(snapshotCover(join(root, SNAPSHOT_FILE))).toBeNull()
+    const deadline = Date.now() + 10_000
+    while (snapshotCover(join(root, SNAPSHOT_FILE)) === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    expect(snapshotCover(join(root, SNAPSHOT_FILE))?.lines).toBe(lines)
+  })
+
+  it('writes that never pause save it themselves at four times the bound; flushCaches saves a due one', async () => {
+    const { root, backend } = await storeOf(0, { snapshotTailLines: 4, snapshotIdleMs: 3_600_000 })
+    const tails: number[] = []
+    for (let i = 0; i < 30; i++) {
+      await writeHandler(backend, { summary: `${SUMMARIES[i % SUMMARIES.length]} (${i})` })
+      tails.push(lineCount(readFileSync(join(root, 'index.jsonl'), 'utf8')) - (snapshotCover(join(root, SNAPSHOT_FILE))?.lines ?? 0))
+    }
+    expect(Math.max(...tails)).toBeLessThanOrEqual(16)
+    expect(Math.max(...tails)).toBeGreaterThan(4)
+    await flushCaches(backend)
     const cover = snapshotCover(join(root, SNAPSHOT_FILE))
     expect(cover).not.toBeNull()
     const lines = lineCount(readFileSync(join(root, 'index.jsonl'), 'utf8'))

@@ -248,6 +248,22 @@ describe('clones: wings and collisions', () => {
     expect((await roomsHandler(alone.backend, {})).rooms.map((r) => r.room)).toEqual(['topics', `topics-${claimed}`])
   })
 
+  it('the wing is read once, not per write; a wing file changed on disk is taken up by the next keyless write', async () => {
+    const { backend, root } = await store()
+    let wingReads = 0
+    // The real backend, counting the reads of the wing file that go through it.
+    const counting: MemoryBackend = Object.create(backend, {
+      readFile: { value: (rel: string) => ((wingReads += rel === WING_FILE ? 1 : 0), backend.readFile(rel)) },
+    }) as MemoryBackend
+    expect((await writeHandler(counting, { summary: '周一的例会改到十点 first' })).location).toBe('topics#1')
+    for (let i = 0; i < 5; i++) await writeHandler(counting, { summary: `Standup notes number ${i} are kept in the wiki` })
+    expect(wingReads).toBe(0)
+    // Another wing written by hand (as a sync of another clone would not, but a person might).
+    await fs.writeFile(path.join(root, WING_FILE), '{"wing":"zzqqx"}\n')
+    expect((await writeHandler(counting, { summary: '新的一条：周五下午发布' })).location).toBe('topics-zzqqx#1')
+    expect(wingReads).toBe(1)
+  })
+
   it('a location both clones changed merges to the smaller one on every clone; moved_from merges as a set', () => {
     const file = (location: string, moved: string) => `---\nid: m\nlocation: ${location}\n${moved}---\n# m\n\nText.\n`
     const base = file('topics#1', '')

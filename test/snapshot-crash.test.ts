@@ -1,8 +1,9 @@
 /**
  * SIGKILL while the index snapshot is being written, as a property over seeded random stores: a
  * child (test/workers/snapshot-writer.mjs) writes keyless memories, edits and removes memory files
- * by hand, and saves a snapshot every few index lines; the parent kills it the moment the
- * snapshot's temp file appears. Reopened, the store must hold every acknowledged write, the view
+ * by hand, pauses now and then, and saves a snapshot every few index lines (in the background
+ * after a pause, or on the write path after four bounds without one); the parent kills it the
+ * moment the snapshot's temp file appears. Reopened, the store must hold every acknowledged write, the view
  * started from the snapshot and its tail must equal a fold of index.jsonl from the start, and
  * once fresh, entries and search answers must equal those of a store rebuilt from the files.
  *
@@ -27,6 +28,8 @@ const WORKER = path.join(here, 'workers', 'snapshot-writer.mjs')
 const BUILT_API = path.join(here, '..', 'lib', 'api.js')
 const SEEDS = [11, 23, 37, 41, 59, 73]
 const TAIL_LINES = 3
+/** The pause after which the writer saves a due snapshot in the background (it pauses for twice this now and then). */
+const IDLE_MS = 25
 const QUERIES = ['数据库 迁移', 'coffee budget', '生产环境 慢查询', 'Alice birthday', 'edited by hand', '签证 机票']
 
 const dirs: string[] = []
@@ -53,6 +56,8 @@ interface Run {
   steps: string[]
   /** The snapshot's temp file was still there after the kill: the kill landed inside the write. */
   midWrite: boolean
+  /** The kill came in a pause of the writer: the snapshot was the background one, not a write's. */
+  inPause: boolean
 }
 
 /** Runs the writer until the `nth` event on the snapshot's temp file (a write gives one or two), kills it right then, and returns what it acknowledged. */
@@ -60,7 +65,7 @@ function killDuringSnapshot(root: string, seed: number, nth: number): Promise<Ru
   const cache = path.join(root, path.dirname(SNAPSHOT_FILE))
   const tempName = path.basename(SNAPSHOT_TEMP)
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER, root, String(seed), String(TAIL_LINES)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [WORKER, root, String(seed), String(TAIL_LINES), String(IDLE_MS)], { stdio: ['ignore', 'pipe', 'pipe'] })
     const steps: string[] = []
     let partial = ''
     let stderr = ''
@@ -94,7 +99,7 @@ function killDuringSnapshot(root: string, seed: number, nth: number): Promise<Ru
       clearTimeout(fallback)
       watcher?.close()
       if (!killed) reject(new Error(`snapshot writer exited on its own (${code ?? signal}): ${stderr}`))
-      else resolve({ steps, midWrite: existsSync(path.join(cache, tempName)) })
+      else resolve({ steps, midWrite: existsSync(path.join(cache, tempName)), inPause: steps[steps.length - 1] === 'p' })
     })
   })
 }
@@ -109,13 +114,15 @@ async function answers(b: MemoryBackend): Promise<string[][]> {
 
 describe('SIGKILL while the index snapshot is written', () => {
   let midWrites = 0
+  let inPauses = 0
   for (const [k, seed] of SEEDS.entries()) {
     it(`seed ${seed}: every acknowledged write is found, and the answers are a fresh rebuild's`, { timeout: 120_000 }, async () => {
       const dir = mkdtempSync(path.join(os.tmpdir(), `snap-kill-${seed}-`))
       dirs.push(dir)
       const root = path.join(dir, 'store')
-      const { steps, midWrite } = await killDuringSnapshot(root, seed, 4 + 3 * k)
+      const { steps, midWrite, inPause } = await killDuringSnapshot(root, seed, 4 + 3 * k)
       if (midWrite) midWrites++
+      if (inPause) inPauses++
       const written = steps.filter((s) => s.startsWith('w ')).map((s) => s.slice(2))
       const removed = new Set(steps.filter((s) => s.startsWith('d ')).map((s) => s.slice(2)))
       expect(written.length).toBeGreaterThan(TAIL_LINES)
@@ -148,11 +155,12 @@ describe('SIGKILL while the index snapshot is written', () => {
       expect(byId((await rebuilt.indexView()).values())).toEqual(fresh)
       expect(await answers(reopened)).toEqual(await answers(rebuilt))
       const edits = steps.filter((s) => s.startsWith('e ')).length
-      console.info(`[snapshot-kill] seed ${seed}: ${written.length} writes, ${edits} hand edits, ${removed.size} hand removals acknowledged; kill inside the snapshot write: ${midWrite}`)
+      console.info(`[snapshot-kill] seed ${seed}: ${written.length} writes, ${edits} hand edits, ${removed.size} hand removals acknowledged; kill inside the snapshot write: ${midWrite}, in a pause (the background save): ${inPause}`)
     })
   }
 
-  it('at least one kill landed inside a snapshot write (else the runs above did not test it)', () => {
+  it('at least one kill landed inside a snapshot write, and one in a background save (else the runs above did not test them)', () => {
     expect(midWrites).toBeGreaterThan(0)
+    expect(inPauses).toBeGreaterThan(0)
   })
 })

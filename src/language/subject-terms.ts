@@ -91,9 +91,11 @@ export function sameSubjectTerms(a: readonly string[], b: readonly string[]): bo
  */
 export function nearSubjectTerms(a: readonly string[], b: readonly string[], extra = 1): boolean {
   // The relation words a subject was given ("uses", "使用") tell no subject apart from a near one.
-  const core = (t: readonly string[]) => t.filter((x) => !RELATION_TERMS.has(x))
-  const [small, large] = core(a).length <= core(b).length ? [core(a), core(b)] : [core(b), core(a)]
-  if (small.length === 0 || large.length - small.length > extra) return false
-  const set = new Set(large)
-  return small.every((t) => set.has(t))
+  // Counted and looked up in place: a write compares its subject with every memory sharing its
+  // rarest word, and subjects are a few terms long.
+  const coreLength = (t: readonly string[]) => t.reduce((n, x) => (RELATION_TERMS.has(x) ? n : n + 1), 0)
+  const [small, large] = coreLength(a) <= coreLength(b) ? [a, b] : [b, a]
+  const smallLength = coreLength(small)
+  if (smallLength === 0 || coreLength(large) - smallLength > extra) return false
+  return small.every((t) => RELATION_TERMS.has(t) || large.includes(t))
 }

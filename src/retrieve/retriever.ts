@@ -194,9 +194,9 @@ export async function rebuildSearchCache(backend: MemoryBackend): Promise<void> 
 }
 
 /**
- * Brings the derived caches of this store up to date on disk now (search index, file stats) and
- * stops its file watcher. Adapters call it when they finish (a CLI command, a server shutting
- * down). A process that only wrote still leaves a current search index behind, so the next
+ * Brings the derived caches of this store up to date on disk now (search index, index snapshot,
+ * file stats) and stops its file watcher. Adapters call it when they finish (a CLI command, a
+ * server shutting down). A process that only wrote still leaves a current search index behind, so the next
  * process starts from it instead of catching up; skipping the call loses nothing but start-up
  * time. A store that cannot be written keeps its caches as they were: said once, never thrown.
  */
@@ -214,5 +214,6 @@ export async function flushCaches(backend: MemoryBackend): Promise<void> {
     await trySave(backend, c)
   }
   await saveSeenStats(backend).catch((err: unknown) => warnOnce(backend, 'file stats not saved', err, 'the next process looks at every memory file again'))
+  await backend.flushIndex?.().catch((err: unknown) => warnOnce(backend, 'index snapshot not saved', err, 'the next process folds more of index.jsonl'))
   stopFreshness(backend)
 }

@@ -147,6 +147,12 @@ export interface MemoryBackend {
    */
   appendIndex(upserts: readonly IndexEntry[], removed: readonly string[]): Promise<void>
   /**
+   * Optional: saves now, under the lock, what the backend keeps of the index for a quick start
+   * and would otherwise save once the writes pause (the file backend's index snapshot), if it is
+   * due. Adapters call it through flushCaches before they exit.
+   */
+  flushIndex?(): Promise<void>
+  /**
    * Folds changed entries and removed ids into this process's view only, writing nothing: for a
    * store this process cannot write (read-only, full), so its reads still see the files as they
    * are. The fold lasts until index.jsonl changes on disk (the view's generation changes then).

@@ -45,10 +45,15 @@ export interface FileBackendOptions {
    */
   probes?: AnchorProbes
   /**
-   * Lines index.jsonl may carry beyond its snapshot before a write saves a new one: the larger
-   * of this and a sixteenth of the live entries. Default 1000.
+   * Lines index.jsonl may carry beyond its snapshot before a new one is due: the larger of this
+   * and a sixteenth of the live entries. Default 1000.
    */
   snapshotTailLines?: number
+  /**
+   * How long the store must go without an index append before a due snapshot is saved in the
+   * background. Default 250 ms.
+   */
+  snapshotIdleMs?: number
 }
 
 const INDEX_FILE = 'index.jsonl'
@@ -56,6 +61,11 @@ const LEDGER_FILE = 'ledger.jsonl'
 const LOCK_DIR = '.lock'
 /** Lines index.jsonl may carry beyond twice its live entries before it is compacted. */
 const COMPACT_SLACK = 1000
+/**
+ * A due snapshot waits for a pause in the writes; writes that never pause save it themselves
+ * once the tail is this many times the bound, so a start after a crash folds a bounded tail.
+ */
+const SNAPSHOT_BURST = 4
 
 interface IndexFileState {
   ino: number
@@ -191,6 +201,9 @@ class FileBackend implements MemoryBackend {
   private snapshotLines = 0
   /** Saving a snapshot failed once (a read-only or full store): no more tries in this process. */
   private snapshotFailed = false
+  private readonly snapshotIdleMs: number
+  /** The background save of a due snapshot, waiting for a pause in the writes. */
+  private snapshotTimer: ReturnType<typeof setTimeout> | null = null
 
   constructor(root: string, options: FileBackendOptions) {
     this.root = path.resolve(root)
@@ -199,6 +212,7 @@ class FileBackend implements MemoryBackend {
     this.lockTimeoutMs = options.lockTimeoutMs ?? 20_000
     this.lockStaleMs = Math.max(2_000, options.lockStaleMs ?? 10_000)
     this.snapshotTailLines = Math.max(1, options.snapshotTailLines ?? 1000)
+    this.snapshotIdleMs = Math.max(0, options.snapshotIdleMs ?? 250)
   }
 
   now(): string {
@@ -623,6 +637,48 @@ class FileBackend implements MemoryBackend {
     }
   }
 
+  /** Lines index.jsonl carries beyond the newest snapshot this process knows of, and the bound past which a new one is due; null when none can be saved. */
+  private snapshotTail(): { lines: number; bound: number } | null {
+    const at = this.indexFile
+    if (at === null || this.foldedInMemory || this.snapshotFailed) return null
+    return { lines: at.lines - this.snapshotLines, bound: Math.max(this.snapshotTailLines, Math.floor(this.view.size / 16)) }
+  }
+
+  /**
+   * After an append: a due snapshot is saved once the writes pause (in the background, under the
+   * lock), or now when they have not paused for SNAPSHOT_BURST times the bound. Its cost, linear
+   * in the store, then stays off the write path; a crash before it costs start-up time only.
+   */
+  private snapshotAfterAppend(): void {
+    const tail = this.snapshotTail()
+    if (tail === null || tail.lines <= tail.bound) return
+    if (tail.lines > SNAPSHOT_BURST * tail.bound) {
+      this.saveSnapshot()
+      return
+    }
+    if (this.snapshotTimer !== null) {
+      this.snapshotTimer.refresh()
+      return
+    }
+    this.snapshotTimer = setTimeout(() => {
+      this.snapshotTimer = null
+      this.flushIndex().catch(() => undefined)
+    }, this.snapshotIdleMs)
+    // A process that is done may exit: the next start folds the tail instead.
+    this.snapshotTimer.unref()
+  }
+
+  async flushIndex(): Promise<void> {
+    if (this.snapshotTimer !== null) clearTimeout(this.snapshotTimer)
+    this.snapshotTimer = null
+    const tail = this.snapshotTail()
+    if (tail === null || tail.lines <= tail.bound) return
+    await this.withLock(async () => {
+      this.indexViewSync()
+      this.saveSnapshot()
+    })
+  }
+
   /**
    * Saves the view as the index snapshot when index.jsonl has grown past the last one (none
    * after a rewrite) by more than the bound: its cost, linear in the store, comes once per
@@ -631,9 +687,9 @@ class FileBackend implements MemoryBackend {
    */
   private saveSnapshot(): void {
     const at = this.indexFile
-    if (at === null || this.foldedInMemory || this.snapshotFailed) return
-    const bound = Math.max(this.snapshotTailLines, Math.floor(this.view.size / 16))
-    if (at.lines - this.snapshotLines <= bound) return
+    const tail = this.snapshotTail()
+    if (at === null || tail === null || tail.lines <= tail.bound) return
+    const bound = tail.bound
     const absSnapshot = this.resolveSync(SNAPSHOT_FILE)
     // Another process may have saved one since this one looked.
     const saved = snapshotCover(absSnapshot)
@@ -707,7 +763,7 @@ class FileBackend implements MemoryBackend {
     // No fsync: the index is derived, and a line lost to a power cut is restored from its file.
     await this.appendText(INDEX_FILE, text)
     await this.indexView()
-    this.saveSnapshot()
+    this.snapshotAfterAppend()
   }
 
   async appendLedger(...events: LedgerEvent[]): Promise<void> {

@@ -2,19 +2,21 @@
 // (Chinese and English) with hand edits and hand removals of memory files in between, on a store
 // that saves its index snapshot every few lines. Reports each acknowledged step on its own stdout
 // line as soon as it is done (synchronous write to fd 1): `w <id>` a write, `e <id>` a hand edit,
-// `d <id>` a hand removal. The parent kills it with SIGKILL while a snapshot is being written.
+// `d <id>` a hand removal, `p` a pause begun. Now and then it pauses for twice the snapshot's idle time, so that
+// snapshots are saved both in the background after a pause and by writes that ran on past four
+// bounds. The parent kills it with SIGKILL while a snapshot is being written.
 // Imports the BUILT library (run `npm run build`).
 //
-// usage: node snapshot-writer.mjs <root> <seed> <snapshot tail lines>
+// usage: node snapshot-writer.mjs <root> <seed> <snapshot tail lines> <snapshot idle ms>
 
 import { createHash } from 'node:crypto'
 import { readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { createFileBackend, writeHandler } from '../../lib/api.js'
 
-const [root, seedArg, tailArg] = process.argv.slice(2)
-if (!root || !seedArg || !tailArg) {
-  process.stderr.write('usage: snapshot-writer.mjs <root> <seed> <snapshot tail lines>\n')
+const [root, seedArg, tailArg, idleArg] = process.argv.slice(2)
+if (!root || !seedArg || !tailArg || !idleArg) {
+  process.stderr.write('usage: snapshot-writer.mjs <root> <seed> <snapshot tail lines> <snapshot idle ms>\n')
   process.exit(2)
 }
 
@@ -29,11 +31,16 @@ const sentence = (i) =>
     ? `${pick(ZH)}和${pick(ZH)}的事：${pick(ZH)}要在${pick(ZH)}之前处理完（第${i}条）`
     : `The ${pick(EN)} and the ${pick(EN)} need a ${pick(EN)} before ${pick(EN)} (note ${i})`
 
-const backend = createFileBackend(root, { snapshotTailLines: Number(tailArg) })
+const idleMs = Number(idleArg)
+const backend = createFileBackend(root, { snapshotTailLines: Number(tailArg), snapshotIdleMs: idleMs })
 /** Memories this process wrote and whose files are still there: id -> path. */
 const live = new Map()
 for (let i = 0; ; i++) {
   const u = random()
+  if (random() < 0.1) {
+    writeSync(1, 'p\n')
+    await new Promise((resolve) => setTimeout(resolve, 2 * idleMs))
+  }
   try {
     if (u < 0.15 && live.size > 3) {
       const [id, path] = pick([...live])

@@ -404,6 +404,22 @@ function recordedWing(text: string | null): string | null | undefined {
 
 async function saveWing(backend: MemoryBackend, wing: string | null): Promise<void> {
   await backend.writeFileAtomic(WING_FILE, `${JSON.stringify({ wing })}\n`)
+  const signature = signatureOf(await backend.stat(WING_FILE).catch(() => null))
+  if (signature !== null) wingCache.set(backend, { signature, wing })
+}
+
+/** The wing file as this process last read it, per backend, by its size and mtime: a write stats it instead of reading it. */
+const wingCache = new WeakMap<MemoryBackend, { signature: string; wing: string | null | undefined }>()
+
+/** The wing the file records now (see recordedWing), read again only when its size or mtime changed. */
+async function currentWing(backend: MemoryBackend): Promise<string | null | undefined> {
+  const signature = signatureOf(await backend.stat(WING_FILE).catch(() => null))
+  if (signature === null) return undefined
+  const known = wingCache.get(backend)
+  if (known?.signature === signature) return known.wing
+  const wing = recordedWing(await backend.readFile(WING_FILE).catch(() => null))
+  wingCache.set(backend, { signature, wing })
+  return wing
 }
 
 function newWing(): string {
@@ -416,7 +432,7 @@ function newWing(): string {
  * (its palace came with it) or a store whose .cache/ was deleted takes a new wing.
  */
 async function wingOf(backend: MemoryBackend, index: IndexLookup): Promise<string | null> {
-  const known = recordedWing(await backend.readFile(WING_FILE).catch(() => null))
+  const known = await currentWing(backend)
   if (known !== undefined) return known
   const alone = (await backend.stat('.git')) === null && (await loadRooms(backend, index.values())).rooms.length === 0
   const wing = alone ? null : newWing()
@@ -426,7 +442,7 @@ async function wingOf(backend: MemoryBackend, index: IndexLookup): Promise<strin
 
 /** Gives this clone a wing of its own, if it gives plain slots or has none yet: sync does, before it shares anything. Returns it. */
 export async function claimWing(backend: MemoryBackend): Promise<string> {
-  const known = recordedWing(await backend.readFile(WING_FILE).catch(() => null))
+  const known = await currentWing(backend)
   if (typeof known === 'string') return known
   const wing = newWing()
   await saveWing(backend, wing)

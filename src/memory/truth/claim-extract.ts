@@ -820,9 +820,24 @@ function unframe(text: string): { text: string; cue: string | null; speaker: str
 
 /**
  * What a text asserts, or null when it asserts nothing slot-like (a question, narration,
- * chatter, a person's statement outside every personal category).
+ * chatter, a person's statement outside every personal category). Frozen, and shared by every
+ * caller that reads the same text (a write reads its summary, then its new memory's).
  */
 export function deriveClaim(input: string): DerivedClaim | null {
+  const known = derivedBefore.get(input)
+  if (known !== undefined) return known
+  const claim = deriveClaimAnew(input)
+  if (claim !== null) Object.freeze(Object.assign(claim, { cues: Object.freeze(claim.cues), retired: Object.freeze(claim.retired) }))
+  if (derivedBefore.size >= DERIVED_CACHE_LIMIT) derivedBefore.clear()
+  derivedBefore.set(input, claim)
+  return claim
+}
+
+/** Claims by text, for the texts read last; emptied when it reaches its bound. */
+const derivedBefore = new Map<string, DerivedClaim | null>()
+const DERIVED_CACHE_LIMIT = 1024
+
+function deriveClaimAnew(input: string): DerivedClaim | null {
   const { text, cue, speaker } = unframe(input)
   if (text === '' || /[?？]\s*$/u.test(text)) return null
   // A trailing parenthesis is a remark ("(we migrated last week)"): its cues count, its words are no value.
