@@ -17,6 +17,7 @@ import { warnOnce } from '../store/warn-once.js'
 import { buildAliasTable, loadUserAliases, mergeAliasGroups, type AliasTable } from './aliases.js'
 import type { IndexEntry } from '../types.js'
 import { packageVersion } from '../version.js'
+import { KeywordLookup } from './keywords.js'
 import { SearchIndex } from './search-index.js'
 import { SEARCH_MANIFEST, loadSavedIndex, removeSearchIndex, saveSearchIndex, savedIndexState } from './segment-files.js'
 import { affectedWithContext, allWithContext } from './session-context.js'
@@ -30,10 +31,13 @@ export interface RetrievalState {
   entries: IndexView
   index: SearchIndex
   aliases: AliasTable
+  /** The keywords of the live entries (null for the store as of a past time). */
+  keywords: KeywordLookup | null
 }
 
 interface Cached {
   index: SearchIndex
+  keywords: KeywordLookup
   generation: number
   version: number
   aliases: AliasTable
@@ -128,7 +132,7 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
     const current = saved !== null && matches !== null && saved.state === matches
     const stats = current ? null : index.sync(allWithContext(view))
     const unsaved = stats === null ? 0 : stats.added + stats.updated + stats.removed
-    c = { index, generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved, saveTimer: null, saveFailed: false, sessionOf: sessionMap(view), matches }
+    c = { index, keywords: KeywordLookup.of(view.values()), generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved, saveTimer: null, saveFailed: false, sessionOf: sessionMap(view), matches }
     caches.set(backend, c)
   } else {
     const changed = view.changedSince(c.generation, c.version)
@@ -136,6 +140,7 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
       const stats = c.index.sync(allWithContext(view))
       c.unsaved += stats.added + stats.updated + stats.removed
       c.sessionOf = sessionMap(view)
+      c.keywords = KeywordLookup.of(view.values())
     } else if (changed.length > 0) {
       const present: IndexEntry[] = []
       const sessions = new Set<string>()
@@ -146,8 +151,10 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
         if (entry === undefined) {
           if (c.index.remove(id)) c.unsaved++
           c.sessionOf.delete(id)
+          c.keywords.remove(id)
           continue
         }
+        c.keywords.set(entry)
         present.push(entry)
         if (entry.session_id !== null) {
           sessions.add(entry.session_id)
@@ -166,7 +173,7 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
     }
   }
   scheduleSave(backend, c)
-  return { entries: view, index: c.index, aliases: c.aliases }
+  return { entries: view, index: c.index, aliases: c.aliases, keywords: c.keywords }
 }
 
 /**

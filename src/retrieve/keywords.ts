@@ -1,0 +1,114 @@
+/**
+ * The keywords of memories (tags, entities, slot key) as a search reads them: a match whose
+ * keyword the query names (every token of it among the query's tokens) is raised by
+ * RANKING.keywordMatchBoost (search.ts). `namesKeyword` is that test; `KeywordLookup` finds the
+ * memories it can hold for, from the query alone, so that a search can score those apart and
+ * stop its draw of all the others at their own scores instead of at a boost they cannot get.
+ *
+ * The lookup is derived from the index view and kept in step with it by the retrieval state
+ * (retriever.ts), entry by entry. It never decides a ranking on its own: what it returns is
+ * checked against the entries themselves.
+ */
+
+import { tokenize } from '../language/tokenizer.js'
+import type { IndexEntry } from '../types.js'
+
+/** Tokens of each tag, entity and slot key, per entry object (entries are replaced, never changed). */
+const keywordTokens = new WeakMap<IndexEntry, string[][]>()
+/** Tokens of one keyword: tags and entities recur across many entries, so each is tokenised once. */
+const tokensOfKeyword = new Map<string, string[]>()
+/** The keyword token cache is emptied past this many keywords (a bound, not a tuning). */
+const KEYWORD_CACHE_LIMIT = 50_000
+
+function keywordTokensOf(keyword: string): string[] {
+  let tokens = tokensOfKeyword.get(keyword)
+  if (tokens === undefined) {
+    if (tokensOfKeyword.size >= KEYWORD_CACHE_LIMIT) tokensOfKeyword.clear()
+    tokens = tokenize(keyword, { cjkUnigrams: 'isolated' })
+    tokensOfKeyword.set(keyword, tokens)
+  }
+  return tokens
+}
+
+/** The entry's tags, entities and slot key that have tokens. */
+function keywordsOf(entry: IndexEntry): string[] {
+  return [...entry.tags, ...entry.entities, ...(entry.key !== null ? [entry.key] : [])].filter((k) => keywordTokensOf(k).length > 0)
+}
+
+/** True when every token of one of the entry's tags, entities or slot key is among the query tokens. */
+export function namesKeyword(entry: IndexEntry, queryTokens: ReadonlySet<string>): boolean {
+  let keywords = keywordTokens.get(entry)
+  if (keywords === undefined) {
+    keywords = keywordsOf(entry).map(keywordTokensOf)
+    keywordTokens.set(entry, keywords)
+  }
+  return keywords.some((tokens) => tokens.every((t) => queryTokens.has(t)))
+}
+
+const addTo = (map: Map<string, Set<string>>, key: string, value: string): void => {
+  const set = map.get(key)
+  if (set === undefined) map.set(key, new Set([value]))
+  else set.add(value)
+}
+
+const removeFrom = (map: Map<string, Set<string>>, key: string, value: string): void => {
+  const set = map.get(key)
+  if (set === undefined) return
+  set.delete(value)
+  if (set.size === 0) map.delete(key)
+}
+
+/** Which memories hold which keywords, and which keywords hold which tokens. */
+export class KeywordLookup {
+  private readonly idsByKeyword = new Map<string, Set<string>>()
+  private readonly keywordsByToken = new Map<string, Set<string>>()
+  private readonly keywordsById = new Map<string, string[]>()
+
+  static of(entries: Iterable<IndexEntry>): KeywordLookup {
+    const lookup = new KeywordLookup()
+    for (const e of entries) lookup.set(e)
+    return lookup
+  }
+
+  /** Files the entry's keywords under its id, in place of what was filed there before. */
+  set(entry: IndexEntry): void {
+    this.remove(entry.id)
+    const keywords = [...new Set(keywordsOf(entry))]
+    if (keywords.length === 0) return
+    this.keywordsById.set(entry.id, keywords)
+    for (const k of keywords) {
+      if (!this.idsByKeyword.has(k)) for (const t of keywordTokensOf(k)) addTo(this.keywordsByToken, t, k)
+      addTo(this.idsByKeyword, k, entry.id)
+    }
+  }
+
+  remove(id: string): void {
+    const keywords = this.keywordsById.get(id)
+    if (keywords === undefined) return
+    this.keywordsById.delete(id)
+    for (const k of keywords) {
+      removeFrom(this.idsByKeyword, k, id)
+      if (!this.idsByKeyword.has(k)) for (const t of keywordTokensOf(k)) removeFrom(this.keywordsByToken, t, k)
+    }
+  }
+
+  /**
+   * The ids of the memories holding a keyword these query tokens name, or null when there are
+   * more than `limit` of them (scoring each apart would cost more than it saves).
+   */
+  naming(queryTokens: ReadonlySet<string>, limit: number): Set<string> | null {
+    const out = new Set<string>()
+    const seen = new Set<string>()
+    for (const t of queryTokens) {
+      for (const k of this.keywordsByToken.get(t) ?? []) {
+        if (seen.has(k)) continue
+        seen.add(k)
+        if (!keywordTokensOf(k).every((kt) => queryTokens.has(kt))) continue
+        const ids = this.idsByKeyword.get(k) as Set<string>
+        if (out.size + ids.size > limit) return null
+        for (const id of ids) out.add(id)
+      }
+    }
+    return out
+  }
+}
