@@ -23,10 +23,16 @@ const pending = new WeakMap<MemoryBackend, Set<Promise<void>>>()
 /** Lines appended to the query log by this process since it last counted the file. */
 const appendedSinceCount = new WeakMap<MemoryBackend, number>()
 
-function track(backend: MemoryBackend, file: string, work: Promise<void>): void {
+/**
+ * Runs work once the search that asked for it has answered (a turn of the event loop later, so
+ * none of its file work, nor a trim now and then, is on the search's path), tracked until done.
+ */
+function beside(backend: MemoryBackend, file: string, work: () => Promise<void>): void {
   let set = pending.get(backend)
   if (set === undefined) pending.set(backend, (set = new Set()))
-  const p = work.catch((err: unknown) => warnOnce(backend, `${file} not written`, err, 'searches go on without recording their use'))
+  const p = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(work)
+    .catch((err: unknown) => warnOnce(backend, `${file} not written`, err, 'searches go on without recording their use'))
   set.add(p)
   void p.then(() => set?.delete(p))
 }
@@ -42,15 +48,15 @@ export interface SearchSignal {
   hitIds: string[]
 }
 
-/** Records a search without waiting for the disk and without ever failing the search. */
+/** Records a search after it has answered, without ever failing it. */
 export function recordSearch(backend: MemoryBackend, signal: SearchSignal): void {
   const at = backend.now()
   const top = signal.hitIds.slice(0, USAGE_TOP)
-  if (top.length > 0) track(backend, USAGE_FILE, backend.appendLog(USAGE_FILE, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
+  if (top.length > 0) beside(backend, USAGE_FILE, () => backend.appendLog(USAGE_FILE, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
   // Redacted before the cut, so a cut never leaves the head of a secret that no longer looks like one.
   const query = truncate(redactSecrets(signal.query.replace(/\s+/g, ' ').trim()).text, 120)
   if (query === '') return
-  track(backend, QUERY_LOG_FILE, appendQuery(backend, jsonLine({ at, query, hits: signal.hitIds.length }) + '\n'))
+  beside(backend, QUERY_LOG_FILE, () => appendQuery(backend, jsonLine({ at, query, hits: signal.hitIds.length }) + '\n'))
 }
 
 async function appendQuery(backend: MemoryBackend, line: string): Promise<void> {
