@@ -7,9 +7,14 @@
  * names no keyword draws fewer documents than that reach.
  */
 
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { createFileBackend, flushCaches, signalsSettled, writeHandler } from '../src/api.js'
 import { KeywordLookup } from '../src/retrieve/keywords.js'
+import { retrievalState, type RetrievalState } from '../src/retrieve/retriever.js'
 import { SearchIndex, type RankedDocs } from '../src/retrieve/search-index.js'
 import { runSearch, type SearchRequest } from '../src/retrieve/search.js'
 import type { IndexEntry } from '../src/types.js'
@@ -50,6 +55,12 @@ function entryOf(op: Extract<Op, { kind: 'put' }>, version: number): IndexEntry 
   return indexEntry(id, { title: op.text.slice(0, 10), summary: op.text, tags: op.tags, entities: op.entities, key: op.key, session_id: null, sources: [], checksum: `${id}-${version}` })
 }
 
+function lookupOf(entries: Iterable<IndexEntry>): KeywordLookup {
+  const lookup = new KeywordLookup()
+  for (const e of entries) lookup.set(e)
+  return lookup
+}
+
 /** The index, counting the documents searches draw from its rankings. */
 function counting(index: SearchIndex): { index: SearchIndex; drawn: () => number } {
   let n = 0
@@ -80,7 +91,7 @@ describe('keyword boosts scored apart', () => {
       fc.property(fc.array(opArb, { minLength: 5, maxLength: 140 }), fc.array(requestArb, { minLength: 1, maxLength: 6 }), (ops, requests) => {
         const entries = new Map<string, IndexEntry>()
         const index = SearchIndex.empty()
-        const lookup = KeywordLookup.of([])
+        const lookup = new KeywordLookup()
         ops.forEach((op, version) => {
           if (op.kind === 'drop') {
             entries.delete(`m${op.doc}`)
@@ -94,7 +105,7 @@ describe('keyword boosts scored apart', () => {
           lookup.set(e)
         })
         // Kept in step entry by entry, it is what a lookup built at once from the store is.
-        expect(lookup).toEqual(KeywordLookup.of(entries.values()))
+        expect(lookup).toEqual(lookupOf(entries.values()))
         for (const req of requests) expect(runSearch(entries, index, null, req, lookup), req.query).toEqual(runSearch(entries, index, null, req, null))
       }),
       { numRuns: 300 },
@@ -110,11 +121,49 @@ describe('keyword boosts scored apart', () => {
       entries.set(e.id, e)
       index.apply({ entry: e, context: '' })
     }
-    const lookup = KeywordLookup.of(entries.values())
+    const lookup = lookupOf(entries.values())
     const req = { query: 'year', top_k: 5 }
     const apart = counting(index)
     const reaching = counting(index)
     expect(runSearch(entries, apart.index, null, req, lookup)).toEqual(runSearch(entries, reaching.index, null, req, null))
     expect(apart.drawn()).toBeLessThan(reaching.drawn() / 2)
+  })
+
+  it('in a store: built beside the first searches, then kept in step with writes, with the same answers all along', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'keywords-apart-'))
+    try {
+      const backend = createFileBackend(root)
+      const notes: Array<[string, string[]]> = [
+        ['周末去北京旅行，住在西湖边的酒店', ['旅行']],
+        ['The staging database moved to port 5433', ['database']],
+        ['数据库迁移在周五晚上进行', ['数据库', '部署']],
+        ['Coffee with milk every morning before the deploy', []],
+      ]
+      for (const [summary, tags] of notes) await writeHandler(backend, { summary, ...(tags.length > 0 ? { tags } : {}) })
+      const queries = ['旅行 北京', 'database port', '数据库', 'deploy coffee', '周五 迁移']
+      const same = (state: RetrievalState) => {
+        for (const query of queries) expect(runSearch(state.entries, state.index, state.aliases, { query, top_k: 3 }, state.keywords), query).toEqual(runSearch(state.entries, state.index, state.aliases, { query, top_k: 3 }, null))
+      }
+      let state = await retrievalState(backend)
+      expect(state.keywords).toBeNull()
+      for (let i = 0; i < 100 && state.keywords === null; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        state = await retrievalState(backend)
+      }
+      const built = state.keywords
+      expect(built).not.toBeNull()
+      same(state)
+      await writeHandler(backend, { summary: '下个月去成都旅行看熊猫', tags: ['旅行'] })
+      await writeHandler(backend, { summary: 'Backups of the database run nightly', tags: ['database', 'backup'] })
+      state = await retrievalState(backend)
+      // Followed, not built again: the new memories are in it at once.
+      expect(state.keywords).toBe(built)
+      expect([...(state.keywords?.naming(new Set(['旅行']), 10) ?? [])]).toHaveLength(2)
+      same(state)
+      await signalsSettled(backend)
+      await flushCaches(backend)
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 })

@@ -5,9 +5,9 @@
  * memories it can hold for, from the query alone, so that a search can score those apart and
  * stop its draw of all the others at their own scores instead of at a boost they cannot get.
  *
- * The lookup is derived from the index view and kept in step with it by the retrieval state
- * (retriever.ts), entry by entry. It never decides a ranking on its own: what it returns is
- * checked against the entries themselves.
+ * The lookup is derived from the index view: built beside the searches of a process and then
+ * kept in step with the view, entry by entry (retriever.ts). Until it is there, searches draw as
+ * far as the boost reaches, with the same answers.
  */
 
 import { tokenize } from '../language/tokenizer.js'
@@ -58,16 +58,56 @@ const removeFrom = (map: Map<string, Set<string>>, key: string, value: string): 
   if (set.size === 0) map.delete(key)
 }
 
-/** Which memories hold which keywords, and which keywords hold which tokens. */
+/** The view a lookup follows: its entries, and the changes since a position of it. */
+export interface KeywordSource {
+  readonly generation: number
+  readonly currentVersion: number
+  get(id: string): IndexEntry | undefined
+  values(): Iterable<IndexEntry>
+  changedSince(generation: number, version: number): string[] | null
+}
+
+/** Entries filed per turn of the event loop while a lookup is built beside the searches. */
+const BUILD_CHUNK = 2000
+
+/**
+ * Which memories hold which keywords, and which keywords hold which tokens. Built beside the
+ * searches (`build`: a chunk per turn of the event loop, on timers that never keep a process
+ * alive, so a one-shot command ends without it), then kept in step with the view it follows.
+ */
 export class KeywordLookup {
   private readonly idsByKeyword = new Map<string, Set<string>>()
   private readonly keywordsByToken = new Map<string, Set<string>>()
   private readonly keywordsById = new Map<string, string[]>()
+  /** The view's position this lookup holds. */
+  private generation = -1
+  private version = -1
 
-  static of(entries: Iterable<IndexEntry>): KeywordLookup {
+  /** A lookup of the view as it is when it resolves; null when the view kept being replaced. */
+  static async build(view: KeywordSource): Promise<KeywordLookup | null> {
     const lookup = new KeywordLookup()
-    for (const e of entries) lookup.set(e)
-    return lookup
+    lookup.generation = view.generation
+    lookup.version = view.currentVersion
+    const entries = [...view.values()]
+    for (let at = 0; at < entries.length; at += BUILD_CHUNK) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 0).unref())
+      for (const e of entries.slice(at, at + BUILD_CHUNK)) lookup.set(e)
+    }
+    return lookup.follow(view) ? lookup : null
+  }
+
+  /** Brings the lookup in line with the view; false when it cannot follow it (rebuild). */
+  follow(view: KeywordSource): boolean {
+    const changed = view.changedSince(this.generation, this.version)
+    if (changed === null) return false
+    for (const id of changed) {
+      const entry = view.get(id)
+      if (entry === undefined) this.remove(id)
+      else this.set(entry)
+    }
+    this.generation = view.generation
+    this.version = view.currentVersion
+    return true
   }
 
   /** Files the entry's keywords under its id, in place of what was filed there before. */

@@ -37,7 +37,9 @@ export interface RetrievalState {
 
 interface Cached {
   index: SearchIndex
-  keywords: KeywordLookup
+  /** Null until built beside the searches (or after the view was replaced, until built again). */
+  keywords: KeywordLookup | null
+  keywordsBuilding: boolean
   generation: number
   version: number
   aliases: AliasTable
@@ -132,7 +134,7 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
     const current = saved !== null && matches !== null && saved.state === matches
     const stats = current ? null : index.sync(allWithContext(view))
     const unsaved = stats === null ? 0 : stats.added + stats.updated + stats.removed
-    c = { index, keywords: KeywordLookup.of(view.values()), generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved, saveTimer: null, saveFailed: false, sessionOf: sessionMap(view), matches }
+    c = { index, keywords: null, keywordsBuilding: false, generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved, saveTimer: null, saveFailed: false, sessionOf: sessionMap(view), matches }
     caches.set(backend, c)
   } else {
     const changed = view.changedSince(c.generation, c.version)
@@ -140,7 +142,6 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
       const stats = c.index.sync(allWithContext(view))
       c.unsaved += stats.added + stats.updated + stats.removed
       c.sessionOf = sessionMap(view)
-      c.keywords = KeywordLookup.of(view.values())
     } else if (changed.length > 0) {
       const present: IndexEntry[] = []
       const sessions = new Set<string>()
@@ -151,10 +152,8 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
         if (entry === undefined) {
           if (c.index.remove(id)) c.unsaved++
           c.sessionOf.delete(id)
-          c.keywords.remove(id)
           continue
         }
-        c.keywords.set(entry)
         present.push(entry)
         if (entry.session_id !== null) {
           sessions.add(entry.session_id)
@@ -173,7 +172,19 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
     }
   }
   scheduleSave(backend, c)
+  if (c.keywords !== null && !c.keywords.follow(view)) c.keywords = null
+  if (c.keywords === null) buildKeywords(c, view)
   return { entries: view, index: c.index, aliases: c.aliases, keywords: c.keywords }
+}
+
+/** Builds the keyword lookup beside the searches, once at a time. */
+function buildKeywords(c: Cached, view: IndexView): void {
+  if (c.keywordsBuilding) return
+  c.keywordsBuilding = true
+  void KeywordLookup.build(view).then((lookup) => {
+    c.keywords = lookup
+    c.keywordsBuilding = false
+  })
 }
 
 /**
