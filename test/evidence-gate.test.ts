@@ -93,10 +93,11 @@ describe('evidence gate', () => {
       batches.push({ batch: out.batch_id, ref: out.hits[0].ref, session })
     }
     expect(new Set(batches.map((b) => b.batch)).size).toBe(230)
-    const lines = (await s.backend.readFile(BATCH_FILE))!.split('\n').filter((l) => l !== '')
-    // Trimmed after the 200th: the 100 latest sessions of then (the 15 left out, s85 to s99, had
-    // searched once each), and the 30 appended since.
-    expect(lines.length).toBe(200 - 15 + 30)
+    // Trimmed after the 200th answer, off its path: the 100 latest sessions of then (the 15 left
+    // out, s85 to s99, had searched once each), and the 30 appended since.
+    const lines = async () => (await s.backend.readFile(BATCH_FILE))!.split('\n').filter((l) => l !== '').length
+    for (let i = 0; i < 200 && (await lines()) !== 200 - 15 + 30; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(await lines()).toBe(200 - 15 + 30)
     for (const b of batches.slice(-20)) {
       const v = await assess(s.backend, { batchId: b.batch, evidenceRefs: [b.ref], nextStrategy: 'answer', sufficient: true, session_id: b.session })
       expect(v.verdict, b.batch).toBe('sufficient')

@@ -55,7 +55,8 @@ export async function registerBatch(backend: MemoryBackend, sessionId: string | 
     appendsSinceTrim.set(backend, n)
     if (n >= TRIM_EVERY) {
       appendsSinceTrim.set(backend, 0)
-      await backend.withLock(() => backend.rewriteLog(BATCH_FILE, trimmed))
+      // After this answer, off its path; a process that ends first leaves the trim to the next.
+      setImmediate(() => void backend.withLock(() => backend.rewriteLog(BATCH_FILE, trimmed)).catch((err: unknown) => warnOnce(backend, 'evidence batches not trimmed', err, 'the file grows until a later trim')))
     }
   } catch (err) {
     warnOnce(backend, 'evidence batches not recorded', err, 'memory_assess will refuse the refs of these searches as unknown')
