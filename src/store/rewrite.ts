@@ -102,13 +102,8 @@ function writeTemp(abs: string, text: string, mode: number): { path: string; ino
  * (an editor that moves the file away while it saves, or a deletion). Never removes `next`.
  */
 function swapIn(abs: string, next: string, ino: number, intact: () => boolean): string | null {
-  const aside = sibling(abs, 'aside')
-  try {
-    fs.renameSync(abs, aside)
-  } catch (err) {
-    if (errno(err) === 'ENOENT') return null
-    throw err
-  }
+  const aside = setAside(abs)
+  if (aside === null) return null
   const st = fs.statSync(aside, { throwIfNoEntry: false })
   // Put back already by another process (restoreSetAside): start again from it.
   if (st === undefined) return null
@@ -131,6 +126,18 @@ function swapIn(abs: string, next: string, ino: number, intact: () => boolean): 
     }
     fs.renameSync(next, abs)
     return aside
+  }
+}
+
+/** Moves the file at abs aside, under a fresh name beside it (one rename); where it went, or null when there was none. */
+export function setAside(abs: string): string | null {
+  const aside = sibling(abs, 'aside')
+  try {
+    fs.renameSync(abs, aside)
+    return aside
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return null
+    throw err
   }
 }
 

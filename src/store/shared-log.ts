@@ -29,7 +29,7 @@ import { randomBytes } from 'node:crypto'
 import * as fs from 'node:fs'
 import path from 'node:path'
 import type { Rewrite } from './backend.js'
-import { isSetAside, NO_HARD_LINKS, runningRewriter, sibling } from './rewrite.js'
+import { isSetAside, NO_HARD_LINKS, runningRewriter, setAside, sibling } from './rewrite.js'
 
 const SEAL = Buffer.from('{"sealed":"')
 /** Files made in the free place by appenders, taken in before a rewrite gives up on linking its own. */
@@ -144,13 +144,8 @@ function withoutSeals(text: string): string {
  * came after them. Null when there is no file.
  */
 function take(abs: string, sealed: string[]): { text: string; aside: string } | null {
-  const aside = sibling(abs, 'aside')
-  try {
-    fs.renameSync(abs, aside)
-  } catch (err) {
-    if (errno(err) === 'ENOENT') return null
-    throw err
-  }
+  const aside = setAside(abs)
+  if (aside === null) return null
   const fd = fs.openSync(aside, 'a+')
   try {
     const nonce = randomBytes(8).toString('hex')
