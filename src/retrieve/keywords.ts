@@ -45,6 +45,14 @@ export function namesKeyword(entry: IndexEntry, queryTokens: ReadonlySet<string>
   return keywords.some((tokens) => tokens.every((t) => queryTokens.has(t)))
 }
 
+/**
+ * The one token a keyword is filed under: a query names it only when it holds every token of it,
+ * so one is enough to find it, and the longest (the first of those) is the rarest bet.
+ */
+function anchorOf(keyword: string): string {
+  return keywordTokensOf(keyword).reduce((best, t) => (t.length > best.length ? t : best))
+}
+
 const addTo = (map: Map<string, Set<string>>, key: string, value: string): void => {
   const set = map.get(key)
   if (set === undefined) map.set(key, new Set([value]))
@@ -117,7 +125,7 @@ export class KeywordLookup {
     if (keywords.length === 0) return
     this.keywordsById.set(entry.id, keywords)
     for (const k of keywords) {
-      if (!this.idsByKeyword.has(k)) for (const t of keywordTokensOf(k)) addTo(this.keywordsByToken, t, k)
+      if (!this.idsByKeyword.has(k)) addTo(this.keywordsByToken, anchorOf(k), k)
       addTo(this.idsByKeyword, k, entry.id)
     }
   }
@@ -128,7 +136,7 @@ export class KeywordLookup {
     this.keywordsById.delete(id)
     for (const k of keywords) {
       removeFrom(this.idsByKeyword, k, id)
-      if (!this.idsByKeyword.has(k)) for (const t of keywordTokensOf(k)) removeFrom(this.keywordsByToken, t, k)
+      if (!this.idsByKeyword.has(k)) removeFrom(this.keywordsByToken, anchorOf(k), k)
     }
   }
 
@@ -138,11 +146,11 @@ export class KeywordLookup {
    */
   naming(queryTokens: ReadonlySet<string>, limit: number): Set<string> | null {
     const out = new Set<string>()
-    const seen = new Set<string>()
+    let looked = 0
     for (const t of queryTokens) {
       for (const k of this.keywordsByToken.get(t) ?? []) {
-        if (seen.has(k)) continue
-        seen.add(k)
+        // Many keywords to look at (slot keys are phrases): drawing as far as the boost reaches costs less.
+        if (++looked > limit * 4) return null
         if (!keywordTokensOf(k).every((kt) => queryTokens.has(kt))) continue
         const ids = this.idsByKeyword.get(k) as Set<string>
         if (out.size + ids.size > limit) return null
