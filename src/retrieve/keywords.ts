@@ -75,13 +75,9 @@ export interface KeywordSource {
   changedSince(generation: number, version: number): string[] | null
 }
 
-/** Entries filed per turn of the event loop while a lookup is built beside the searches. */
-const BUILD_CHUNK = 2000
-
 /**
- * Which memories hold which keywords, and which keywords hold which tokens. Built beside the
- * searches (`build`: a chunk per turn of the event loop, on timers that never keep a process
- * alive, so a one-shot command ends without it), then kept in step with the view it follows.
+ * Which memories hold which keywords, and which keywords hold which tokens. Built a part at a
+ * time (`KeywordBuild`), then kept in step with the view it follows.
  */
 export class KeywordLookup {
   private readonly idsByKeyword = new Map<string, Set<string>>()
@@ -91,17 +87,11 @@ export class KeywordLookup {
   private generation = -1
   private version = -1
 
-  /** A lookup of the view as it is when it resolves; null when the view kept being replaced. */
-  static async build(view: KeywordSource): Promise<KeywordLookup | null> {
-    const lookup = new KeywordLookup()
-    lookup.generation = view.generation
-    lookup.version = view.currentVersion
-    const entries = [...view.values()]
-    for (let at = 0; at < entries.length; at += BUILD_CHUNK) {
-      await new Promise<void>((resolve) => setTimeout(resolve, 0).unref())
-      for (const e of entries.slice(at, at + BUILD_CHUNK)) lookup.set(e)
-    }
-    return lookup.follow(view) ? lookup : null
+  /** Takes the view's position: the entries filed since are what it was then. */
+  at(view: KeywordSource): this {
+    this.generation = view.generation
+    this.version = view.currentVersion
+    return this
   }
 
   /** Brings the lookup in line with the view; false when it cannot follow it (rebuild). */
@@ -158,5 +148,28 @@ export class KeywordLookup {
       }
     }
     return out
+  }
+}
+
+/**
+ * A lookup built over several steps (each files the next `size` entries of the view as it was
+ * when the build began), so that no one step holds a search up for long.
+ */
+export class KeywordBuild {
+  private readonly entries: IndexEntry[]
+  private readonly lookup: KeywordLookup
+  private filed = 0
+
+  constructor(private readonly view: KeywordSource) {
+    this.entries = [...view.values()]
+    this.lookup = new KeywordLookup().at(view)
+  }
+
+  /** Files the next entries; the lookup once all are, brought in line with the view (null: start again), else undefined. */
+  step(size: number): KeywordLookup | null | undefined {
+    const end = Math.min(this.entries.length, this.filed + size)
+    for (; this.filed < end; this.filed++) this.lookup.set(this.entries[this.filed] as IndexEntry)
+    if (this.filed < this.entries.length) return undefined
+    return this.lookup.follow(this.view) ? this.lookup : null
   }
 }

@@ -25,14 +25,15 @@ const appendedSinceCount = new WeakMap<MemoryBackend, number>()
 
 /**
  * Runs work once the search that asked for it has answered (a turn of the event loop later, so
- * none of its file work, nor a trim now and then, is on the search's path), tracked until done.
+ * none of its file work, nor a trim now and then, is on the search's path), tracked until done
+ * (`signalsSettled`); a failure is said once, naming `what`, and never fails anything.
  */
-function beside(backend: MemoryBackend, file: string, work: () => Promise<void>): void {
+export function afterAnswer(backend: MemoryBackend, what: string, work: () => Promise<void>): void {
   let set = pending.get(backend)
   if (set === undefined) pending.set(backend, (set = new Set()))
   const p = new Promise<void>((resolve) => setImmediate(resolve))
     .then(work)
-    .catch((err: unknown) => warnOnce(backend, `${file} not written`, err, 'searches go on without recording their use'))
+    .catch((err: unknown) => warnOnce(backend, `${what} not done`, err, 'searches go on without it'))
   set.add(p)
   void p.then(() => set?.delete(p))
 }
@@ -52,11 +53,11 @@ export interface SearchSignal {
 export function recordSearch(backend: MemoryBackend, signal: SearchSignal): void {
   const at = backend.now()
   const top = signal.hitIds.slice(0, USAGE_TOP)
-  if (top.length > 0) beside(backend, USAGE_FILE, () => backend.appendLog(USAGE_FILE, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
+  if (top.length > 0) afterAnswer(backend, USAGE_FILE, () => backend.appendLog(USAGE_FILE, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
   // Redacted before the cut, so a cut never leaves the head of a secret that no longer looks like one.
   const query = truncate(redactSecrets(signal.query.replace(/\s+/g, ' ').trim()).text, 120)
   if (query === '') return
-  beside(backend, QUERY_LOG_FILE, () => appendQuery(backend, jsonLine({ at, query, hits: signal.hitIds.length }) + '\n'))
+  afterAnswer(backend, QUERY_LOG_FILE, () => appendQuery(backend, jsonLine({ at, query, hits: signal.hitIds.length }) + '\n'))
 }
 
 async function appendQuery(backend: MemoryBackend, line: string): Promise<void> {
