@@ -352,6 +352,28 @@ export function runBackendSuite(name: string, makeBackend: () => Promise<Backend
           }
         }),
       )
+
+      it(
+        'appendLog creates a shared log (and its folder) and starts after a torn line; rewriteLog says what it read and wrote',
+        withStore(async (h) => {
+          const b = h.backend
+          await b.init()
+          expect(await b.withLock(() => b.rewriteLog('.cache/log.jsonl', (t) => t))).toBeNull()
+          await b.appendLog('.cache/log.jsonl', '{"q":"西湖"}\n')
+          await b.appendLog('.cache/log.jsonl', '{"q":"port"}\n')
+          if (h.raw) {
+            await h.raw.write('.cache/log.jsonl', '{"q":"西湖"}\n{"q":"port"}\n{"q":')
+            await b.appendLog('.cache/log.jsonl', '{"q":"db"}\n')
+          }
+          const before = h.raw ? '{"q":"西湖"}\n{"q":"port"}\n{"q":\n{"q":"db"}\n' : '{"q":"西湖"}\n{"q":"port"}\n'
+          expect(await b.readFile('.cache/log.jsonl')).toBe(before)
+          const drop = (t: string) => t.split('\n').filter((l) => l !== '' && l !== '{"q":"port"}').map((l) => `${l}\n`).join('')
+          expect(await b.withLock(() => b.rewriteLog('.cache/log.jsonl', drop))).toEqual({ before, after: drop(before) })
+          expect(await b.readFile('.cache/log.jsonl')).toBe(drop(before))
+          await b.appendLog('.cache/log.jsonl', '{"q":"after"}\n')
+          expect(await b.readFile('.cache/log.jsonl')).toBe(`${drop(before)}{"q":"after"}\n`)
+        }),
+      )
     })
 
     describe('lock', () => {

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import { findTool, writeMemoryTool } from '../src/api.js'
 import { renderValue } from '../src/tools/render/text.js'
-import { BATCHES_PER_SESSION } from '../src/memory/truth/evidence-gate.js'
+import { BATCHES_PER_SESSION, BATCH_FILE } from '../src/memory/truth/evidence-gate.js'
 import { tempStores } from './store-kit.js'
 
 const newStore = tempStores('dsh-memory-gate-')
@@ -80,5 +80,27 @@ describe('evidence gate', () => {
     const recent = await search(backend, { query: 'API port' })
     const noSession = await assess(backend, { batchId: recent.batch_id, evidenceRefs: [recent.hits[0].ref], nextStrategy: 'answer', sufficient: true })
     expect(noSession.verdict).toBe('sufficient')
+  })
+
+  it('every batch of a long run of searches is recorded, in Chinese and English, and the file is trimmed to the sessions kept', async () => {
+    const s = await seeded()
+    await writeMemoryTool.handler(s.backend, { summary: '周二发布评审之后部署' })
+    const batches: Array<{ batch: string; ref: string; session: string }> = []
+    // More than one trim's worth of searches (one every 200 appends), over many sessions.
+    for (let i = 0; i < 230; i++) {
+      const session = `s${i % 115}`
+      const out = await search(s.backend, { query: i % 2 === 0 ? '部署 发布' : 'deploy release', session_id: session })
+      batches.push({ batch: out.batch_id, ref: out.hits[0].ref, session })
+    }
+    expect(new Set(batches.map((b) => b.batch)).size).toBe(230)
+    // Trimmed after the 200th answer, off its path: the 100 latest sessions of then (the 15 left
+    // out, s85 to s99, had searched once each), and the 30 appended since.
+    const lines = async () => (await s.backend.readFile(BATCH_FILE))!.split('\n').filter((l) => l !== '').length
+    for (let i = 0; i < 200 && (await lines()) !== 200 - 15 + 30; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(await lines()).toBe(200 - 15 + 30)
+    for (const b of batches.slice(-20)) {
+      const v = await assess(s.backend, { batchId: b.batch, evidenceRefs: [b.ref], nextStrategy: 'answer', sufficient: true, session_id: b.session })
+      expect(v.verdict, b.batch).toBe('sufficient')
+    }
   })
 })

@@ -17,6 +17,7 @@ import { memories } from '../text.js'
 import type { IndexEntry } from '../types.js'
 import type { AliasTable } from './aliases.js'
 import { embedderOf } from './embedder.js'
+import type { KeywordLookup } from './keywords.js'
 import type { SearchIndex } from './search-index.js'
 import { filterOf, runSearch, toHit, type EntrySource, type SearchHit, type SearchRequest, type SearchResult } from './search.js'
 import { MIN_SIMILARITY, vectorSearch, type VectorSide } from './vectors.js'
@@ -83,6 +84,7 @@ export interface RankingState {
   entries: EntrySource
   index: SearchIndex
   aliases: AliasTable | null
+  keywords: KeywordLookup | null
 }
 
 /**
@@ -90,7 +92,7 @@ export interface RankingState {
  * query has no text; keyword and vector candidates fused otherwise.
  */
 export async function searchRanked(backend: MemoryBackend, state: RankingState, req: SearchRequest): Promise<SearchResult> {
-  if (req.query.trim() === '' || (await embedderOf(backend)) === null) return runSearch(state.entries, state.index, state.aliases, req)
+  if (req.query.trim() === '' || (await embedderOf(backend)) === null) return runSearch(state.entries, state.index, state.aliases, req, state.keywords)
   const accept = filterOf(req)
   const acceptId = (id: string) => {
     const e = state.entries.get(id)
@@ -100,8 +102,8 @@ export async function searchRanked(backend: MemoryBackend, state: RankingState, 
   const vector = await vectorSearch(backend, req.query, depth, acceptId)
   if (vector === null || vector.hits.length === 0) {
     // Nothing close in meaning (or no vector yet): the keyword answer as it is, saying why vectors were left out.
-    const keyword = runSearch(state.entries, state.index, state.aliases, req)
+    const keyword = runSearch(state.entries, state.index, state.aliases, req, state.keywords)
     return vector?.error !== undefined ? { ...keyword, guidance: `${keyword.guidance}${unusedNote(vector.error)}` } : keyword
   }
-  return fuseResults(state.entries, req, runSearch(state.entries, state.index, state.aliases, { ...req, top_k: depth }), vector)
+  return fuseResults(state.entries, req, runSearch(state.entries, state.index, state.aliases, { ...req, top_k: depth }, state.keywords), vector)
 }

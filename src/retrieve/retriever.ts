@@ -17,6 +17,7 @@ import { warnOnce } from '../store/warn-once.js'
 import { buildAliasTable, loadUserAliases, mergeAliasGroups, type AliasTable } from './aliases.js'
 import type { IndexEntry } from '../types.js'
 import { packageVersion } from '../version.js'
+import { KeywordBuild, type KeywordLookup } from './keywords.js'
 import { SearchIndex } from './search-index.js'
 import { SEARCH_MANIFEST, loadSavedIndex, removeSearchIndex, saveSearchIndex, savedIndexState } from './segment-files.js'
 import { affectedWithContext, allWithContext } from './session-context.js'
@@ -30,10 +31,18 @@ export interface RetrievalState {
   entries: IndexView
   index: SearchIndex
   aliases: AliasTable
+  /** The keywords of the live entries (null for the store as of a past time). */
+  keywords: KeywordLookup | null
 }
 
 interface Cached {
   index: SearchIndex
+  /** Null until built beside the searches (or after the view was replaced, until built again). */
+  keywords: KeywordLookup | null
+  /** The lookup under way, a step after each answer (`growKeywords`). */
+  keywordBuild: KeywordBuild | null
+  /** Calls made for this state: a process that searches once never builds the keyword lookup. */
+  looks: number
   generation: number
   version: number
   aliases: AliasTable
@@ -126,7 +135,7 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
     const current = saved !== null && matches !== null && saved.state === matches
     const stats = current ? null : index.sync(allWithContext(view))
     const unsaved = stats === null ? 0 : stats.added + stats.updated + stats.removed
-    c = { index, generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved, saveTimer: null, saveFailed: false, sessionOf: sessionMap(view), matches }
+    c = { index, keywords: null, keywordBuild: null, looks: 0, generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved, saveTimer: null, saveFailed: false, sessionOf: sessionMap(view), matches }
     caches.set(backend, c)
   } else {
     const changed = view.changedSince(c.generation, c.version)
@@ -164,7 +173,29 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
     }
   }
   scheduleSave(backend, c)
-  return { entries: view, index: c.index, aliases: c.aliases }
+  if (c.keywords !== null && !c.keywords.follow(view)) c.keywords = null
+  c.looks++
+  if (c.keywords !== null && !c.keywords.follow(view)) c.keywords = null
+  return { entries: view, index: c.index, aliases: c.aliases, keywords: c.keywords }
+}
+
+/** Entries the keyword lookup files per step. */
+const KEYWORD_STEP = 2000
+
+/**
+ * One step of building this store's keyword lookup, for the caller to run after a search has
+ * answered (off its path), from the second look of a process on: the first tokenisation of every
+ * keyword (slot keys are phrases) costs about 13 ms of CPU per 1,000 memories, which a one-shot
+ * command would spend for nothing. Until it is built, searches draw as far as the boost reaches.
+ */
+export async function growKeywords(backend: MemoryBackend): Promise<void> {
+  const c = caches.get(backend)
+  if (c === undefined || c.keywords !== null || c.looks < 2) return
+  c.keywordBuild ??= new KeywordBuild(await backend.indexView())
+  const done = c.keywordBuild.step(KEYWORD_STEP)
+  if (done === undefined) return
+  c.keywordBuild = null
+  c.keywords = done
 }
 
 /**

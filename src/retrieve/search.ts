@@ -13,7 +13,8 @@ import { briefOf, type IndexEntry } from '../types.js'
 import { memories } from '../text.js'
 import type { AliasTable } from './aliases.js'
 import { identifiersOf } from './identifiers.js'
-import { RANKING, isSearchable, type SearchIndex } from './search-index.js'
+import { namesKeyword, type KeywordLookup } from './keywords.js'
+import { RANKING, isSearchable, type RankedDoc, type SearchIndex } from './search-index.js'
 import { nearMisses, reasonGuidance, type NearMiss, type SearchReason } from './search-outcome.js'
 import { answerTermsFor, readQuestion } from '../language/question-words.js'
 import { isStrongTerm, tokenize } from '../language/tokenizer.js'
@@ -105,33 +106,6 @@ export function filterOf(req: SearchRequest): (e: IndexEntry) => boolean {
     if (req.scope !== undefined && premisesConflict(e.scope, req.scope)) return false
     return true
   }
-}
-
-/** Tokens of each tag, entity and slot key, per entry object (entries are replaced, never changed). */
-const keywordTokens = new WeakMap<IndexEntry, string[][]>()
-/** Tokens of one keyword: tags and entities recur across many entries, so each is tokenised once. */
-const tokensOfKeyword = new Map<string, string[]>()
-/** The keyword token cache is emptied past this many keywords (a bound, not a tuning). */
-const KEYWORD_CACHE_LIMIT = 50_000
-
-function keywordTokensOf(keyword: string): string[] {
-  let tokens = tokensOfKeyword.get(keyword)
-  if (tokens === undefined) {
-    if (tokensOfKeyword.size >= KEYWORD_CACHE_LIMIT) tokensOfKeyword.clear()
-    tokens = tokenize(keyword, { cjkUnigrams: 'isolated' })
-    tokensOfKeyword.set(keyword, tokens)
-  }
-  return tokens
-}
-
-/** True when every token of one of the entry's tags, entities or slot key is among the query tokens. */
-function namesKeyword(entry: IndexEntry, queryTokens: ReadonlySet<string>): boolean {
-  let keywords = keywordTokens.get(entry)
-  if (keywords === undefined) {
-    keywords = [...entry.tags, ...entry.entities, ...(entry.key !== null ? [entry.key] : [])].map(keywordTokensOf).filter((t) => t.length > 0)
-    keywordTokens.set(entry, keywords)
-  }
-  return keywords.some((tokens) => tokens.every((t) => queryTokens.has(t)))
 }
 
 /** What a memory's match is multiplied by for the sources it stands for (RANKING.sourcePower); 1 for one made of none or one. */
@@ -234,7 +208,19 @@ export function queryTerms(queryTokens: readonly string[], aliasTerms: readonly 
   return { weights, strongInQuery: [...queryTokens, ...aliasTerms].some(isStrongTerm) }
 }
 
-export function runSearch(source: EntrySource, index: SearchIndex, aliases: AliasTable | null, req: SearchRequest): SearchResult {
+/**
+ * Memories naming a keyword of the query are scored apart, each at once, when there are at most
+ * this many: the draw of the others then stops at their own scores (a bound, not a tuning).
+ */
+const BOOSTED_APART_LIMIT = 64
+
+/**
+ * The ranked answer. With `keywords` (the lookup of the live store), the few memories a keyword
+ * boost can raise are scored apart and the draw of the rest ends at the k-th best score instead
+ * of that divided by the boost; without (or with many such memories), the draw reaches down by
+ * the boost. Either way the same hits come out, in the same order.
+ */
+export function runSearch(source: EntrySource, index: SearchIndex, aliases: AliasTable | null, req: SearchRequest, keywords: KeywordLookup | null = null): SearchResult {
   const accept = filterOf(req)
   // Question words (啥时候, 几岁, 哪儿) are read as what they ask for, not searched as words; a
   // query of question words alone is searched as it is.
@@ -278,8 +264,11 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   const drawQualified = strongInQuery || answerTerms.size > 0
   // Shared identifiers: exact whole-token matches, which rank before every other hit.
   const sharedIds = index.literal(identifiersOf(req.query), acceptId)
-  // The draw below wants top_k hits besides the shared ones, each raised by at most the boost.
-  const draw = { depth: req.top_k + sharedIds.size, reach: RANKING.keywordMatchBoost }
+  // Those that a keyword boost can raise, when few enough to score apart (null: the draw reaches for them).
+  const boosted = keywords?.naming(querySet, BOOSTED_APART_LIMIT) ?? null
+  const reach = boosted === null ? RANKING.keywordMatchBoost : 1
+  // The draw below wants top_k hits besides the shared ones, each raised by at most `reach`.
+  const draw = { depth: req.top_k + sharedIds.size, reach }
   const ranking = index.rank([...weights.keys()], weights, acceptId, { strongOnly: drawQualified, qualifies, top: draw })
   const literalScore = new Map<string, number>()
   let matchedCount = ranking.count
@@ -290,24 +279,22 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
     if (!drawQualified || r.matched.some(qualifies)) matchedCount--
   }
 
-  // Results come best raw score first, and a boost multiplies by at most keywordMatchBoost: once
-  // top_k hits are in hand, the first result whose boosted score could not reach the k-th ends
-  // the draw (the rest are only counted, above).
+  // Results come best raw score first, and a boost multiplies by at most `reach`: once top_k hits
+  // are in hand, the first result whose boosted score could not reach the k-th ends the draw (the
+  // rest are only counted, above).
   const scored: Array<{ entry: IndexEntry; score: number; reason: SearchHit['reason'] }> = []
   const byScore = (a: { entry: IndexEntry; score: number }, b: { entry: IndexEntry; score: number }) =>
     b.score - a.score || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0)
   // A match's score: raised when the query names one of its keywords, spread over its sources.
   const scoreOf = (entry: IndexEntry, raw: number) => (namesKeyword(entry, querySet) ? raw * RANKING.keywordMatchBoost : raw) * perSource(entry)
   let threshold = -Infinity
-  for (let r = ranking.next(); r !== undefined; r = ranking.next(threshold / RANKING.keywordMatchBoost)) {
-    if (sharedIds.has(r.id)) continue
-    if (r.score * RANKING.keywordMatchBoost < threshold) break
+  const consider = (r: RankedDoc): void => {
     const entry = source.get(r.id)
-    if (entry === undefined) continue
-    // perSource is at most 1, so r.score times the boost stays an upper bound (the break above).
+    if (entry === undefined) return
+    // perSource is at most 1, so r.score times the boost stays an upper bound (the draw's break).
     const score = scoreOf(entry, r.score)
     // Below the k-th best it could only be cut again (ties at the k-th are ordered by id).
-    if (score < threshold) continue
+    if (score < threshold) return
     // Literal only through a term that could make a hit on its own: a shared single character
     // next to an alias match does not make the hit literal.
     const literal = r.matched.some((t) => querySet.has(t) && (isStrongTerm(t) || !strongInQuery))
@@ -317,6 +304,16 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
       scored.length = req.top_k
       threshold = (scored[req.top_k - 1] as { score: number }).score
     }
+  }
+  // Each as the draw would give it: matched, eligible, and with a qualifying term when it must.
+  for (const id of boosted ?? []) {
+    const r = sharedIds.has(id) ? undefined : ranking.get(id)
+    if (r !== undefined && (!drawQualified || r.matched.some(qualifies))) consider(r)
+  }
+  for (let r = ranking.next(); r !== undefined; r = ranking.next(threshold / reach)) {
+    if (sharedIds.has(r.id) || boosted?.has(r.id) === true) continue
+    if (r.score * reach < threshold) break
+    consider(r)
   }
   scored.sort(byScore)
   const literalHits: SearchHit[] = []

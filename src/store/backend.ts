@@ -123,6 +123,19 @@ export interface MemoryBackend {
    */
   appendText(relPath: string, text: string, options?: { fsync?: boolean }): Promise<void>
   /**
+   * Appends text to a shared log under the root (created if missing): a derived, append-only
+   * file that searches append to without the lock and that `rewriteLog` rewrites under it (the
+   * query log, usage). The text lands once, in the log as the rewrites leave it: kept or dropped
+   * by a rewrite that read it, else in the file after it. Must not be called inside `withLock`.
+   */
+  appendLog(relPath: string, text: string): Promise<void>
+  /**
+   * Rewrites a shared log (see appendLog) from what it holds now: `change` gets its text and
+   * returns the new text (null: the same); it must be pure, as it may run again over more text.
+   * Null when there is no such file. Call inside `withLock`.
+   */
+  rewriteLog(relPath: string, change: (current: string) => string | null): Promise<Rewrite | null>
+  /**
    * Optional: calls onChange with the path (relative to the root) of each file created, changed
    * or removed directly in relDir, or with null when it cannot tell which. Returns the function that
    * stops watching, or null when this backend cannot watch. Never keeps a process alive.

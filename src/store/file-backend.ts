@@ -28,6 +28,7 @@ import { IndexView } from './index-view.js'
 import { readSnapshot, snapshotCover, SNAPSHOT_FILE, writeSnapshot, type SnapshotCover } from './index-snapshot.js'
 import { parseLedgerLine } from './ledger.js'
 import { dropSetAside, isSetAside, restoreSetAside, rewriteFileCas } from './rewrite.js'
+import { appendShared, appendThrough, rewriteShared } from './shared-log.js'
 import { STORE_LAYOUT } from './layout.js'
 import { localProbes } from './local-probes.js'
 
@@ -123,26 +124,7 @@ function appendBytes(abs: string, text: string, flush: boolean): void {
   const existed = fsSync.existsSync(abs)
   const fd = fsSync.openSync(abs, 'a+')
   try {
-    const { size } = fsSync.fstatSync(fd)
-    let prefix = ''
-    if (size > 0) {
-      // A crash may have left a torn last line; never glue the next one onto it.
-      const last = Buffer.alloc(1)
-      fsSync.readSync(fd, last, 0, 1, size - 1)
-      if (last[0] !== 0x0a) prefix = '\n'
-    }
-    const bytes = Buffer.from(prefix + text, 'utf8')
-    let done = 0
-    try {
-      while (done < bytes.length) done += fsSync.writeSync(fd, bytes, done)
-      if (flush) fsSync.fdatasyncSync(fd)
-    } catch (err) {
-      if (fsSync.fstatSync(fd).size === size + done) {
-        if (existed) fsSync.ftruncateSync(fd, size)
-        else fsSync.rmSync(abs, { force: true })
-      }
-      throw err
-    }
+    appendThrough(fd, abs, !existed, text, flush)
   } finally {
     fsSync.closeSync(fd)
   }
@@ -775,6 +757,17 @@ class FileBackend implements MemoryBackend {
     await this.init()
     const abs = this.resolveSync(relPath)
     io('write', abs, () => appendBytes(abs, text, options.fsync === true))
+  }
+
+  async appendLog(relPath: string, text: string): Promise<void> {
+    await this.init()
+    const abs = this.resolveSync(relPath)
+    await ioAsync('write', abs, () => appendShared(abs, text, (work) => this.withLock(work)))
+  }
+
+  async rewriteLog(relPath: string, change: (current: string) => string | null): Promise<Rewrite | null> {
+    const abs = this.resolveSync(relPath)
+    return io('rewrite', abs, () => rewriteShared(abs, change))
   }
 
   async readLedger(): Promise<LedgerEvent[]> {

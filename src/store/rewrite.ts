@@ -45,7 +45,7 @@ export const REWRITE_ATTEMPTS = 10
 /** How long a replaced file is watched for the write of an in-place save that had truncated it. */
 const ORPHAN_WAIT_MS = 8
 /** link() errors of a file system without hard links: the path is then replaced by a plain rename. */
-const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'])
+export const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'])
 
 type Attempt = { done: Rewrite | null } | { again: true; empty?: boolean }
 
@@ -60,7 +60,7 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** A fresh hidden name beside abs. */
-function sibling(abs: string, kind: 'rewrite' | 'aside'): string {
+export function sibling(abs: string, kind: 'rewrite' | 'aside'): string {
   return path.join(path.dirname(abs), `.${path.basename(abs)}.${process.pid}.${++siblings}.${kind}`)
 }
 
@@ -102,13 +102,8 @@ function writeTemp(abs: string, text: string, mode: number): { path: string; ino
  * (an editor that moves the file away while it saves, or a deletion). Never removes `next`.
  */
 function swapIn(abs: string, next: string, ino: number, intact: () => boolean): string | null {
-  const aside = sibling(abs, 'aside')
-  try {
-    fs.renameSync(abs, aside)
-  } catch (err) {
-    if (errno(err) === 'ENOENT') return null
-    throw err
-  }
+  const aside = setAside(abs)
+  if (aside === null) return null
   const st = fs.statSync(aside, { throwIfNoEntry: false })
   // Put back already by another process (restoreSetAside): start again from it.
   if (st === undefined) return null
@@ -131,6 +126,18 @@ function swapIn(abs: string, next: string, ino: number, intact: () => boolean): 
     }
     fs.renameSync(next, abs)
     return aside
+  }
+}
+
+/** Moves the file at abs aside, under a fresh name beside it (one rename); where it went, or null when there was none. */
+export function setAside(abs: string): string | null {
+  const aside = sibling(abs, 'aside')
+  try {
+    fs.renameSync(abs, aside)
+    return aside
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return null
+    throw err
   }
 }
 
@@ -201,6 +208,12 @@ export function restoreSetAside(absDir: string, names: readonly string[]): strin
   return restored
 }
 
+/** True when the rewrite that set this name aside may still run (its process does, this one included). */
+export function runningRewriter(name: string): boolean {
+  const match = SET_ASIDE.exec(name)
+  return match !== null && running(Number(match[2]))
+}
+
 /** True while the process `pid` runs (this one included): its rewrite may still need what it set aside. */
 function running(pid: number): boolean {
   if (pid === process.pid) return true
@@ -226,7 +239,7 @@ export function dropSetAside(abs: string): { dropped: number; left: number } {
   for (const name of listNames(dir)) {
     const match = SET_ASIDE.exec(name)
     if (match === null) continue
-    if (match[1] !== base || running(Number(match[2]))) left++
+    if (match[1] !== base || runningRewriter(name)) left++
     else {
       fs.rmSync(path.join(dir, name), { force: true })
       dropped++

@@ -130,8 +130,8 @@ function redactedLedger(text: string, ids: ReadonlySet<string>, leaks: (text: st
 /** Keeps the lines of a JSONL side file that `keep` accepts (unreadable lines too); returns how many went. */
 async function filterJsonl(backend: MemoryBackend, relPath: string, keep: (record: Record<string, unknown>) => boolean): Promise<number> {
   let dropped = 0
-  // A compare-and-swap: searches append to these files without the lock.
-  await backend.rewriteFile(relPath, (text) => {
+  // Shared logs: searches append to these files without the lock.
+  await backend.rewriteLog(relPath, (text) => {
     const lines = text.split('\n').filter((l) => l.trim() !== '')
     const kept = lines.filter((line) => {
       try {

@@ -1,10 +1,10 @@
 /**
  * Usage signals, written beside the search path, never on it: the top 5 hits of each search go
  * to usage.jsonl (`{ id, at, rank }`), each real query, redacted, to query-log.jsonl (`{ at,
- * query, hits }`, the latest 200 kept, the file rewritten only when it passes 250 lines; appends
- * to it take the store lock so that a trim never drops one). Both are append-only between trims,
- * and a failure to record never fails the search: evidence, not state. It is said once per store
- * and file.
+ * query, hits }`, the latest 200 kept, the file rewritten under the store lock only when it passes
+ * 250 lines). Both are shared logs (store/shared-log.ts): appended without the lock, and a trim or
+ * a purge that rewrites one meanwhile never drops nor keeps a line it should not. A failure to
+ * record never fails the search: evidence, not state. It is said once per store and file.
  */
 
 import type { MemoryBackend } from '../../store/backend.js'
@@ -23,10 +23,17 @@ const pending = new WeakMap<MemoryBackend, Set<Promise<void>>>()
 /** Lines appended to the query log by this process since it last counted the file. */
 const appendedSinceCount = new WeakMap<MemoryBackend, number>()
 
-function track(backend: MemoryBackend, file: string, work: Promise<void>): void {
+/**
+ * Runs work once the search that asked for it has answered (a turn of the event loop later, so
+ * none of its file work, nor a trim now and then, is on the search's path), tracked until done
+ * (`signalsSettled`); a failure is said once, naming `what`, and never fails anything.
+ */
+export function afterAnswer(backend: MemoryBackend, what: string, work: () => Promise<void>): void {
   let set = pending.get(backend)
   if (set === undefined) pending.set(backend, (set = new Set()))
-  const p = work.catch((err: unknown) => warnOnce(backend, `${file} not written`, err, 'searches go on without recording their use'))
+  const p = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(work)
+    .catch((err: unknown) => warnOnce(backend, `${what} not done`, err, 'searches go on without it'))
   set.add(p)
   void p.then(() => set?.delete(p))
 }
@@ -42,34 +49,35 @@ export interface SearchSignal {
   hitIds: string[]
 }
 
-/** Records a search without waiting for the disk and without ever failing the search. */
+/** Records a search after it has answered, without ever failing it. */
 export function recordSearch(backend: MemoryBackend, signal: SearchSignal): void {
   const at = backend.now()
   const top = signal.hitIds.slice(0, USAGE_TOP)
-  if (top.length > 0) track(backend, USAGE_FILE, backend.appendText(USAGE_FILE, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
+  if (top.length > 0) afterAnswer(backend, USAGE_FILE, () => backend.appendLog(USAGE_FILE, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
   // Redacted before the cut, so a cut never leaves the head of a secret that no longer looks like one.
   const query = truncate(redactSecrets(signal.query.replace(/\s+/g, ' ').trim()).text, 120)
   if (query === '') return
-  track(backend, QUERY_LOG_FILE, appendQuery(backend, jsonLine({ at, query, hits: signal.hitIds.length }) + '\n'))
+  afterAnswer(backend, QUERY_LOG_FILE, () => appendQuery(backend, jsonLine({ at, query, hits: signal.hitIds.length }) + '\n'))
 }
 
 async function appendQuery(backend: MemoryBackend, line: string): Promise<void> {
-  // Under the store lock: the trim rewrites the file, and a line appended to the old file between
-  // its read and its replacement would be lost.
-  await backend.withLock(async () => {
-    await backend.appendText(QUERY_LOG_FILE, line)
-    const count = (appendedSinceCount.get(backend) ?? QUERY_LOG_TRIM_AT) + 1
-    appendedSinceCount.set(backend, count)
-    // Count the file only when this process may have pushed it past the mark (other processes append too).
-    if (count < QUERY_LOG_TRIM_AT - QUERY_LOG_KEEP) return
-    const text = (await backend.readFile(QUERY_LOG_FILE)) ?? ''
-    const lines = text.split('\n').filter((l) => l.trim() !== '')
-    appendedSinceCount.set(backend, Math.max(0, lines.length - QUERY_LOG_KEEP))
-    if (lines.length <= QUERY_LOG_TRIM_AT) return
-    await backend.writeFileAtomic(QUERY_LOG_FILE, lines.slice(-QUERY_LOG_KEEP).join('\n') + '\n')
-    appendedSinceCount.set(backend, 0)
-  })
+  await backend.appendLog(QUERY_LOG_FILE, line)
+  const count = (appendedSinceCount.get(backend) ?? QUERY_LOG_TRIM_AT) + 1
+  appendedSinceCount.set(backend, count)
+  // Count the file only when this process may have pushed it past the mark (other processes append too).
+  if (count < QUERY_LOG_TRIM_AT - QUERY_LOG_KEEP) return
+  const lines = nonEmptyLines(await backend.readFile(QUERY_LOG_FILE))
+  appendedSinceCount.set(backend, Math.max(0, lines.length - QUERY_LOG_KEEP))
+  if (lines.length <= QUERY_LOG_TRIM_AT) return
+  // Under the lock, as a purge rewrites it; appends go on meanwhile and land in the trimmed file.
+  await backend.withLock(() => backend.rewriteLog(QUERY_LOG_FILE, (text) => {
+    const all = nonEmptyLines(text)
+    return all.length > QUERY_LOG_KEEP ? `${all.slice(-QUERY_LOG_KEEP).join('\n')}\n` : null
+  }))
+  appendedSinceCount.set(backend, 0)
 }
+
+const nonEmptyLines = (text: string | null): string[] => (text ?? '').split('\n').filter((l) => l.trim() !== '')
 
 export interface QueryLogLine {
   at: string

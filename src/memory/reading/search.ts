@@ -12,11 +12,11 @@
  */
 
 import { invalidInput } from '../../errors.js'
-import { retrievalState } from '../../retrieve/retriever.js'
+import { growKeywords, retrievalState } from '../../retrieve/retriever.js'
 import { searchRanked } from '../../retrieve/fusion.js'
 import type { SearchRequest, SearchResult } from '../../retrieve/search.js'
 import type { MemoryBackend } from '../../store/backend.js'
-import { recordSearch } from '../organisation/signals.js'
+import { afterAnswer, recordSearch } from '../organisation/signals.js'
 import { loadConfig } from '../settings/config.js'
 import { parseAsOf, retrievalAsOf } from '../time/as-of.js'
 import { annotateSearch, requestPremises, type SearchAnnotations } from '../truth/hit-marks.js'
@@ -49,6 +49,9 @@ export async function searchMemories(backend: MemoryBackend, input: SearchInput)
   // First, so a search refused for its session (a credential) is not recorded as use.
   const { batchId, refs } = await registerBatch(backend, input.session_id, annotated.hits.map((h) => h.id))
   // A look into the past is not use of the memories of now.
-  if (asOf === null) recordSearch(backend, { query: input.query, hitIds: result.hits.map((h) => h.id) })
+  if (asOf === null) {
+    recordSearch(backend, { query: input.query, hitIds: result.hits.map((h) => h.id) })
+    afterAnswer(backend, 'keyword lookup', () => growKeywords(backend))
+  }
   return { ...annotated, hits: annotated.hits.map((h, i) => ({ ...h, ref: refs[i] as string })), batch_id: batchId }
 }

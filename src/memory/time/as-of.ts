@@ -251,7 +251,7 @@ export async function retrievalAsOf(backend: MemoryBackend, at: number): Promise
   const entries = viewAsOf(live.entries.values(), await backend.readLedger(), at)
   const index = SearchIndex.empty()
   index.sync(allWithContext(entries))
-  const state: RetrievalState = { entries, index, aliases: live.aliases }
+  const state: RetrievalState = { entries, index, aliases: live.aliases, keywords: null }
   lastBuilt.set(backend, { key, state })
   return state
 }

@@ -6,10 +6,10 @@
  * Anything else is insufficient, with what to search next. Every verdict is a ledger event.
  *
  * Batches are derived state, kept in `.cache/evidence-batches.jsonl` (one line per batch,
- * appended; delete it any time): per session only the latest 20 count, and the file is trimmed to
- * those now and then. A failure to record a batch never fails the search (a read-only store is
- * searched all the same) and is said once per store; its refs are then refused as unknown, which
- * is the safe side.
+ * appended without the lock: a shared log, store/shared-log.ts; delete it any time): per session
+ * only the latest 20 count, and the file is trimmed to those now and then, under the lock. A
+ * failure to record a batch never fails the search (a read-only store is searched all the same)
+ * and is said once per store; its refs are then refused as unknown, which is the safe side.
  */
 
 import { randomBytes } from 'node:crypto'
@@ -40,36 +40,28 @@ interface BatchLine {
 
 const appendsSinceTrim = new WeakMap<MemoryBackend, number>()
 
-const token = (prefix: string, bytes: number) => `${prefix}${randomBytes(bytes).toString('hex')}`
-
 /** Registers the hits of one search as a batch; returns its id and one ref per hit, in order. */
 export async function registerBatch(backend: MemoryBackend, sessionId: string | undefined, hitIds: readonly string[]): Promise<{ batchId: string; refs: string[] }> {
   // The session groups batches and is matched as given by memory_assess: a credential is refused, not rewritten.
   if (sessionId !== undefined) checkIdentifier('session_id', sessionId)
-  const batchId = token('b_', 6)
-  const refs = hitIds.map(() => token('r_', 4))
+  // One draw of randomness for the batch and all its refs.
+  const hex = randomBytes(6 + 4 * hitIds.length).toString('hex')
+  const batchId = `b_${hex.slice(0, 12)}`
+  const refs = hitIds.map((_, i) => `r_${hex.slice(12 + 8 * i, 20 + 8 * i)}`)
   const line: BatchLine = { batch: batchId, session: sessionId ?? NO_SESSION, at: backend.now(), refs: hitIds.map((id, i) => [refs[i] as string, id]) }
   try {
-    await appendLine(backend, `${jsonLine(line)}\n`)
+    await backend.appendLog(BATCH_FILE, `${jsonLine(line)}\n`)
     const n = (appendsSinceTrim.get(backend) ?? 0) + 1
     appendsSinceTrim.set(backend, n)
     if (n >= TRIM_EVERY) {
       appendsSinceTrim.set(backend, 0)
-      await backend.withLock(() => trim(backend))
+      // After this answer, off its path; a process that ends first leaves the trim to the next.
+      setImmediate(() => void backend.withLock(() => backend.rewriteLog(BATCH_FILE, trimmed)).catch((err: unknown) => warnOnce(backend, 'evidence batches not trimmed', err, 'the file grows until a later trim')))
     }
   } catch (err) {
     warnOnce(backend, 'evidence batches not recorded', err, 'memory_assess will refuse the refs of these searches as unknown')
   }
   return { batchId, refs }
-}
-
-/** Appends a line; the first one creates the file (and `.cache/`), under the lock so two first lines both land. */
-async function appendLine(backend: MemoryBackend, text: string): Promise<void> {
-  if ((await backend.stat(BATCH_FILE)) !== null) return backend.appendText(BATCH_FILE, text, { fsync: false })
-  await backend.withLock(async () => {
-    if ((await backend.stat(BATCH_FILE)) === null) await backend.writeFileAtomic(BATCH_FILE, text)
-    else await backend.appendText(BATCH_FILE, text, { fsync: false })
-  })
 }
 
 function parseLines(text: string | null): BatchLine[] {
@@ -99,10 +91,11 @@ function latest(lines: BatchLine[]): Map<string, BatchLine[]> {
   return new Map([...bySession].reverse())
 }
 
-async function trim(backend: MemoryBackend): Promise<void> {
-  const kept = [...latest(parseLines(await backend.readFile(BATCH_FILE)))].slice(0, SESSIONS_KEPT).reverse()
+/** The batches of the latest sessions, oldest first: what a trim keeps. */
+function trimmed(text: string): string {
+  const kept = [...latest(parseLines(text))].slice(0, SESSIONS_KEPT).reverse()
   const lines = kept.flatMap(([, batches]) => batches).sort((a, b) => a.at.localeCompare(b.at))
-  await backend.writeFileAtomic(BATCH_FILE, lines.map(jsonLine).join('\n') + (lines.length > 0 ? '\n' : ''))
+  return lines.map(jsonLine).join('\n') + (lines.length > 0 ? '\n' : '')
 }
 
 export interface AssessRequest {

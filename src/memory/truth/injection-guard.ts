@@ -307,20 +307,38 @@ export interface SanitizeResult {
  * invisible characters removed.
  */
 export function sanitizeText(text: string): SanitizeResult {
+  if (inert(text)) return { text, kinds: [] }
   const known = sanitizedBefore.get(text)
-  if (known !== undefined) return { text: known.text, kinds: [...known.kinds] }
+  if (known !== undefined) return known === CLEAN ? { text, kinds: [] } : { text: known.text, kinds: [...known.kinds] }
   const result = sanitizeAnew(text)
-  if (sanitizedBefore.size >= SANITIZED_CACHE_LIMIT) sanitizedBefore.clear()
-  sanitizedBefore.set(text, { text: result.text, kinds: [...result.kinds] })
+  // First in, first out: a full clear would make the next answers miss on every string at once.
+  if (sanitizedBefore.size >= SANITIZED_CACHE_LIMIT) sanitizedBefore.delete(sanitizedBefore.keys().next().value as string)
+  sanitizedBefore.set(text, result.kinds.length === 0 ? CLEAN : { text: result.text, kinds: [...result.kinds] })
   return result
 }
 
 /**
  * Results by text: the same titles, summaries, tags and paths leave through the guard answer
- * after answer, and the result depends on the text alone. Emptied when it reaches its bound.
+ * after answer, and the result depends on the text alone. Bounded; the oldest go first.
  */
-const sanitizedBefore = new Map<string, SanitizeResult>()
-const SANITIZED_CACHE_LIMIT = 20_000
+const sanitizedBefore = new Map<string, SanitizeResult | typeof CLEAN>()
+/** What the cache holds for a text that passed unchanged (nearly all of them). */
+const CLEAN = 0
+const SANITIZED_CACHE_LIMIT = 50_000
+
+/**
+ * True for a text no rule can match, told by its characters alone: one ASCII word (`[A-Za-z0-9_]`:
+ * ids, refs, kinds, statuses), or ASCII word characters and `.:+-` with no two letters side by side
+ * (times, dates, numbers). Every rule needs a word of two letters or more next to a space or a
+ * sign, a Chinese character, or `<`, `[`, `|`, `~`, `/`; a marker needs `<` or `[`. Such texts
+ * (a search answer's refs and batch id are new each time) are neither scanned nor cached.
+ */
+function inert(text: string): boolean {
+  return INERT_WORD.test(text) || (INERT_SIGNS.test(text) && !LETTER_PAIR.test(text))
+}
+const INERT_WORD = /^\w*$/
+const INERT_SIGNS = /^[\w.:+-]*$/
+const LETTER_PAIR = /[A-Za-z]{2}/
 
 function sanitizeAnew(text: string): SanitizeResult {
   if (text === '') return { text, kinds: [] }
