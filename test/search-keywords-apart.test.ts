@@ -7,13 +7,13 @@
  * names no keyword draws fewer documents than that reach.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createFileBackend, flushCaches, searchHandler, signalsSettled, writeHandler } from '../src/api.js'
-import { KeywordLookup } from '../src/retrieve/keywords.js'
+import { createFileBackend, flushCaches, forgetValueHandler, purgeHandler, searchHandler, signalsSettled, writeHandler } from '../src/api.js'
+import { KeywordBuild, KeywordLookup } from '../src/retrieve/keywords.js'
 import { retrievalState, type RetrievalState } from '../src/retrieve/retriever.js'
 import { SearchIndex, type RankedDocs } from '../src/retrieve/search-index.js'
 import { runSearch, type SearchRequest } from '../src/retrieve/search.js'
@@ -127,6 +127,77 @@ describe('keyword boosts scored apart', () => {
     const reaching = counting(index)
     expect(runSearch(entries, apart.index, null, req, lookup)).toEqual(runSearch(entries, reaching.index, null, req, null))
     expect(apart.drawn()).toBeLessThan(reaching.drawn() / 2)
+  })
+
+  it('built over a view started from the snapshot (keyless Chinese and English) without reading every entry into it, through a hand edit and a purge between its steps', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'keywords-snapshot-'))
+    try {
+      const writer = createFileBackend(root, { snapshotTailLines: 5 })
+      const written: Array<{ id: string; path: string }> = []
+      for (let i = 0; i < 24; i++) {
+        const zh = i % 2 === 0
+        const summary = zh ? `第${i}次部署前先备份数据库，然后去北京开会` : `Deploy number ${i} waits for the database backup and the travel plan`
+        const out = await writeHandler(writer, { summary, tags: [zh ? '部署' : 'deploy', zh ? '旅行' : 'travel'].slice(0, 1 + (i % 3 === 0 ? 1 : 0)) })
+        written.push({ id: out.id as string, path: out.path as string })
+      }
+      await flushCaches(writer)
+      const backend = createFileBackend(root, { snapshotTailLines: 5 })
+      const view = await backend.indexView()
+      const build = new KeywordBuild(view)
+      expect(build.step(8)).toBeUndefined()
+      // Between its steps: a tag changed by hand in a file, and a memory purged by another process.
+      const edited = path.join(root, written[2]!.path)
+      writeFileSync(edited, readFileSync(edited, 'utf8').replace(/^tags:\n {2}- 部署$/m, 'tags:\n  - 北京'))
+      await forgetValueHandler(writer, { id: written[5]!.id })
+      await purgeHandler(writer, { id: written[5]!.id })
+      expect(await backend.indexView()).toBe(view)
+      // A view that cannot say what changed (the purge rewrote index.jsonl) means a build from the start.
+      let current = build
+      let lookup: KeywordLookup | null | undefined
+      for (let steps = 0; steps < 50 && (lookup === undefined || lookup === null); steps++) {
+        lookup = current.step(8)
+        if (lookup === null) current = new KeywordBuild(view)
+      }
+      expect(lookup).toBeInstanceOf(KeywordLookup)
+      // What a lookup filed from every entry at once holds.
+      const whole = new KeywordLookup()
+      for (const entry of view.values()) whole.set(entry)
+      for (const tokens of [['部署'], ['北京'], ['deploy'], ['travel'], ['旅行']]) {
+        expect([...(lookup!.naming(new Set(tokens), 100) ?? [])].sort(), tokens.join()).toEqual([...(whole.naming(new Set(tokens), 100) ?? [])].sort())
+      }
+      expect(lookup!.naming(new Set(['北京']), 100)).toContain(written[2]!.id)
+      expect(lookup!.naming(new Set(['deploy']), 100)).not.toContain(written[5]!.id)
+      await flushCaches(backend)
+      await flushCaches(writer)
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+
+  it('built over a view started from the snapshot, it reads no entry into the view: a searching process stays as light as it started', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'keywords-peek-'))
+    try {
+      const writer = createFileBackend(root, { snapshotTailLines: 5 })
+      for (let i = 0; i < 12; i++) await writeHandler(writer, { summary: i % 2 === 0 ? `第${i}条：周末去北京旅行` : `Note ${i}: the deploy moved to Friday`, tags: [i % 2 === 0 ? '旅行' : 'deploy'] })
+      await flushCaches(writer)
+      const backend = createFileBackend(root, { snapshotTailLines: 5 })
+      const view = await backend.indexView()
+      // A row read into the view gives the same object each time; one only peeked, a new one.
+      const unread = (): number => [...view.ids()].filter((id) => view.peek(id) !== view.peek(id)).length
+      expect(unread()).toBe(12)
+      await searchHandler(backend, { query: '旅行', top_k: 3 })
+      await signalsSettled(backend)
+      const afterFirst = unread()
+      expect(afterFirst).toBeGreaterThan(0)
+      // The second search reads the same hits; the lookup is built after it.
+      await searchHandler(backend, { query: '旅行', top_k: 3 })
+      await signalsSettled(backend)
+      expect((await retrievalState(backend)).keywords).not.toBeNull()
+      expect(unread()).toBe(afterFirst)
+      await flushCaches(backend)
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 
   it('in a store: built after the answers from the second search on, then kept in step with writes, with the same answers all along', async () => {

@@ -71,7 +71,9 @@ export interface KeywordSource {
   readonly generation: number
   readonly currentVersion: number
   get(id: string): IndexEntry | undefined
-  values(): Iterable<IndexEntry>
+  /** As `get`, without keeping an entry read from a saved row (index-view.ts). */
+  peek(id: string): IndexEntry | undefined
+  ids(): Iterable<string>
   changedSince(generation: number, version: number): string[] | null
 }
 
@@ -152,24 +154,29 @@ export class KeywordLookup {
 }
 
 /**
- * A lookup built over several steps (each files the next `size` entries of the view as it was
- * when the build began), so that no one step holds a search up for long.
+ * A lookup built over several steps (each files the next `size` of the entries the view held
+ * when the build began), so that no one step holds a search up for long. Entries are peeked, not
+ * read into the view: a view started from a snapshot stays as light as it was.
  */
 export class KeywordBuild {
-  private readonly entries: IndexEntry[]
+  private readonly ids: string[]
   private readonly lookup: KeywordLookup
   private filed = 0
 
   constructor(private readonly view: KeywordSource) {
-    this.entries = [...view.values()]
+    this.ids = [...view.ids()]
     this.lookup = new KeywordLookup().at(view)
   }
 
   /** Files the next entries; the lookup once all are, brought in line with the view (null: start again), else undefined. */
   step(size: number): KeywordLookup | null | undefined {
-    const end = Math.min(this.entries.length, this.filed + size)
-    for (; this.filed < end; this.filed++) this.lookup.set(this.entries[this.filed] as IndexEntry)
-    if (this.filed < this.entries.length) return undefined
+    const end = Math.min(this.ids.length, this.filed + size)
+    for (; this.filed < end; this.filed++) {
+      // One removed since the build began is the view's change log's to file (follow).
+      const entry = this.view.peek(this.ids[this.filed] as string)
+      if (entry !== undefined) this.lookup.set(entry)
+    }
+    if (this.filed < this.ids.length) return undefined
     return this.lookup.follow(this.view) ? this.lookup : null
   }
 }

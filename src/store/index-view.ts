@@ -201,6 +201,19 @@ export class IndexView implements IndexLookup {
     const held = this.byId.get(id)
     return typeof held === 'number' ? this.read(id, held) : held
   }
+  /**
+   * The entry as `get` gives it, but a saved row is read without being kept: for a pass over
+   * every entry that needs a field of each (the keyword lookup), so that it leaves the view as
+   * light as it found it.
+   */
+  peek(id: string): IndexEntry | undefined {
+    const held = this.byId.get(id)
+    return typeof held === 'number' ? (this.rows as SavedRows).entry(held) : held
+  }
+  /** The id of every entry, in the order of `values()`, without reading saved entries. */
+  ids(): IterableIterator<string> {
+    return this.byId.keys()
+  }
   /** Reads a saved row into its entry, kept from then on. */
   private read(id: string, row: number): IndexEntry {
     const entry = (this.rows as SavedRows).entry(row)
