@@ -7,8 +7,8 @@
  * record never fails the search: evidence, not state. It is said once per store and file.
  */
 
+import { afterAnswer, afterAnswerSettled } from '../../store/after-answer.js'
 import type { MemoryBackend } from '../../store/backend.js'
-import { warnOnce } from '../../store/warn-once.js'
 import { jsonLine, redactSecrets } from '../../redact.js'
 import { truncate } from '../../text.js'
 
@@ -18,30 +18,12 @@ export const USAGE_TOP = 5
 export const QUERY_LOG_KEEP = 200
 export const QUERY_LOG_TRIM_AT = 250
 
-/** Signal writes still in flight, per backend, so a caller that must can wait for them. */
-const pending = new WeakMap<MemoryBackend, Set<Promise<void>>>()
 /** Lines appended to the query log by this process since it last counted the file. */
 const appendedSinceCount = new WeakMap<MemoryBackend, number>()
 
-/**
- * Runs work once the search that asked for it has answered (a turn of the event loop later, so
- * none of its file work, nor a trim now and then, is on the search's path), tracked until done
- * (`signalsSettled`); a failure is said once, naming `what`, and never fails anything.
- */
-export function afterAnswer(backend: MemoryBackend, what: string, work: () => Promise<void>): void {
-  let set = pending.get(backend)
-  if (set === undefined) pending.set(backend, (set = new Set()))
-  const p = new Promise<void>((resolve) => setImmediate(resolve))
-    .then(work)
-    .catch((err: unknown) => warnOnce(backend, `${what} not done`, err, 'searches go on without it'))
-  set.add(p)
-  void p.then(() => set?.delete(p))
-}
-
-/** Resolves when every signal write started so far on this backend has finished. */
-export async function signalsSettled(backend: MemoryBackend): Promise<void> {
-  const set = pending.get(backend)
-  while (set !== undefined && set.size > 0) await Promise.all([...set])
+/** Resolves when every signal write (and other side work of a search) started so far on this backend has finished. */
+export function signalsSettled(backend: MemoryBackend): Promise<void> {
+  return afterAnswerSettled(backend)
 }
 
 export interface SearchSignal {

@@ -14,6 +14,7 @@
 
 import { randomBytes } from 'node:crypto'
 import { checkIdentifier, jsonLine } from '../../redact.js'
+import { afterAnswer } from '../../store/after-answer.js'
 import type { MemoryBackend } from '../../store/backend.js'
 import { warnOnce } from '../../store/warn-once.js'
 
@@ -55,8 +56,8 @@ export async function registerBatch(backend: MemoryBackend, sessionId: string | 
     appendsSinceTrim.set(backend, n)
     if (n >= TRIM_EVERY) {
       appendsSinceTrim.set(backend, 0)
-      // After this answer, off its path; a process that ends first leaves the trim to the next.
-      setImmediate(() => void backend.withLock(() => backend.rewriteLog(BATCH_FILE, trimmed)).catch((err: unknown) => warnOnce(backend, 'evidence batches not trimmed', err, 'the file grows until a later trim')))
+      // After this answer, off its path (the file grows until a later trim if it fails).
+      afterAnswer(backend, 'evidence batches trim', () => backend.withLock(() => backend.rewriteLog(BATCH_FILE, trimmed)))
     }
   } catch (err) {
     warnOnce(backend, 'evidence batches not recorded', err, 'memory_assess will refuse the refs of these searches as unknown')
