@@ -17,6 +17,7 @@ import { KeywordBuild, KeywordLookup } from '../src/retrieve/keywords.js'
 import { retrievalState, type RetrievalState } from '../src/retrieve/retriever.js'
 import { SearchIndex, type RankedDocs } from '../src/retrieve/search-index.js'
 import { runSearch, type SearchRequest } from '../src/retrieve/search.js'
+import type { MemoryBackend } from '../src/store/backend.js'
 import type { IndexEntry } from '../src/types.js'
 import { indexEntry } from './backend-suite.js'
 
@@ -85,6 +86,34 @@ function counting(index: SearchIndex): { index: SearchIndex; drawn: () => number
   return { index: wrapped, drawn: () => n }
 }
 
+/**
+ * A store of keyless notes written by one backend and flushed (so its index snapshot is saved:
+ * a bound of 5 lines), then opened by a second one that starts from the snapshot; both flushed
+ * and the store removed after `run`.
+ */
+async function withSnapshotStore(
+  prefix: string,
+  notes: Array<{ summary: string; tags: string[] }>,
+  run: (store: { root: string; writer: MemoryBackend; backend: MemoryBackend; written: Array<{ id: string; path: string }> }) => Promise<void>,
+): Promise<void> {
+  const root = mkdtempSync(path.join(tmpdir(), prefix))
+  try {
+    const writer = createFileBackend(root, { snapshotTailLines: 5 })
+    const written: Array<{ id: string; path: string }> = []
+    for (const note of notes) {
+      const out = await writeHandler(writer, note)
+      written.push({ id: out.id as string, path: out.path as string })
+    }
+    await flushCaches(writer)
+    const backend = createFileBackend(root, { snapshotTailLines: 5 })
+    await run({ root, writer, backend, written })
+    await flushCaches(backend)
+    await flushCaches(writer)
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+}
+
 describe('keyword boosts scored apart', () => {
   it('give the answer of the draw that reaches down by the boost, through edits, removals, filters and question words', () => {
     fc.assert(
@@ -130,18 +159,12 @@ describe('keyword boosts scored apart', () => {
   })
 
   it('built over a view started from the snapshot (keyless Chinese and English) without reading every entry into it, through a hand edit and a purge between its steps', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'keywords-snapshot-'))
-    try {
-      const writer = createFileBackend(root, { snapshotTailLines: 5 })
-      const written: Array<{ id: string; path: string }> = []
-      for (let i = 0; i < 24; i++) {
-        const zh = i % 2 === 0
-        const summary = zh ? `第${i}次部署前先备份数据库，然后去北京开会` : `Deploy number ${i} waits for the database backup and the travel plan`
-        const out = await writeHandler(writer, { summary, tags: [zh ? '部署' : 'deploy', zh ? '旅行' : 'travel'].slice(0, 1 + (i % 3 === 0 ? 1 : 0)) })
-        written.push({ id: out.id as string, path: out.path as string })
-      }
-      await flushCaches(writer)
-      const backend = createFileBackend(root, { snapshotTailLines: 5 })
+    const notes = Array.from({ length: 24 }, (_, i) => {
+      const zh = i % 2 === 0
+      const summary = zh ? `第${i}次部署前先备份数据库，然后去北京开会` : `Deploy number ${i} waits for the database backup and the travel plan`
+      return { summary, tags: [zh ? '部署' : 'deploy', zh ? '旅行' : 'travel'].slice(0, 1 + (i % 3 === 0 ? 1 : 0)) }
+    })
+    await withSnapshotStore('keywords-snapshot-', notes, async ({ root, writer, backend, written }) => {
       const view = await backend.indexView()
       const build = new KeywordBuild(view)
       expect(build.step(8)).toBeUndefined()
@@ -167,20 +190,12 @@ describe('keyword boosts scored apart', () => {
       }
       expect(lookup!.naming(new Set(['北京']), 100)).toContain(written[2]!.id)
       expect(lookup!.naming(new Set(['deploy']), 100)).not.toContain(written[5]!.id)
-      await flushCaches(backend)
-      await flushCaches(writer)
-    } finally {
-      rmSync(root, { recursive: true, force: true })
-    }
+    })
   })
 
   it('built over a view started from the snapshot, it reads no entry into the view: a searching process stays as light as it started', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'keywords-peek-'))
-    try {
-      const writer = createFileBackend(root, { snapshotTailLines: 5 })
-      for (let i = 0; i < 12; i++) await writeHandler(writer, { summary: i % 2 === 0 ? `第${i}条：周末去北京旅行` : `Note ${i}: the deploy moved to Friday`, tags: [i % 2 === 0 ? '旅行' : 'deploy'] })
-      await flushCaches(writer)
-      const backend = createFileBackend(root, { snapshotTailLines: 5 })
+    const notes = Array.from({ length: 12 }, (_, i) => ({ summary: i % 2 === 0 ? `第${i}条：周末去北京旅行` : `Note ${i}: the deploy moved to Friday`, tags: [i % 2 === 0 ? '旅行' : 'deploy'] }))
+    await withSnapshotStore('keywords-peek-', notes, async ({ backend }) => {
       const view = await backend.indexView()
       // A row read into the view gives the same object each time; one only peeked, a new one.
       const unread = (): number => [...view.ids()].filter((id) => view.peek(id) !== view.peek(id)).length
@@ -194,10 +209,7 @@ describe('keyword boosts scored apart', () => {
       await signalsSettled(backend)
       expect((await retrievalState(backend)).keywords).not.toBeNull()
       expect(unread()).toBe(afterFirst)
-      await flushCaches(backend)
-    } finally {
-      rmSync(root, { recursive: true, force: true })
-    }
+    })
   })
 
   it('in a store: built after the answers from the second search on, then kept in step with writes, with the same answers all along', async () => {
