@@ -49,6 +49,8 @@ ${toolUsage()}
                                          the store when a run is due (config consolidateAfterEpisodes)
   memory-agent serve [--port N]          the settings panel in a browser (prints its link with the key)
   memory-agent panel-key                 print the store's panel key, to paste into a panel
+  memory-agent watch                     watch the store, so that commands started meanwhile need not
+                                         check every file (the MCP server and serve do so too)
   memory-agent demo [--root DIR]         write a few memories (Chinese and English) into a store and list them
                                          (default: a new temporary folder)
   memory-agent COMMAND --help            a command's description and flags
@@ -254,6 +256,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'sync') return (await import('./sync-command.js')).syncCommand(args, storeRoot)
   if (command === 'export') return (await import('./transfer.js')).exportCommand(args, storeRoot)
   if (command === 'import') return (await import('./transfer.js')).importCommand(args, storeRoot)
+  if (command === 'watch') return (await import('./watch-command.js')).watchCommand(args, storeRoot)
   const own = OWN_FLAGS[command]
   const flags = own !== undefined ? parseFlags(command, args, own) : undefined
   if (flags?.switches.has('--help') === true) {

@@ -21,6 +21,7 @@ import { modelFromEnv } from '../lifecycle/chat-model.js'
 import { setConsolidationModel, type ConsolidationModel } from '../memory/consolidation/model.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { createFileBackend } from '../store/file-backend.js'
+import { watchStore } from '../store/watcher.js'
 import { parseFlags } from './flags.js'
 import { usageError } from './tool-commands.js'
 
@@ -117,6 +118,8 @@ export async function startPanelServer(options: ServeOptions): Promise<RunningPa
   setConsolidationModel(backend, options.model ?? null)
   const key = panelKey(options.root)
   const api = apiRouteHandler(storeApiDeps(backend, key))
+  // Vouches for the store while serving (store/watcher.ts).
+  const watching = watchStore(backend, (err) => console.error(`memory-agent serve: watching: ${err instanceof Error ? err.message : String(err)}`))
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname
@@ -153,6 +156,7 @@ export async function startPanelServer(options: ServeOptions): Promise<RunningPa
         server.close(() => resolve())
         server.closeAllConnections()
       })
+      await (await watching)()
       await flushCaches(backend)
     })())
   return { server, url, close }

@@ -34,6 +34,7 @@ import type { MemoryBackend } from '../store/backend.js'
 import { createFileBackend } from '../store/file-backend.js'
 import { localProbes } from '../store/local-probes.js'
 import { warnOnce } from '../store/warn-once.js'
+import { watchStore } from '../store/watcher.js'
 import { TOOLS } from '../tools/index.js'
 import { projectIdentity } from '../stores/project-id.js'
 import { residentInjection } from '../stores/inject.js'
@@ -211,6 +212,12 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
       return residentInjection(backend, personal?.user, { cue: turnCue(assembly) }).text
     },
   })
+
+  ctx.effect(() => {
+    // Vouches for the project store while the host runs (store/watcher.ts).
+    const watching = watchStore(backend, (err) => warnOnce(backend, 'the store watcher failed', err, 'processes started meanwhile check every file'))
+    return async () => (await watching)()
+  }, 'memory-agent: watch the store')
 
   ctx.effect(
     () => async () => {

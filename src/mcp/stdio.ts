@@ -8,6 +8,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { createFileBackend } from '../store/file-backend.js'
+import { watchStore } from '../store/watcher.js'
 import type { PersonalStore } from '../stores/route.js'
 import type { ToolDeclaration } from '../tools/declare/tool.js'
 import { createMcpServer, type McpServerOptions } from './server.js'
@@ -26,11 +27,14 @@ export async function serveStdio(
   const backend = createFileBackend(root)
   const user: PersonalStore | undefined = personal !== undefined ? { user: createFileBackend(personal.root), projectId: personal.projectId } : undefined
   const server = createMcpServer(backend, version, user, tools, options)
+  // Vouches for the project store while serving (store/watcher.ts); started beside the handshake.
+  const watching = watchStore(backend, (err) => process.stderr.write(`memory-agent mcp: watching: ${err instanceof Error ? err.message : String(err)}\n`))
   let closing: Promise<void> | undefined
   const close = (why: string): Promise<void> => {
     closing ??= (async () => {
       try {
         await server.close()
+        await (await watching)()
         await flushCaches(backend)
         if (user !== undefined) await flushCaches(user.user)
       } catch (err) {

@@ -21,6 +21,7 @@ import { decodeFileStats, encodeFileStats, FILE_STATS_FILE, SeenStats, UNLISTED 
 import { entryFromFile, isMemoryPath } from './frontmatter.js'
 import { planIndexChanges, type ChangedFile, type ExternalChange } from './index-plan.js'
 import { MEMORY_FOLDERS } from './layout.js'
+import { vouchedByWatcher } from './watch-token.js'
 import { warnOnce } from './warn-once.js'
 
 export type { ExternalChange } from './index-plan.js'
@@ -61,6 +62,8 @@ interface State {
   stopWatching: (() => void) | null
   /** The view's generation when changes were last folded into it in memory only; null when none were. */
   foldedAt: number | null
+  /** The last check was vouched for by a watcher (store/watch-token.ts): the next one asks it again. */
+  vouched: boolean
 }
 
 const states = new WeakMap<MemoryBackend, State>()
@@ -68,7 +71,7 @@ const states = new WeakMap<MemoryBackend, State>()
 function stateOf(backend: MemoryBackend): State {
   let s = states.get(backend)
   if (s === undefined) {
-    s = { seen: new SeenStats(), folders: new Map(), listed: new Map(), savedListed: new Map(), loaded: false, touched: new Set(), rescanAll: false, scanned: false, nested: false, dirtyStats: false, stopWatching: null, foldedAt: null }
+    s = { seen: new SeenStats(), folders: new Map(), listed: new Map(), savedListed: new Map(), loaded: false, touched: new Set(), rescanAll: false, scanned: false, nested: false, dirtyStats: false, stopWatching: null, foldedAt: null, vouched: false }
     states.set(backend, s)
   }
   return s
@@ -86,8 +89,9 @@ async function loadSeen(backend: MemoryBackend, s: State): Promise<void> {
 /** Saves what was seen, so the next process need not read files that did not change. */
 export async function saveSeenStats(backend: MemoryBackend): Promise<void> {
   const s = states.get(backend)
-  // A backend that cannot write bytes keeps no stats: the next process reads every file once.
-  if (s === undefined || !s.dirtyStats || backend.writeBytesAtomic === undefined) return
+  // A backend that cannot write bytes keeps no stats: the next process reads every file once. A
+  // process that a watcher vouched for never loaded them: the watcher keeps them.
+  if (s === undefined || !s.dirtyStats || !s.loaded || backend.writeBytesAtomic === undefined) return
   await backend.writeBytesAtomic(FILE_STATS_FILE, encodeFileStats(s.seen, s.listed))
   s.dirtyStats = false
   await backend.removeFile(LEGACY_STATS_FILE)
@@ -185,6 +189,14 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
   const s = stateOf(backend)
   const candidates = new Set<string>()
   const present = new Set<string>()
+  if (!s.scanned || s.vouched) {
+    s.vouched = await vouchedByWatcher(backend)
+    if (s.vouched) {
+      s.scanned = true
+      return []
+    }
+    s.scanned = false
+  }
   let full = !s.scanned || s.rescanAll || s.nested
   const startedAt = Date.now()
   if (!s.scanned) {
@@ -296,4 +308,9 @@ async function reconcile(backend: MemoryBackend, s: State, paths: string[]): Pro
     s.foldedAt = (await backend.indexView()).generation
     return changes
   }
+}
+
+/** Whether the last check of this backend was vouched for by a watcher (store/watch-token.ts) instead of looking at the files. */
+export function vouchedByWatcherLastTime(backend: MemoryBackend): boolean {
+  return states.get(backend)?.vouched ?? false
 }
