@@ -9,7 +9,8 @@
  * first answer (module loading included). The FTS5 child gets its query already segmented by the
  * parent (with the product's tokenizer), so it loads only better-sqlite3. After the answer the
  * product's child flushes its caches as an adapter does on exit (`flushMs`, not in `firstMs`), so
- * the next child can start from them. Prints one JSON line.
+ * the next child can start from them; it reports whether a watcher vouched for the store
+ * (`vouched`: no file looked at). Prints one JSON line.
  */
 
 const [mode, target, query] = process.argv.slice(2)
@@ -25,6 +26,7 @@ let importMs
 let firstMs
 let hits
 let flushMs = 0
+let vouched
 if (mode === 'ours') {
   // The library as a host imports it: the package's "./api" export (the bundle, lib/bundle/api.js).
   const api = await import('dsh-memory-agent/api')
@@ -33,6 +35,7 @@ if (mode === 'ours') {
   const result = await api.searchHandler(backend, { query, top_k: 10 })
   firstMs = performance.now()
   hits = result.hits.length
+  vouched = api.vouchedByWatcherLastTime(backend)
   // What an adapter does when it finishes (the CLI does): let the usage signals land and save
   // the derived caches, so the next process can load them. Timed apart from the answer.
   await api.signalsSettled(backend)
@@ -78,6 +81,7 @@ process.stdout.write(
     importMs,
     hits,
     flushMs,
+    vouched,
     maxRssMB: usage.maxRSS / 1024,
     heapUsedMB: process.memoryUsage().heapUsed / 1e6,
   }) + '\n',
