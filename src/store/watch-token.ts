@@ -6,9 +6,9 @@
  * file: the index already holds every edit made before it asked.
  *
  * The ask closes the window between an edit and the watcher's record of it. The asker creates
- * `.cache/watch-asks/ask-<id>`; the watcher, told of that file by the same file watcher (events
+ * `.cache/watch-ask-<id>`; the watcher, told of that file by the same file watcher (events
  * arrive in order), folds every change it was told of before (store/freshness.ts, under the lock)
- * and only then writes `ask-<id>.ok`. An edit finished before the ask is therefore in the index
+ * and only then writes `watch-ask-<id>.ok`. An edit finished before the ask is therefore in the index
  * when the answer is there. No answer within ASK_WAIT_MS (a watcher busy or stopped), a token of
  * a process that is gone, of a pid now used by another process (the start time differs), or one
  * whose heartbeat is older than HEARTBEAT_STALE_MS: the token is ignored and the exact check runs.
@@ -21,7 +21,8 @@ import { randomBytes } from 'node:crypto'
 import type { MemoryBackend } from './backend.js'
 
 export const TOKEN_FILE = '.cache/watcher.json'
-export const ASK_FOLDER = '.cache/watch-asks'
+/** Where asks are made (`watch-ask-<id>`) and answered (`watch-ask-<id>.ok`): beside the token. */
+export const ASK_FOLDER = '.cache'
 /** How often the watcher renews its token. */
 export const HEARTBEAT_MS = 5000
 /** A token not renewed for this long belongs to a watcher that no longer runs its timers: ignored. */
@@ -87,7 +88,7 @@ export async function vouchedByWatcher(backend: MemoryBackend): Promise<boolean>
   const token = bytes === null ? null : parseToken(bytes)
   // The watcher itself checks exactly: it would wait on its own answer.
   if (token?.pid === process.pid || tokenDoubt(token, Date.now()) !== null) return false
-  const ask = `${ASK_FOLDER}/ask-${randomBytes(6).toString('hex')}`
+  const ask = `${ASK_FOLDER}/watch-ask-${randomBytes(6).toString('hex')}`
   try {
     await backend.writeBytesAtomic(ask, new Uint8Array(0), { fsync: false })
   } catch {

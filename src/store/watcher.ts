@@ -8,6 +8,7 @@
  * arrived. The token is renewed every HEARTBEAT_MS and removed when watching stops.
  */
 
+import { isNotWritable } from '../errors.js'
 import { ensureFresh, heldInMemory, saveSeenStats } from './freshness.js'
 import type { MemoryBackend } from './backend.js'
 import { MEMORY_FOLDERS } from './layout.js'
@@ -15,7 +16,7 @@ import { ASK_FOLDER, encodeToken, HEARTBEAT_MS, HEARTBEAT_STALE_MS, parseToken, 
 
 /** How long after a change the watcher folds it in, so that a burst is folded once. */
 const SETTLE_MS = 20
-const ASK = /^ask-[0-9a-f]+$/
+const ASK = /^watch-ask-[0-9a-f]+$/
 
 /**
  * Watches the store and vouches for it. Resolves, after the first exact check, with the function
@@ -31,10 +32,9 @@ export function watchStore(backend: MemoryBackend, onError: (err: unknown) => vo
 
 async function startWatcher(backend: MemoryBackend, onError: (err: unknown) => void): Promise<() => Promise<void>> {
   const started = processStarted(process.pid)
-  if (backend.watch === undefined || backend.writeBytesAtomic === undefined || started === null) {
-    await ensureFresh(backend)
-    return async () => {}
-  }
+  // A store not made yet is not made by watching it (reads never make one): watched from the next start.
+  const made = (await Promise.all(MEMORY_FOLDERS.map(({ folder }) => backend.stat(folder)))).some((st) => st !== null)
+  if (backend.watch === undefined || backend.writeBytesAtomic === undefined || started === null || !made) return async () => {}
   const write = backend.writeBytesAtomic.bind(backend)
   let healthy = true
   let chain: Promise<void> = Promise.resolve()
@@ -73,22 +73,28 @@ async function startWatcher(backend: MemoryBackend, onError: (err: unknown) => v
     await write(TOKEN_FILE, encodeToken({ pid: process.pid, started, heartbeat: now }), { fsync: false })
     // Asks whose asker gave up before the answer came.
     for (const path of await backend.listFiles(ASK_FOLDER)) {
+      if (!ASK.test(path.slice(ASK_FOLDER.length + 1).replace(/\.ok$/, ''))) continue
       const st = await backend.stat(path)
       if (st !== null && now - st.mtimeMs > HEARTBEAT_STALE_MS) await backend.removeFile(path)
     }
   }
 
-  await write(`${ASK_FOLDER}/.folder`, new Uint8Array(0), { fsync: false })
+  try {
+    // A token no start trusts yet (its heartbeat is 0), written first: it makes .cache, and tells
+    // a store this process cannot write before anything else is written.
+    await write(TOKEN_FILE, encodeToken({ pid: process.pid, started, heartbeat: 0 }), { fsync: false })
+  } catch (err) {
+    // Nothing to vouch with; the store's reads say themselves that it cannot be written.
+    if (isNotWritable(err)) return async () => {}
+    throw err
+  }
   const asks = backend.watch(ASK_FOLDER, (path) => {
     const name = path?.slice(ASK_FOLDER.length + 1) ?? ''
     if (!ASK.test(name)) return
     pending.add(path as string)
     schedule(0)
   })
-  if (asks === null) {
-    await ensureFresh(backend)
-    return async () => {}
-  }
+  if (asks === null) return async () => {}
   stops.push(asks)
   for (const { folder } of MEMORY_FOLDERS) {
     const stop = backend.watch(folder, () => schedule(SETTLE_MS))
