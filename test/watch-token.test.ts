@@ -4,11 +4,11 @@
  * another process now has, whose heartbeat is old, or that does not answer (stopped), is ignored
  * and the start checks every file. An edit made while a watcher runs is seen by the next start
  * that trusts it, however soon after the edit it starts. The watcher is a real
- * `memory-agent watch` child (lib/, built by npm test).
+ * `memory-agent watch` or `memory-agent mcp` child (lib/, built by npm test).
  */
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -74,7 +74,7 @@ function editKeepingStat(file: string, from: string, to: string): void {
   utimesSync(file, st.atime, st.mtime)
 }
 
-const tokenOf = (root: string) => parseToken(readFileSync(path.join(root, TOKEN_FILE)))
+const tokenOf = (root: string) => (existsSync(path.join(root, TOKEN_FILE)) ? parseToken(readFileSync(path.join(root, TOKEN_FILE))) : null)
 const writeToken = (root: string, pid: number, started: string, heartbeat: number) => writeFileSync(path.join(root, TOKEN_FILE), encodeToken({ pid, started, heartbeat }))
 
 describe('memory-agent watch', () => {
@@ -120,6 +120,22 @@ describe('memory-agent watch', () => {
     }
     watcher.kill('SIGTERM')
     expect(await exited(watcher)).toBe(0)
+    expect(existsSync(path.join(root, TOKEN_FILE))).toBe(false)
+  }, 60_000)
+
+  it('the MCP server vouches for its store while it serves, and takes its token away when it ends', async () => {
+    const { root, paths } = await store()
+    const mcp = spawn(process.execPath, [CLI, 'mcp', '--root', root, '--no-user-root'], { stdio: ['pipe', 'ignore', 'ignore'] })
+    children.push(mcp)
+    const deadline = Date.now() + 30_000
+    while ((tokenOf(root)?.heartbeat ?? 0) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(tokenOf(root)?.pid).toBe(mcp.pid)
+    editKeepingStat(paths[0] as string, 'Monday', 'Friday')
+    const r = await firstSearch(root, 'staging database Friday')
+    expect(r.vouched).toBe(true)
+    expect(r.hits[0]).toBe('The staging database moved to a new host on Friday')
+    mcp.stdin?.end()
+    await exited(mcp)
     expect(existsSync(path.join(root, TOKEN_FILE))).toBe(false)
   }, 60_000)
 
