@@ -74,6 +74,15 @@ function editKeepingStat(file: string, from: string, to: string): void {
   utimesSync(file, st.atime, st.mtime)
 }
 
+/** Edits a file (its size changes) and runs a new process's first search for it: a check that looks at every file finds it. */
+async function editThenSearch(root: string, file: string, from: string, to: string, query: string): Promise<{ hits: string[]; vouched: boolean; ms: number }> {
+  writeFileSync(file, readFileSync(file, 'utf8').replaceAll(from, to))
+  const r = await firstSearch(root, query)
+  expect(r.vouched).toBe(false)
+  expect(r.hits[0]).toContain(to)
+  return r
+}
+
 const tokenOf = (root: string) => (existsSync(path.join(root, TOKEN_FILE)) ? parseToken(readFileSync(path.join(root, TOKEN_FILE))) : null)
 const writeToken = (root: string, pid: number, started: string, heartbeat: number) => writeFileSync(path.join(root, TOKEN_FILE), encodeToken({ pid, started, heartbeat }))
 
@@ -109,12 +118,8 @@ describe('memory-agent watch', () => {
     // Lagging: a watcher that does not answer (stopped) is asked, then the start checks every file.
     watcher.kill('SIGSTOP')
     try {
-      const text = readFileSync(paths[2] as string, 'utf8')
-      writeFileSync(paths[2] as string, text.replaceAll('team wiki', 'shared drive folder'))
-      const lagging = await firstSearch(root, 'release checklist shared drive')
-      expect(lagging.vouched).toBe(false)
+      const lagging = await editThenSearch(root, paths[2] as string, 'team wiki', 'shared drive folder', 'release checklist shared drive')
       expect(lagging.ms).toBeGreaterThanOrEqual(ASK_WAIT_MS)
-      expect(lagging.hits[0]).toBe('Alice keeps the release checklist in the shared drive folder')
     } finally {
       watcher.kill('SIGCONT')
     }
@@ -148,11 +153,7 @@ describe('memory-agent watch', () => {
     await exited(watcher)
     // The token stayed behind; the edit below is one the watcher never saw.
     expect(tokenDoubt(tokenOf(root), Date.now())).toBe('watcher gone')
-    writeFileSync(paths[1] as string, readFileSync(paths[1] as string, 'utf8').replaceAll('花生', '芒果和花生'))
-    const dead = await firstSearch(root, '芒果')
-    expect(dead.vouched).toBe(false)
-    expect(dead.ms).toBeLessThan(ASK_WAIT_MS)
-    expect(dead.hits[0]).toContain('芒果')
+    await editThenSearch(root, paths[1] as string, '花生', '芒果和花生', '芒果')
 
     // A live pid that started at another time than the token says: the pid was reused.
     writeToken(root, process.pid, `${Number(processStarted(process.pid)) + 1}`, Date.now())
@@ -168,11 +169,7 @@ describe('memory-agent watch', () => {
     const started = processStarted(sleeper.pid as number) as string
     writeToken(root, sleeper.pid as number, started, Date.now() - HEARTBEAT_STALE_MS - 1000)
     expect(tokenDoubt(tokenOf(root), Date.now())).toBe('stale heartbeat')
-    writeFileSync(paths[2] as string, readFileSync(paths[2] as string, 'utf8').replaceAll('team wiki', 'handbook page'))
-    const stale = await firstSearch(root, 'release checklist handbook')
-    expect(stale.vouched).toBe(false)
-    expect(stale.ms).toBeLessThan(ASK_WAIT_MS)
-    expect(stale.hits[0]).toBe('Alice keeps the release checklist in the handbook page')
+    await editThenSearch(root, paths[2] as string, 'team wiki', 'handbook page', 'release checklist handbook')
     // The same process with a fresh heartbeat is a watcher that never answers: lagging.
     writeToken(root, sleeper.pid as number, started, Date.now())
     const lagging = await firstSearch(root, 'release checklist handbook')
