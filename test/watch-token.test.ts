@@ -87,7 +87,7 @@ const tokenOf = (root: string) => (existsSync(path.join(root, TOKEN_FILE)) ? par
 const writeToken = (root: string, pid: number, started: string, heartbeat: number) => writeFileSync(path.join(root, TOKEN_FILE), encodeToken({ pid, started, heartbeat }))
 
 describe('memory-agent watch', () => {
-  it('has --help, named in the command list', () => {
+  it('has --help, is named in the command list, and names a root with no store', () => {
     const help = spawnSync(process.execPath, [CLI, 'watch', '--help'], { encoding: 'utf8' })
     expect(help.status).toBe(0)
     expect(help.stdout).toContain('Usage: memory-agent watch [--root DIR | --user]')
@@ -95,6 +95,13 @@ describe('memory-agent watch', () => {
     const bad = spawnSync(process.execPath, [CLI, 'watch', '--port', '1'], { encoding: 'utf8' })
     expect(bad.status).toBe(2)
     expect(bad.stderr).toContain('watch: unknown flag --port')
+    // A mistyped root is named, and no store is made there.
+    const missing = path.join(mkdtempSync(path.join(tmpdir(), 'watch-token-')), 'nowhere')
+    roots.push(missing)
+    const none = spawnSync(process.execPath, [CLI, 'watch', '--root', missing], { encoding: 'utf8' })
+    expect(none.status).toBe(3)
+    expect(none.stderr).toContain(`NOT_FOUND: no memory store at ${missing}`)
+    expect(existsSync(missing)).toBe(false)
   })
 
   it('an edit made while the watcher runs is seen by a start that trusts it, at once; a stopped watcher is not trusted', async () => {

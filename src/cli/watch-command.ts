@@ -5,6 +5,7 @@
  */
 
 import { flushCaches } from '../retrieve/retriever.js'
+import { requireStore } from '../store/existing.js'
 import { createFileBackend } from '../store/file-backend.js'
 import { watchStore } from '../store/watcher.js'
 import { parseFlags } from './flags.js'
@@ -31,6 +32,7 @@ export async function watchCommand(args: string[], storeRoot: (args: string[]) =
   if (flags.positionals.length > 0) throw usageError(`watch: unexpected argument ${JSON.stringify(flags.positionals[0])}`)
   const root = storeRoot(flags.args)
   const backend = createFileBackend(root)
+  await requireStore(backend)
   const stop = await watchStore(backend, (err) => process.stderr.write(`memory-agent watch: ${err instanceof Error ? err.message : String(err)}\n`))
   process.stdout.write(`memory-agent watch: watching ${root}\n`)
   let stopped = (): void => undefined

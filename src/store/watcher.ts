@@ -33,8 +33,7 @@ export function watchStore(backend: MemoryBackend, onError: (err: unknown) => vo
 async function startWatcher(backend: MemoryBackend, onError: (err: unknown) => void): Promise<() => Promise<void>> {
   const started = processStarted(process.pid)
   // A store not made yet is not made by watching it (reads never make one): watched from the next start.
-  const made = (await Promise.all(MEMORY_FOLDERS.map(({ folder }) => backend.stat(folder)))).some((st) => st !== null)
-  if (backend.watch === undefined || backend.writeBytesAtomic === undefined || started === null || !made) return async () => {}
+  if (backend.watch === undefined || backend.writeBytesAtomic === undefined || started === null || !(await backend.exists())) return async () => {}
   const write = backend.writeBytesAtomic.bind(backend)
   let healthy = true
   let chain: Promise<void> = Promise.resolve()
