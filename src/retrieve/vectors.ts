@@ -39,7 +39,7 @@ interface Loaded {
   segments: Set<string>
   /** Vectors in this embedder's folder whose length is not the embedder's dim (left out of search). */
   mismatched: number
-  /** Segment files that do not decode (left out; their texts are embedded again). */
+  /** Segment files that do not decode or fail their checksum (left out; their texts are embedded again, the file merged away). */
   unreadable: number
   ids: { generation: number; version: number; byKey: Map<string, string[]> } | null
 }
@@ -267,7 +267,8 @@ async function drain(backend: MemoryBackend, embedder: Embedder, options: EmbedO
   if (left === 0 && backend.writeBytesAtomic !== undefined) {
     try {
       const { kept, dead } = deadKeys(s, view)
-      if (dead > 0 || s.segments.size > MAX_SEGMENTS) await compact(backend, s, kept)
+      // A damaged segment goes with the merge: its texts were embedded again above.
+      if (dead > 0 || s.unreadable > 0 || s.segments.size > MAX_SEGMENTS) await compact(backend, s, kept)
       migrated = await completeMigration(backend, s)
     } catch (err) {
       warnOnce(backend, 'vectors not saved', err, 'each process embeds again')
