@@ -4,29 +4,21 @@
  * never trusted (issue 28, items 1 and 2). Real files, real embeddings server.
  */
 
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createFileBackend, embedHandler, flushCaches, searchHandler, sweepHandler, vectorDiagnostics, writeHandler } from '../src/api.js'
 import { SEARCH_MANIFEST } from '../src/retrieve/segment-files.js'
 import { VECTORS_DIR } from '../src/retrieve/vectors.js'
 import { startEmbeddingsServer } from './embeddings-server.js'
+import { tempStores } from './store-kit.js'
 
-const roots: string[] = []
-afterAll(() => {
-  for (const r of roots) rmSync(r, { recursive: true, force: true })
-})
-
-function tempStore(): string {
-  const root = mkdtempSync(join(tmpdir(), 'derived-checksums-'))
-  roots.push(root)
-  return root
-}
+const newStore = tempStores('derived-checksums-')
+const tempStore = async (): Promise<string> => (await newStore()).root
 
 describe('the saved search manifest', () => {
   it('is rebuilt, never trusted, when one digit of its tombstones changes, and the damage is counted', async () => {
-    const root = tempStore()
+    const root = await tempStore()
     const first = createFileBackend(root)
     const old = await writeHandler(first, { summary: 'The staging database is postgres 14 on db-old.', key: 'staging database' })
     for (let i = 0; i < 8; i++) await writeHandler(first, { summary: `Unrelated fact ${i} about the kettle.` })
@@ -58,7 +50,7 @@ describe('vector segments', () => {
   it('a flipped byte anywhere makes the segment unreadable, counted, never a phantom similarity; embed rebuilds it', async () => {
     const server = await startEmbeddingsServer()
     try {
-      const root = tempStore()
+      const root = await tempStore()
       writeFileSync(join(root, 'config.json'), JSON.stringify({ embedder: { baseUrl: server.url, model: 'concepts', dimensions: 12 } }))
       const first = createFileBackend(root)
       const cat = await writeHandler(first, { summary: 'Mimi the cat sleeps on the sofa all day' })

@@ -36,6 +36,16 @@ async function seeded(): Promise<MemoryBackend> {
   return b
 }
 
+/** A store whose memories are embedded, then pointed at the endpoint stalled, with these settings. */
+async function stalled(settings: Record<string, unknown>): Promise<MemoryBackend> {
+  const b = await seeded()
+  configure(b)
+  await embedHandler(b, {})
+  configure(b, settings)
+  server.setAnswer('stall')
+  return b
+}
+
 const cli = promisify(execFile)
 const CLI = path.resolve('lib/cli/main.js')
 
@@ -61,11 +71,7 @@ describe('a malformed embeddings answer', () => {
 
 describe('a stalled embedder', () => {
   it('a search waits at most its deadline, whatever the retries and timeouts, and goes on by keywords', async () => {
-    const b = await seeded()
-    configure(b)
-    await embedHandler(b, {})
-    configure(b, { timeoutMs: 600_000, retries: 10, queryDeadlineMs: 400 })
-    server.setAnswer('stall')
+    const b = await stalled({ timeoutMs: 600_000, retries: 10, queryDeadlineMs: 400 })
     try {
       const started = Date.now()
       const r = await searchHandler(b, { query: 'Postgres invoices' })
@@ -78,11 +84,7 @@ describe('a stalled embedder', () => {
   })
 
   it('after one failure a search in another process does not ask the endpoint again, and returns at once', async () => {
-    const b = await seeded()
-    configure(b)
-    await embedHandler(b, {})
-    configure(b, { timeoutMs: 600_000, retries: 10, queryDeadlineMs: 1_000 })
-    server.setAnswer('stall')
+    const b = await stalled({ timeoutMs: 600_000, retries: 10, queryDeadlineMs: 1_000 })
     try {
       const first = await cli(process.execPath, [CLI, 'search', 'Postgres invoices', '--root', b.root, '--json'])
       expect((JSON.parse(first.stdout) as { guidance: string }).guidance).toMatch(/no query vector within 1000 ms/)
