@@ -438,5 +438,6 @@ export async function vectorDiagnostics(backend: MemoryBackend): Promise<VectorD
 /** The diagnostics in one line, for a person (the CLI's stats). Pure. */
 export function describeVectors(d: VectorDiagnostics): string {
   const migrating = d.completedEmbedder !== null && d.completedEmbedder !== d.embedder ? `, changing from ${d.completedEmbedder}` : ''
-  return `${'embeddings'.padEnd(15)} ${d.kind} ${d.embedder} (${d.dim} dimensions): ${d.embedded}/${d.searchable} embedded, ${d.pending} pending, ${d.dimensionMismatches} dimension mismatches${migrating}`
+  const unreadable = d.unreadableSegments > 0 ? `, ${d.unreadableSegments} unreadable segments (embedded again by memory-agent embed)` : ''
+  return `${'embeddings'.padEnd(15)} ${d.kind} ${d.embedder} (${d.dim} dimensions): ${d.embedded}/${d.searchable} embedded, ${d.pending} pending, ${d.dimensionMismatches} dimension mismatches${unreadable}${migrating}`
 }

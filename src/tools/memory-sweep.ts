@@ -11,7 +11,7 @@ export const memorySweepTool = defineTool(
     title: 'Health check',
     group: 'curate',
     description:
-      'List what may need attention, changing nothing: memories without a search hit for `days` days (default 90), superseded versions still on disk, recent queries that found nothing (what the store lacks), memories whose anchors no longer hold, files whose front-matter does not parse (with the line; out of search until a person fixes them), and with an embedder, vector coverage and dimension mismatches. Act with forget, resolve or a new write.',
+      'List what may need attention, changing nothing: memories without a search hit for `days` days (default 90), superseded versions still on disk, recent queries that found nothing (what the store lacks), memories whose anchors no longer hold, files whose front-matter does not parse (with the line; out of search until a person fixes them), damaged files of the saved search index (rebuilt, never read), and with an embedder, vector coverage, dimension mismatches and unreadable vector segments. Act with forget, resolve or a new write.',
     input: {
       type: 'object',
       properties: {
