@@ -72,7 +72,16 @@ const RULES: readonly Rule[] = [
   { kind: 'api-key', pattern: /\bsk-[A-Za-z0-9_-]{16,}/g },
   { kind: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g },
   { kind: 'aws-access-key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
-  { kind: 'connection-password', pattern: /(\b[a-zA-Z][a-zA-Z0-9+.-]{0,31}:\/\/[^\s:/@]{1,256}:)([^\s@/]{1,256})(@)/g, group: 2 },
+  // scheme://user:password@host, the user possibly empty (redis://:pw@host) and the password
+  // holding `/` or `@`: it ends at the first `@` whose host runs to the end of the authority (a
+  // `/`, a quote, a space or the end), so a later `@` in the path is not taken for it. A port
+  // before a path (`http://host:8080/@name`) is no password.
+  {
+    kind: 'connection-password',
+    pattern: /(\b[a-zA-Z][a-zA-Z0-9+.-]{0,31}:\/\/[^\s:/@]{0,256}:)([^\s"'<>`]{1,256}?)(@)(?=[^\s@/"'<>`]{1,256}(?:[/\s"'<>`]|$))/g,
+    group: 2,
+    accept: (password) => !/^\d{1,5}\//.test(password),
+  },
   {
     kind: 'cn-id-number',
     pattern: /(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])/g,

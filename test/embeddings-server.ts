@@ -33,6 +33,9 @@ export function conceptVector(text: string, dim = CONCEPT_DIM): number[] {
   return v
 }
 
+/** How the server answers: right, never (a stalled endpoint), or malformed in one way. */
+export type Answer = 'vectors' | 'stall' | 'all-index-0' | 'no-embedding' | 'wrong-dim'
+
 export interface EmbeddingsServerOptions {
   /** Length of the vectors answered (default CONCEPT_DIM): another length than configured makes a dimension mismatch. */
   dim?: number
@@ -47,7 +50,10 @@ export interface EmbeddingsServer {
   requests: number
   /** Texts embedded, by model. */
   texts: Map<string, number>
+  /** Every text received, in order (what left the store for the endpoint). */
+  received: string[]
   setDelay(ms: number): void
+  setAnswer(answer: Answer): void
   close(): Promise<void>
 }
 
@@ -59,7 +65,8 @@ async function body(req: IncomingMessage): Promise<string> {
 
 export async function startEmbeddingsServer(options: EmbeddingsServerOptions = {}): Promise<EmbeddingsServer> {
   let delayMs = options.delayMs ?? 0
-  const state = { requests: 0, texts: new Map<string, number>() }
+  let answer: Answer = 'vectors'
+  const state = { requests: 0, texts: new Map<string, number>(), received: [] as string[] }
   const server = createServer((req, res) => {
     void (async () => {
       if (req.method !== 'POST' || req.url !== '/v1/embeddings') {
@@ -71,8 +78,15 @@ export async function startEmbeddingsServer(options: EmbeddingsServerOptions = {
       // Counted on arrival: a request of a client killed while it waits is counted all the same.
       state.requests++
       state.texts.set(parsed.model, (state.texts.get(parsed.model) ?? 0) + inputs.length)
+      state.received.push(...inputs)
+      if (answer === 'stall') return
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs))
-      const data = inputs.map((text, index) => ({ object: 'embedding', index, embedding: conceptVector(text, options.dim ?? CONCEPT_DIM) }))
+      const dim = (options.dim ?? CONCEPT_DIM) + (answer === 'wrong-dim' ? 1 : 0)
+      const data = inputs.map((text, index) => ({
+        object: 'embedding',
+        index: answer === 'all-index-0' ? 0 : index,
+        ...(answer === 'no-embedding' ? {} : { embedding: conceptVector(text, dim) }),
+      }))
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', model: parsed.model, data }))
     })()
   })
@@ -84,8 +98,12 @@ export async function startEmbeddingsServer(options: EmbeddingsServerOptions = {
       return state.requests
     },
     texts: state.texts,
+    received: state.received,
     setDelay(ms) {
       delayMs = ms
+    },
+    setAnswer(a) {
+      answer = a
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -375,6 +375,27 @@ describe('sync: two stores through a bare repository', () => {
     expect(pushedFiles()).not.toContain(file)
   })
 
+  it('never commits or pushes an embedder key in config.json, whatever its shape; without it config.json syncs', async () => {
+    const w = world()
+    const a = w.store('a')
+    await writeHandler(a.backend, { summary: 'The embedder runs on the GPU box.', title: 'Embedder host' })
+    await w.sync(a.backend, { remote: w.remote })
+    const remoteHead = w.git(w.remote, 'rev-parse', 'main')
+    const config = (apiKey?: string) => JSON.stringify({ embedder: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'nomic', dimensions: 8, ...(apiKey !== undefined ? { apiKey } : {}) } }, null, 2)
+    for (const key of ['abc123', 'local-ollama-key', '0f1e2d3c4b5a69788796a5b4c3d2e1f0']) {
+      writeFileSync(path.join(a.root, 'config.json'), config(key))
+      const refused = await w.sync(a.backend).catch((err: unknown) => err)
+      expect(refused, key).toMatchObject({ code: 'INVALID_STATE' })
+      expect((refused as Error).message).toContain('sync refused: config.json:')
+      expect((refused as Error).message).toContain('$MEMORY_AGENT_EMBEDDER_KEY')
+      expect(w.git(w.remote, 'rev-parse', 'main')).toBe(remoteHead)
+      expect(w.git(a.root, 'log', '-p', '--all')).not.toContain(key)
+    }
+    writeFileSync(path.join(a.root, 'config.json'), config())
+    expect((await w.sync(a.backend)).pushed).not.toBeNull()
+    expect(w.git(w.remote, 'show', 'main:config.json')).toContain('"model": "nomic"')
+  })
+
   it('is safe to run while writes go on: every write is committed, and reaches the other store', async () => {
     const w = world()
     const a = w.store('a')

@@ -21,10 +21,17 @@ export interface Embedder {
   readonly kind?: string
   /** Names the model and its settings: vectors of two ids are never mixed (a new id re-embeds). */
   readonly id: string
+  /** Where the vectors come from (an endpoint URL), when it matters: a failure memo is of one id at one endpoint. */
+  readonly endpoint?: string
   /** The length of every vector `embed` returns. */
   readonly dim: number
-  /** One vector per text, in order. */
-  embed(texts: readonly string[]): Promise<ArrayLike<number>[]>
+  /**
+   * Milliseconds a search waits for its query's vector, every attempt included (default
+   * QUERY_DEADLINE_MS, vectors.ts); past it the search goes by keywords.
+   */
+  readonly queryDeadlineMs?: number
+  /** One vector per text, in order; `signal` aborts when the caller stops waiting (a search's deadline). */
+  embed(texts: readonly string[], options?: { signal?: AbortSignal }): Promise<ArrayLike<number>[]>
 }
 
 const chosen = new WeakMap<MemoryBackend, Embedder | null>()
@@ -35,6 +42,9 @@ export function checkEmbedder(embedder: Embedder): Embedder {
   if (typeof embedder !== 'object' || embedder === null) throw invalidInput('embedder', 'an object { id, dim, embed(texts) }')
   if (typeof embedder.id !== 'string' || embedder.id.trim() === '' || embedder.id.length > 200) throw invalidInput('embedder.id', 'a non-empty string of at most 200 characters')
   if (!Number.isInteger(embedder.dim) || embedder.dim < 1 || embedder.dim > MAX_DIM) throw invalidInput('embedder.dim', `an integer from 1 to ${MAX_DIM}`)
+  if (embedder.queryDeadlineMs !== undefined && (!Number.isInteger(embedder.queryDeadlineMs) || embedder.queryDeadlineMs < 100 || embedder.queryDeadlineMs > 600_000)) {
+    throw invalidInput('embedder.queryDeadlineMs', 'an integer from 100 to 600000')
+  }
   if (typeof embedder.embed !== 'function') throw invalidInput('embedder.embed', 'a function (texts: string[]) => Promise<number[][]>')
   return embedder
 }

@@ -28,6 +28,8 @@ export interface OpenAiEmbedderOptions {
   batchSize?: number
   /** Milliseconds one request may take (default 30 000). */
   timeoutMs?: number
+  /** Milliseconds a search waits for its query's vector, all attempts together (default 8 000). */
+  queryDeadlineMs?: number
   /** Further attempts after a failed request (default 2), waiting 250 ms, 500 ms, 1 s... between. */
   retries?: number
   /** Ask the model for `dimensions` (models that can shorten their vectors, such as text-embedding-3); default false. */
@@ -57,6 +59,7 @@ export function openAiOptionsFrom(value: unknown, where: string): OpenAiEmbedder
   const batchSize = optionalInteger(r.batchSize, `${where}.batchSize`, 1, 2048)
   const timeoutMs = optionalInteger(r.timeoutMs, `${where}.timeoutMs`, 100, 600_000)
   const retries = optionalInteger(r.retries, `${where}.retries`, 0, 10)
+  const queryDeadlineMs = optionalInteger(r.queryDeadlineMs, `${where}.queryDeadlineMs`, 100, 600_000)
   if (r.sendDimensions !== undefined && typeof r.sendDimensions !== 'boolean') throw invalidInput(`${where}.sendDimensions`, 'true or false')
   return {
     baseUrl: text('baseUrl'),
@@ -66,6 +69,7 @@ export function openAiOptionsFrom(value: unknown, where: string): OpenAiEmbedder
     ...(batchSize !== undefined ? { batchSize } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(retries !== undefined ? { retries } : {}),
+    ...(queryDeadlineMs !== undefined ? { queryDeadlineMs } : {}),
     ...(r.sendDimensions === true ? { sendDimensions: true } : {}),
   }
 }
@@ -96,25 +100,30 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
+function malformed(url: string, what: string): MemoryError {
+  return new MemoryError('INVALID_STATE', `malformed embeddings answer: endpoint ${url} ${what}`)
+}
+
+/** One vector per text, each in the place its `index` names (or its position): every place filled once, else a malformed answer. */
 function vectorsOf(body: unknown, count: number, dim: number, url: string): number[][] {
   const data = typeof body === 'object' && body !== null ? (body as { data?: unknown }).data : undefined
   if (!Array.isArray(data) || data.length !== count) {
-    throw new MemoryError('INVALID_STATE', `embeddings endpoint ${url} answered without ${count} vectors in "data" (got ${Array.isArray(data) ? data.length : 'none'})`)
+    throw malformed(url, `answered without ${count} vectors in "data" (got ${Array.isArray(data) ? data.length : 'none'})`)
   }
-  const out: number[][] = new Array<number[]>(count)
+  const out: (number[] | undefined)[] = new Array<number[] | undefined>(count).fill(undefined)
   data.forEach((item: unknown, position) => {
     const rec = typeof item === 'object' && item !== null ? (item as { index?: unknown; embedding?: unknown }) : {}
-    const index = typeof rec.index === 'number' ? rec.index : position
+    const index = rec.index === undefined ? position : rec.index
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count) throw malformed(url, `answered item ${position} with index ${JSON.stringify(index)}, not one of 0..${count - 1}`)
+    if (out[index] !== undefined) throw malformed(url, `answered index ${index} twice (item ${position})`)
     const v = rec.embedding
-    if (!Array.isArray(v) || v.some((x) => typeof x !== 'number' || !Number.isFinite(x))) {
-      throw new MemoryError('INVALID_STATE', `embeddings endpoint ${url} answered item ${position} without a numeric "embedding"`)
-    }
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'number' || !Number.isFinite(x))) throw malformed(url, `answered item ${position} without a numeric "embedding"`)
     if (v.length !== dim) {
       throw new MemoryError('INVALID_STATE', `dimension mismatch: embeddings endpoint ${url} returned vectors of ${v.length} dimensions, the embedder is configured for ${dim} (embedder.dimensions)`, 'embedder.dimensions')
     }
     out[index] = v as number[]
   })
-  return out
+  return out as number[][]
 }
 
 /** An Embedder over an OpenAI-compatible endpoint. */
@@ -126,12 +135,13 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
   const retries = options.retries ?? OPENAI_DEFAULTS.retries
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.apiKey !== undefined ? { authorization: `Bearer ${options.apiKey}` } : {}) }
 
-  async function attempt(texts: readonly string[]): Promise<number[][]> {
+  async function attempt(texts: readonly string[], stop: AbortSignal | undefined): Promise<number[][]> {
     let response: Response
     try {
       const body = { model: options.model, input: texts, encoding_format: 'float', ...(options.sendDimensions === true ? { dimensions: dim } : {}) }
-      response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) })
+      response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: stop === undefined ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]) })
     } catch (err) {
+      if (stop?.aborted === true) throw new AttemptError('the caller stopped waiting', false)
       const cause = err instanceof Error && err.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : err instanceof Error ? ((err.cause as { code?: string } | undefined)?.code ?? err.message) : String(err)
       throw new AttemptError(cause, true)
     }
@@ -148,13 +158,13 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
     return vectorsOf(parsed, texts.length, dim, url)
   }
 
-  async function batch(texts: readonly string[]): Promise<number[][]> {
+  async function batch(texts: readonly string[], stop: AbortSignal | undefined): Promise<number[][]> {
     for (let n = 0; ; n++) {
       try {
-        return await attempt(texts)
+        return await attempt(texts, stop)
       } catch (err) {
         if (!(err instanceof AttemptError)) throw err
-        if (!err.retry || n >= retries) {
+        if (!err.retry || n >= retries || stop?.aborted === true) {
           const tries = n + 1
           throw new MemoryError('IO_ERROR', `embeddings endpoint ${url} failed (${err.message}) after ${tries} attempt${tries === 1 ? '' : 's'}: is the server running and the URL right (embedder.baseUrl)?`)
         }
@@ -166,10 +176,12 @@ export function openAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
   return {
     kind: 'openai',
     id: `openai:${options.model}:${dim}`,
+    endpoint: url,
     dim,
-    async embed(texts) {
+    ...(options.queryDeadlineMs !== undefined ? { queryDeadlineMs: options.queryDeadlineMs } : {}),
+    async embed(texts, call) {
       const out: number[][] = []
-      for (let i = 0; i < texts.length; i += batchSize) pushAll(out, await batch(texts.slice(i, i + batchSize)))
+      for (let i = 0; i < texts.length; i += batchSize) pushAll(out, await batch(texts.slice(i, i + batchSize), call?.signal))
       return out
     },
   }

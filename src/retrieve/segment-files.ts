@@ -11,6 +11,9 @@
  * segment (a bad header, size or checksum, another version) opens as null: the caller builds the
  * index again from the entries, never answers from a damaged one. Files left by a process killed
  * mid-save are swept by a later save once they are old enough not to be another writer's.
+ * The manifest carries the crc32 of its own text: a changed digit (a tombstone, a file name, the
+ * state it claims) opens as null like a damaged segment, and is counted (`savedIndexDamage`)
+ * and said once, never trusted.
  *
  * It reads and writes only below `<root>/.cache/search/` (and removes the JSON index of earlier
  * versions); it holds nothing that cannot be rebuilt from the store.
@@ -18,8 +21,10 @@
 
 import { open, readdir, readFile, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
+import { crc32 } from 'node:zlib'
 import type { MemoryBackend } from '../store/backend.js'
 import { makeDirs } from '../store/fs-io.js'
+import { warnOnce } from '../store/warn-once.js'
 import { TOKENIZER_VERSION } from '../language/tokenizer.js'
 import { SEARCH_INDEX_FORMAT, SearchIndex, type SavedSegment } from './search-index.js'
 import { SEGMENT_LAYOUT } from './segment.js'
@@ -41,9 +46,31 @@ interface Manifest {
   segments: SavedSegment[]
 }
 
+/** The manifest as written: its fields, then the crc32 of their JSON text. */
+function manifestText(manifest: Manifest): string {
+  return JSON.stringify({ ...manifest, checksum: crc32(JSON.stringify(manifest)) })
+}
+
+/** The manifest's fields when its checksum holds, else null (damaged, or written before it had one). */
+function verified(text: string): Partial<Manifest> | null {
+  const { checksum, ...fields } = JSON.parse(text) as Partial<Manifest> & { checksum?: unknown }
+  return typeof checksum === 'number' && checksum === crc32(JSON.stringify(fields)) ? fields : null
+}
+
+/** Damaged saved-index files (by name and content) noticed per store in this process. */
+const damage = new WeakMap<MemoryBackend, Set<string>>()
+
+function noteDamage(backend: MemoryBackend, file: string, bytes: string | Uint8Array): void {
+  let seen = damage.get(backend)
+  if (seen === undefined) damage.set(backend, (seen = new Set()))
+  seen.add(`${file}:${crc32(bytes)}`)
+  warnOnce(backend, 'damaged search index', new Error(`${file} does not match its checksum`), 'it is built again from index.jsonl, never read')
+}
+
 function parseManifest(text: string): Manifest | null {
   try {
-    const m = JSON.parse(text) as Partial<Manifest>
+    const m = verified(text)
+    if (m === null) return null
     if (m.layout !== SEGMENT_LAYOUT || m.format !== SEARCH_INDEX_FORMAT || m.tokenizer !== TOKENIZER_VERSION) return null
     if (!(typeof m.index === 'string' || m.index === null) || !Array.isArray(m.segments)) return null
     const ok = m.segments.every((s) => typeof s === 'object' && s !== null && typeof s.file === 'string' && SEGMENT_FILE.test(s.file) && Array.isArray(s.deleted))
@@ -55,7 +82,28 @@ function parseManifest(text: string): Manifest | null {
 
 async function readManifest(backend: MemoryBackend): Promise<Manifest | null> {
   const text = await backend.readFile(SEARCH_MANIFEST).catch(() => null)
-  return text === null ? null : parseManifest(text)
+  if (text === null) return null
+  const manifest = parseManifest(text)
+  if (manifest === null && isDamaged(text)) noteDamage(backend, SEARCH_MANIFEST, text)
+  return manifest
+}
+
+/** True for a manifest whose text is not what its writer wrote (not: one of another version, which is simply rebuilt). */
+function isDamaged(text: string): boolean {
+  try {
+    return verified(text) === null
+  } catch {
+    return true
+  }
+}
+
+/**
+ * The damaged files of the saved search index this process has found (the manifest checked
+ * now, and what loads found before): each was, or will be, built again from index.jsonl.
+ */
+export async function savedIndexDamage(backend: MemoryBackend): Promise<number> {
+  await readManifest(backend)
+  return damage.get(backend)?.size ?? 0
 }
 
 const dirOf = (backend: MemoryBackend): string => path.join(backend.root, SEARCH_DIR)
@@ -73,7 +121,11 @@ export async function loadSavedIndex(backend: MemoryBackend): Promise<{ index: S
   try {
     const saved = await Promise.all(manifest.segments.map(async (s) => ({ file: s.file, deleted: s.deleted, bytes: await readFile(path.join(dir, s.file)) })))
     const index = SearchIndex.open(saved)
-    return index === null ? null : { index, state: manifest.index }
+    if (index === null) {
+      for (const s of saved) if (SearchIndex.open([{ ...s, deleted: [] }]) === null) noteDamage(backend, `${SEARCH_DIR}/${s.file}`, s.bytes)
+      return null
+    }
+    return { index, state: manifest.index }
   } catch {
     return null
   }
@@ -116,7 +168,7 @@ export async function saveSearchIndex(backend: MemoryBackend, index: SearchIndex
   for (const w of plan.write) await backend.writeBytesAtomic(`${SEARCH_DIR}/${w.file}`, w.bytes)
   if (plan.write.length > 0) await syncDir(dir)
   const manifest: Manifest = { layout: SEGMENT_LAYOUT, format: SEARCH_INDEX_FORMAT, tokenizer: TOKENIZER_VERSION, index: state, segments: plan.segments }
-  await backend.writeFileAtomic(SEARCH_MANIFEST, JSON.stringify(manifest))
+  await backend.writeFileAtomic(SEARCH_MANIFEST, manifestText(manifest))
   index.saved(plan)
   for (const file of plan.drop) await rm(path.join(dir, file), { force: true })
   for (const legacy of LEGACY_FILES) await backend.removeFile(legacy)

@@ -19,7 +19,9 @@ import type { MemoryBackend } from '../store/backend.js'
 import { ensureFresh } from '../store/freshness.js'
 import type { IndexView } from '../store/index-view.js'
 import { warnOnce } from '../store/warn-once.js'
+import { redactSecrets } from '../redact.js'
 import type { IndexEntry } from '../types.js'
+import { embedderDown, memoName, noteEmbedderDown, noteEmbedderUp } from './embedder-memo.js'
 import { embedderOf, embedderSlug, embeddingText, vectorKey, type Embedder } from './embedder.js'
 import { isSearchable } from './search-index.js'
 import { decodeSegment, encodeSegment } from './vector-file.js'
@@ -39,7 +41,7 @@ interface Loaded {
   segments: Set<string>
   /** Vectors in this embedder's folder whose length is not the embedder's dim (left out of search). */
   mismatched: number
-  /** Segment files that do not decode (left out; their texts are embedded again). */
+  /** Segment files that do not decode or fail their checksum (left out; their texts are embedded again, the file merged away). */
   unreadable: number
   ids: { generation: number; version: number; byKey: Map<string, string[]> } | null
 }
@@ -229,10 +231,35 @@ function queueOf(s: Loaded, view: IndexView): { live: Map<string, string>; pendi
   return { live, pending: [...live.keys()].filter((k) => !s.index.has(k)) }
 }
 
-function checkVectors(embedder: Embedder, vectors: ArrayLike<number>[], count: number): void {
-  if (!Array.isArray(vectors) || vectors.length !== count) throw new MemoryError('INVALID_STATE', `embedder ${embedder.id} returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${count} texts`)
-  const wrong = vectors.find((v) => v.length !== embedder.dim)
-  if (wrong !== undefined) throw new MemoryError('INVALID_STATE', `dimension mismatch: embedder ${embedder.id} returned a vector of ${wrong.length} dimensions, it declares ${embedder.dim}`, 'embedder.dim')
+/** A vector of `dim` finite numbers, or what is wrong with it. */
+function vectorFault(v: unknown, dim: number): string | null {
+  if (typeof v !== 'object' || v === null || typeof (v as { length?: unknown }).length !== 'number') return 'no vector'
+  const vector = v as ArrayLike<unknown>
+  if (vector.length !== dim) return `a vector of ${vector.length} dimensions, it declares ${dim}`
+  for (let i = 0; i < dim; i++) if (typeof vector[i] !== 'number' || !Number.isFinite(vector[i])) return `a vector with ${String(vector[i])} at ${i}`
+  return null
+}
+
+/**
+ * The texts embedded, secrets redacted first (a hand-typed file or a query may hold one the
+ * write path never saw: nothing leaves for an endpoint unredacted), and the answer checked: one
+ * vector of `dim` finite numbers per text, else INVALID_STATE naming what is wrong.
+ */
+async function embedTexts(embedder: Embedder, texts: readonly string[], signal?: AbortSignal): Promise<ArrayLike<number>[]> {
+  const vectors: unknown = await embedder.embed(
+    texts.map((t) => redactSecrets(t).text),
+    signal !== undefined ? { signal } : undefined,
+  )
+  if (!Array.isArray(vectors) || vectors.length !== texts.length) {
+    throw new MemoryError('INVALID_STATE', `malformed embeddings answer: embedder ${embedder.id} returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${texts.length} texts`)
+  }
+  for (let i = 0; i < vectors.length; i++) {
+    const fault = vectorFault(vectors[i], embedder.dim)
+    if (fault === null) continue
+    const mismatch = fault.includes('dimensions')
+    throw new MemoryError('INVALID_STATE', `${mismatch ? 'dimension mismatch' : 'malformed embeddings answer'}: embedder ${embedder.id} returned ${fault} for text ${i}`, mismatch ? 'embedder.dim' : undefined)
+  }
+  return vectors as ArrayLike<number>[]
 }
 
 async function drain(backend: MemoryBackend, embedder: Embedder, options: EmbedOptions): Promise<EmbedReport> {
@@ -245,8 +272,7 @@ async function drain(backend: MemoryBackend, embedder: Embedder, options: EmbedO
   options.onProgress?.(0, todo.length)
   for (let i = 0; i < todo.length; i += SEGMENT_VECTORS) {
     const chunk = todo.slice(i, i + SEGMENT_VECTORS)
-    const vectors = await embedder.embed(chunk.map((k) => live.get(k) as string))
-    checkVectors(embedder, vectors, chunk.length)
+    const vectors = await embedTexts(embedder, chunk.map((k) => live.get(k) as string))
     const added = chunk.filter((key, j) => s.index.add(key, vectors[j] as ArrayLike<number>))
     try {
       await writeSegment(backend, s, added)
@@ -267,7 +293,8 @@ async function drain(backend: MemoryBackend, embedder: Embedder, options: EmbedO
   if (left === 0 && backend.writeBytesAtomic !== undefined) {
     try {
       const { kept, dead } = deadKeys(s, view)
-      if (dead > 0 || s.segments.size > MAX_SEGMENTS) await compact(backend, s, kept)
+      // A damaged segment goes with the merge: its texts were embedded again above.
+      if (dead > 0 || s.unreadable > 0 || s.segments.size > MAX_SEGMENTS) await compact(backend, s, kept)
       migrated = await completeMigration(backend, s)
     } catch (err) {
       warnOnce(backend, 'vectors not saved', err, 'each process embeds again')
@@ -294,12 +321,31 @@ export async function embedPending(backend: MemoryBackend, options: EmbedOptions
   }
 }
 
-/** After a query could not be embedded, searches of the store go by keywords alone this long before asking again. */
-export const QUERY_RETRY_MS = 60_000
-const queryFailures = new WeakMap<MemoryBackend, { embedder: Embedder; at: number; message: string }>()
+/** A search waits at most this long for its query's vector (all attempts together), unless the embedder sets its own. */
+export const QUERY_DEADLINE_MS = 8_000
 
 /** Cosine similarity below this never makes a vector hit (documented with the fusion, fusion.ts). */
 export const MIN_SIMILARITY = 0.2
+
+/**
+ * The work under a total deadline: its signal aborts at `ms`, and the answer is a TIMEOUT error
+ * then even from an embedder that ignores the signal (it is left to finish on its own).
+ */
+async function withDeadline<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController()
+  let timer: NodeJS.Timeout | undefined
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort()
+      reject(new MemoryError('IO_ERROR', `the embedder gave no query vector within ${ms} ms (all attempts together); searching by keywords`))
+    }, ms)
+  })
+  try {
+    return await Promise.race([work(controller.signal), expired])
+  } finally {
+    clearTimeout(timer)
+  }
+}
 
 export interface VectorSide {
   /** Memories close in meaning, most similar first, each passing the caller's filters. */
@@ -320,18 +366,16 @@ export async function vectorSearch(backend: MemoryBackend, query: string, k: num
   const s = await loadedFor(backend, embedder)
   if (s.index.size === 0) return { hits: [] }
   const byKey = idsByKey(s, await backend.indexView())
-  // A failing embedder is not asked again for a while: each search would wait for its timeout.
-  const failed = queryFailures.get(backend)
-  if (failed !== undefined && failed.embedder === embedder && Date.now() - failed.at < QUERY_RETRY_MS) return { hits: [], error: failed.message }
+  // A failing embedder is not asked again for a while, by any process: each search would wait for its timeout.
+  const down = await embedderDown(backend, memoName(embedder))
+  if (down !== null) return { hits: [], error: down }
   let q: ArrayLike<number>
   try {
-    const vectors = await embedder.embed([query])
-    checkVectors(embedder, vectors, 1)
-    q = vectors[0] as ArrayLike<number>
-    queryFailures.delete(backend)
+    ;[q] = (await withDeadline(embedder.queryDeadlineMs ?? QUERY_DEADLINE_MS, (signal) => embedTexts(embedder, [query], signal))) as [ArrayLike<number>]
+    await noteEmbedderUp(backend)
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)
-    queryFailures.set(backend, { embedder, at: Date.now(), message })
+    await noteEmbedderDown(backend, memoName(embedder), message)
     return { hits: [], error: message }
   }
   const acceptKey = (key: string) => (byKey.get(key) ?? []).some(accept)
@@ -394,5 +438,6 @@ export async function vectorDiagnostics(backend: MemoryBackend): Promise<VectorD
 /** The diagnostics in one line, for a person (the CLI's stats). Pure. */
 export function describeVectors(d: VectorDiagnostics): string {
   const migrating = d.completedEmbedder !== null && d.completedEmbedder !== d.embedder ? `, changing from ${d.completedEmbedder}` : ''
-  return `${'embeddings'.padEnd(15)} ${d.kind} ${d.embedder} (${d.dim} dimensions): ${d.embedded}/${d.searchable} embedded, ${d.pending} pending, ${d.dimensionMismatches} dimension mismatches${migrating}`
+  const unreadable = d.unreadableSegments > 0 ? `, ${d.unreadableSegments} unreadable segments (embedded again by memory-agent embed)` : ''
+  return `${'embeddings'.padEnd(15)} ${d.kind} ${d.embedder} (${d.dim} dimensions): ${d.embedded}/${d.searchable} embedded, ${d.pending} pending, ${d.dimensionMismatches} dimension mismatches${unreadable}${migrating}`
 }

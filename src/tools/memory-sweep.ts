@@ -11,7 +11,7 @@ export const memorySweepTool = defineTool(
     title: 'Health check',
     group: 'curate',
     description:
-      'List what may need attention, changing nothing: memories without a search hit for `days` days (default 90), superseded versions still on disk, recent queries that found nothing (what the store lacks), memories whose anchors no longer hold, files whose front-matter does not parse (with the line; out of search until a person fixes them), and with an embedder, vector coverage and dimension mismatches. Act with forget, resolve or a new write.',
+      'List what may need attention, changing nothing: memories without a search hit for `days` days (default 90), superseded versions still on disk, recent queries that found nothing (what the store lacks), memories whose anchors no longer hold, files whose front-matter does not parse (with the line; out of search until a person fixes them), damaged files of the saved search index (rebuilt, never read), and with an embedder, vector coverage, dimension mismatches and unreadable vector segments. Act with forget, resolve or a new write.',
     input: {
       type: 'object',
       properties: {
@@ -80,9 +80,13 @@ export const memorySweepTool = defineTool(
           },
           description: 'Files whose front-matter does not parse: the line the parser stopped at, and why. Out of search until a person fixes them.',
         },
+        damagedSearchIndexFiles: {
+          type: 'integer',
+          description: 'Files of the saved search index (.cache/search/) that do not match their checksum: never read, built again from index.jsonl at the next search.',
+        },
         embeddings: vectorDiagnosticsShape,
       },
-      required: ['at', 'scanned', 'thresholds', 'longUnused', 'supersededBacklog', 'zeroHitQueries', 'staleAnchors', 'unreadable'],
+      required: ['at', 'scanned', 'thresholds', 'longUnused', 'supersededBacklog', 'zeroHitQueries', 'staleAnchors', 'unreadable', 'damagedSearchIndexFiles'],
       additionalProperties: false,
     },
     annotations: READS_ONLY,

@@ -26,6 +26,7 @@
  * more (`consolidate`), so memory_lineage shows where a topic came from.
  */
 
+import { redactRecord } from '../../redact.js'
 import { MemoryError } from '../../errors.js'
 import { isSearchable } from '../../retrieve/search-index.js'
 import type { MemoryBackend } from '../../store/backend.js'
@@ -262,7 +263,9 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
         })
       })
     }
-    return report
+    // What was written is redacted by the write path; the report quotes the texts it chose from
+    // (a hand-typed secret in an episode, a dry run's would-be summary): redacted the same way.
+    return redactRecord(report).value
   } finally {
     if (!dryRun) await dropLease(backend)
   }

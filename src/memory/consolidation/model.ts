@@ -6,9 +6,13 @@
  * (model id, prompt id and version, prompt text), token caps per run and per day, and the
  * degraded state a run falls into when a cap is reached or the model fails. It never throws to
  * the engine: every failure is a null answer and the engine keeps its deterministic result.
+ * Nothing passes it unredacted: the prompt is redacted before it is sent (a hand-typed memory
+ * file may hold a secret the write path never saw), and the answer before it is cached or
+ * returned, so neither the cache nor a report quoting the answer holds one.
  */
 
 import { createHash } from 'node:crypto'
+import { redactSecrets } from '../../redact.js'
 import type { MemoryBackend } from '../../store/backend.js'
 import { estimateTokens, type LedgerEvent } from '../../types.js'
 import type { PromptSpec } from './prompts.js'
@@ -94,13 +98,15 @@ export class ModelRun {
   }
 
   /** The model's answer to prompt (from the cache when asked before), or null: degraded, or a dry run's miss. */
-  async ask(spec: PromptSpec, prompt: string): Promise<string | null> {
+  async ask(spec: PromptSpec, raw: string): Promise<string | null> {
     if (this.degraded !== null) return null
+    const prompt = redactSecrets(raw).text
     const file = `${MODEL_CACHE_DIR}/${cacheKey(this.model.id, spec, prompt)}.json`
     const cached = parseCached(await this.backend.readFile(file).catch(() => null))
     if (cached !== null) {
       this.use.cached++
-      return cached
+      // A cache file written before answers were redacted is redacted as it is read.
+      return redactSecrets(cached).text
     }
     if (this.cacheOnly) return null
     const estimate = estimateTokens(prompt) + spec.maxTokens
@@ -115,12 +121,13 @@ export class ModelRun {
     try {
       answer = await this.model.complete(prompt, { maxTokens: spec.maxTokens, signal: AbortSignal.timeout(wait) })
     } catch (err) {
-      return this.degrade(`model ${this.model.id} failed: ${err instanceof Error ? err.message : String(err)}`)
+      return this.degrade(`model ${this.model.id} failed: ${redactSecrets(err instanceof Error ? err.message : String(err)).text}`)
     }
     this.use.tokens += Math.max(0, answer.inputTokens) + Math.max(0, answer.outputTokens)
+    const text = redactSecrets(answer.text).text
     // A cache that cannot be written costs the next run tokens, nothing more.
-    await this.backend.writeFileAtomic(file, JSON.stringify({ model: this.model.id, prompt: `${spec.id}@${spec.version}`, text: answer.text }), { fsync: false }).catch(() => undefined)
-    return answer.text
+    await this.backend.writeFileAtomic(file, JSON.stringify({ model: this.model.id, prompt: `${spec.id}@${spec.version}`, text }), { fsync: false }).catch(() => undefined)
+    return text
   }
 
   /** The model's answer for an item was not taken. */

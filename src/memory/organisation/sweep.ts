@@ -8,6 +8,7 @@ import type { MemoryBackend } from '../../store/backend.js'
 import { ensureFresh } from '../../store/freshness.js'
 import { unreadableFiles, type UnreadableFile } from '../../store/frontmatter.js'
 import { isSearchable } from '../../retrieve/search-index.js'
+import { savedIndexDamage } from '../../retrieve/segment-files.js'
 import { vectorDiagnostics, type VectorDiagnostics } from '../../retrieve/vectors.js'
 import { staleAnchor } from '../truth/anchors.js'
 import { readQueryLog, readUsage } from './signals.js'
@@ -25,6 +26,8 @@ export interface SweepResult {
   staleAnchors: Array<{ id: string; path: string; title: string; kind: string; name: string | null; value: string; reason: string }>
   /** Files whose front-matter does not parse, with the line it breaks at: out of search until fixed by hand. */
   unreadable: UnreadableFile[]
+  /** Files of the saved search index that fail their checksum (segment-files.ts): rebuilt, never read. */
+  damagedSearchIndexFiles: number
   /** The vectors, when the store has an embedder: coverage, queue, dimension mismatches (retrieve/vectors.ts). */
   embeddings?: VectorDiagnostics
 }
@@ -69,6 +72,7 @@ export async function sweep(backend: MemoryBackend, days: number, limit: number)
     zeroHitQueries,
     staleAnchors: staleAnchors.slice(0, 20),
     unreadable: unreadableFiles(view.values()).slice(0, limit),
+    damagedSearchIndexFiles: await savedIndexDamage(backend),
     ...(embeddings !== null ? { embeddings } : {}),
   }
 }
