@@ -24,7 +24,10 @@ import { expectCode } from './store-kit.js'
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'cli', 'main.js')
 const TOKEN = 'ghp_R3aLlyS3cr3tT0kenV4lue9876543210abcd'
-/** Long enough for a slow machine, far shorter than a hang (which never ends). */
+/**
+ * Long enough for a slow machine, far shorter than a hang (which never ends). SIGKILL: a process
+ * blocked opening a FIFO never runs the CLI's SIGTERM handler, and spawnSync would wait on it.
+ */
 const NO_HANG_MS = 30_000
 
 const dirs: string[] = []
@@ -55,7 +58,7 @@ async function store(): Promise<{ base: string; root: string; backend: MemoryBac
 }
 
 function cli(root: string, args: string[], input?: string): ReturnType<typeof spawnSync> {
-  return spawnSync(process.execPath, [CLI, ...args, '--root', root], { encoding: 'utf8', timeout: NO_HANG_MS, input, env: { ...process.env, MEMORY_AGENT_USER_ROOT: '' } })
+  return spawnSync(process.execPath, [CLI, ...args, '--root', root], { encoding: 'utf8', timeout: NO_HANG_MS, killSignal: 'SIGKILL', input, env: { ...process.env, MEMORY_AGENT_USER_ROOT: '' } })
 }
 
 describe('reads confined to memory files (item 6)', () => {
