@@ -253,4 +253,19 @@ describe('memory_purge', () => {
     expect(out.remaining).toEqual(expect.arrayContaining([b.path, 'index.jsonl']))
     expect(out.guidance).toContain('still hold the value')
   })
+
+  it("says that git history, a remote and other clones still hold the value, and how to rewrite it (issue 28, item 14)", async () => {
+    const { backend } = await store()
+    const a = await writeHandler(backend, { summary: 'Safe code: 4417.', title: 'Safe' })
+    await forgetValueHandler(backend, { id: a.id })
+    const out = await purgeHandler(backend, { id: a.id })
+    expect(out.guidance).toMatch(/git history is not rewritten/i)
+    expect(out.guidance).toContain('the remote')
+    expect(out.guidance).toContain('git filter-repo --replace-text')
+    expect(out.guidance).toContain('force-push')
+    // What the CLI and MCP show after a purge carries it too.
+    expect(renderValue('memory_purge', out)).toContain('git filter-repo --replace-text')
+    // The note names no value: the guidance is shown and logged where the value must not go.
+    expect(out.guidance).not.toContain('4417')
+  })
 })

@@ -12,19 +12,24 @@
  * and as a git clone carries it (no `.cache/`, no index.jsonl: everything is indexed in memory).
  *
  * Runs the BUILT library and CLI: `npm test` builds first; alone, run `npm run build` before.
+ * As nobody, from a world-readable copy of the checkout when the checkout sits under an
+ * owner-only folder (a clone under `mktemp -d`), so the suite passes wherever it is cloned.
  */
 
 import { spawnSync } from 'node:child_process'
 import { promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createFileBackend, flushCaches, writeHandler } from '../src/api.js'
-import { mechanism, restrict, restrictedCommand, unavailable, unrestrict, type Restriction } from './restricted-store.js'
+import { mechanism, reachableCheckout, restrict, restrictedCommand, unavailable, unrestrict, type Restriction } from './restricted-store.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const PROBE = path.join(here, 'workers', 'store-io-probe.mjs')
+const CHECKOUT = path.dirname(here)
+const PROBE = 'test/workers/store-io-probe.mjs'
+/** What the probe runs from: itself, the built library and CLI, their dependencies, and the read guard every Node child loads. */
+const PROBE_FILES = [PROBE, 'package.json', 'lib', 'node_modules', 'test/read-guard/hook.mjs']
 
 interface Outcome {
   adapter: 'library' | 'panel' | 'cli' | 'mcp'
@@ -63,11 +68,27 @@ async function makeStore(variant: Variant): Promise<{ root: string; id: string }
   return { root, id }
 }
 
+/** Where the probe runs from for each restriction (a copy nobody can reach, when the checkout is not), or why it cannot. */
+const checkouts = new Map<Restriction, { dir: string } | { reason: string }>()
+function probeCheckout(restriction: Restriction): { dir: string } | { reason: string } {
+  let found = checkouts.get(restriction)
+  if (found === undefined) {
+    found = reachableCheckout(restriction, CHECKOUT, PROBE_FILES)
+    if ('dir' in found && found.dir !== CHECKOUT) dirs.push(found.dir)
+    checkouts.set(restriction, found)
+  }
+  return found
+}
+
 function probe(restriction: Restriction, root: string, id: string): Report {
+  const checkout = probeCheckout(restriction)
+  if (!('dir' in checkout)) throw new Error(checkout.reason)
   restrict(restriction, root)
   try {
-    const [cmd, ...args] = restrictedCommand(restriction, root, [process.execPath, PROBE, root, id])
-    const r = spawnSync(cmd as string, args, { encoding: 'utf8', timeout: 120_000 })
+    const [cmd, ...args] = restrictedCommand(restriction, root, [process.execPath, path.join(checkout.dir, PROBE), root, id])
+    // The read guard (NODE_OPTIONS --import) loads from the copy too.
+    const nodeOptions = (process.env.NODE_OPTIONS ?? '').replaceAll(pathToFileURL(CHECKOUT).href, pathToFileURL(checkout.dir).href)
+    const r = spawnSync(cmd as string, args, { encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODE_OPTIONS: nodeOptions } })
     const last = r.stdout.trim().split('\n').pop() ?? ''
     if (r.status !== 0 || !last.startsWith('{')) throw new Error(`probe exited ${r.status ?? r.signal}: ${r.stderr.slice(-2000)}`)
     return JSON.parse(last) as Report
@@ -89,7 +110,8 @@ const CASES: Array<[Restriction, Variant]> = [
 ]
 
 describe.each(CASES)('a store that refuses writes with %s, %s', (restriction, variant) => {
-  const why = unavailable(restriction)
+  const reach = probeCheckout(restriction)
+  const why = unavailable(restriction) ?? ('reason' in reach ? reach.reason : null)
   it.skipIf(why !== null)(`reads succeed, writes fail with IO_ERROR naming the file, nothing changes (${why ?? mechanism(restriction)})`, { timeout: 180_000 }, async () => {
     const { root, id } = await makeStore(variant)
     const report = probe(restriction, root, id)

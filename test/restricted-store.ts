@@ -96,6 +96,30 @@ export function unavailable(restriction: Restriction): string | null {
   return reason
 }
 
+/**
+ * The files a restricted command runs from, at a place its user can read. Only the `EACCES` case
+ * as root changes user (to nobody), and nobody cannot reach a checkout under an owner-only folder
+ * (`mktemp -d` makes one): then `paths` (relative to `checkout`) are copied, as hard links where
+ * the file system allows, into a world-readable temporary folder, and that folder is returned.
+ * `{ reason }` when even the copy is out of nobody's reach (the checkout's own files owner-only).
+ */
+export function reachableCheckout(restriction: Restriction, checkout: string, paths: readonly string[]): { dir: string } | { reason: string } {
+  if (restriction !== 'EACCES' || !isRoot) return { dir: checkout }
+  const readable = (dir: string) => paths.every((p) => spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'test', '-r', path.join(dir, p)]).status === 0)
+  if (readable(checkout)) return { dir: checkout }
+  const stage = mkdtempSync(path.join(os.tmpdir(), 'restricted-checkout-'))
+  chmodSync(stage, 0o755)
+  for (const p of paths) {
+    mkdirSync(path.dirname(path.join(stage, p)), { recursive: true, mode: 0o755 })
+    // Hard links cost no copy; across file systems (a checkout off /tmp's disk) a real copy.
+    const linked = spawnSync('cp', ['-al', path.join(checkout, p), path.join(stage, p)])
+    if (linked.status !== 0) cpSync(path.join(checkout, p), path.join(stage, p), { recursive: true })
+  }
+  if (readable(stage)) return { dir: stage }
+  rmSync(stage, { recursive: true, force: true })
+  return { reason: `nobody cannot read the checkout's files even from a world-readable copy (${checkout} keeps them owner-only)` }
+}
+
 /** How the restriction is made on this machine, for the test's report. */
 export function mechanism(restriction: Restriction): string {
   if (restriction === 'EACCES') return isRoot ? 'chmod -R a-w, run as nobody (setpriv; this process is root)' : 'chmod -R a-w'

@@ -194,8 +194,8 @@ async function detail(backend: MemoryBackend, id: string) {
     const other = view.get(v)
     return other === undefined ? [] : [{ id: other.id, title: other.title, summary: other.summary, status: other.status, time: other.time }]
   })
-  const raw = entry.raw_ref !== null ? await backend.readFile(entry.raw_ref) : null
-  const text = (await backend.readFile(entry.path)) ?? nav.file.text
+  const raw = entry.raw_ref !== null ? await backend.readMemoryFile(entry.raw_ref).catch(() => null) : null
+  const text = (await backend.readMemoryFile(entry.path)) ?? nav.file.text
   const used = (await readUsage(backend)).get(id)
   const shown = guardValue({ entry, variants })
   const warnings = [...shown.warnings, ...guardValue({ text, raw }).warnings]

@@ -67,6 +67,13 @@ export interface MemoryBackend {
   /** The text of a file under the root, or null when there is none. */
   readFile(relPath: string): Promise<string | null>
   /**
+   * The text of a memory file named by a reader (a nav path, a raw_ref), or null when there is
+   * none: only markdown files in episodes/, raw/, topics/, digests/ and the root README.md, and
+   * never through a link that leads anywhere else (`.git`, `.cache`, config.json, the panel key).
+   * Anything else is refused with INVALID_INPUT naming the path.
+   */
+  readMemoryFile(relPath: string): Promise<string | null>
+  /**
    * Writes a file under the root atomically (temp file, fsync, rename), creating folders.
    * `fsync: false` skips the flush to disk, for derived state that can be rebuilt after a crash.
    */

@@ -29,8 +29,9 @@ import { readSnapshot, snapshotCover, SNAPSHOT_FILE, writeSnapshot, type Snapsho
 import { parseLedgerLine } from './ledger.js'
 import { dropSetAside, isSetAside, restoreSetAside, rewriteFileCas } from './rewrite.js'
 import { appendShared, appendThrough, rewriteShared } from './shared-log.js'
-import { STORE_LAYOUT } from './layout.js'
+import { inMemoryFolder, isReadableFile, STORE_LAYOUT } from './layout.js'
 import { localProbes } from './local-probes.js'
+import { readRegularFile } from './regular-file.js'
 
 export interface FileBackendOptions {
   /** Clock override (tests); returns an ISO-8601 string. */
@@ -82,6 +83,18 @@ const writeFileAtomicImpl = lazyRequire<typeof writeFileAtomicModule>('write-fil
 
 /** Queues of lock holders within this process, by real root path. */
 const localQueues = new Map<string, Promise<unknown>>()
+
+const CACHE_DIR = '.cache'
+/** The folders init() makes: one of them that links outside is passed over, not an error for every call. */
+const LAYOUT_DIRS: ReadonlySet<string> = new Set(STORE_LAYOUT.filter((item) => item.kind === 'dir').map((item) => item.path))
+
+function notMemoryFile(relPath: string, why: string): MemoryError {
+  return new MemoryError(
+    'INVALID_INPUT',
+    `path ${JSON.stringify(relPath.slice(0, 200))} is not a memory file (${why}): only markdown files in episodes/, raw/, topics/, digests/ and README.md are opened, never .git, .cache, config.json or the panel key`,
+    'path',
+  )
+}
 
 function outside(relPath: string, why: string): MemoryError {
   return new MemoryError('PATH_OUTSIDE_ROOT', `path ${JSON.stringify(relPath.slice(0, 200))} is not inside the memory root (${why})`, 'path')
@@ -168,6 +181,8 @@ class FileBackend implements MemoryBackend {
   private realRoot: string | null = null
   /** Folders (as spelled under the root) whose real location was checked to be inside it. */
   private readonly verifiedDirs = new Set<string>()
+  /** Links and folders passed over because they lead out of the memory folders, said once each. */
+  private readonly passedOver = new Set<string>()
   /**
    * Folders a removal listed and found free of files set aside by killed rewrites
    * (store/rewrite.ts), with their mtime after it: the next removal there lists again only when
@@ -220,12 +235,22 @@ class FileBackend implements MemoryBackend {
 
   private async createLayout(): Promise<void> {
     makeDirs(this.root)
+    const skipped = new Set<string>()
     for (const item of STORE_LAYOUT) {
-      if (item.kind === 'dir') makeDirs(this.resolveSync(item.path))
+      if (item.kind !== 'dir') continue
+      try {
+        makeDirs(this.resolveSync(item.path))
+      } catch (err) {
+        // A memory folder that is a link leading outside (a pushed commit can make one) is not
+        // part of the store: the rest keeps working, and writes into it are refused.
+        if (!(err instanceof MemoryError && err.code === 'PATH_OUTSIDE_ROOT')) throw err
+        this.passOver(item.path, err.message)
+        skipped.add(item.path)
+      }
     }
     for (const item of STORE_LAYOUT) {
       // A person may have edited these: create, never overwrite.
-      if (item.kind === 'file' && (await this.stat(item.path)) === null) await this.writeFileAtomic(item.path, item.text)
+      if (item.kind === 'file' && !skipped.has(item.path.split('/')[0] as string) && (await this.stat(item.path)) === null) await this.writeFileAtomic(item.path, item.text)
     }
   }
 
@@ -258,6 +283,35 @@ class FileBackend implements MemoryBackend {
    * look. Spares a stat its second system call (a freshness check stats every memory file).
    */
   private resolveLooked(relPath: string): { abs: string; looked: fsSync.Stats | undefined | null } {
+    try {
+      return this.resolveChecked(relPath)
+    } catch (err) {
+      if (!(err instanceof MemoryError && err.code === 'PATH_OUTSIDE_ROOT') || !this.replaceCacheLink(relPath)) throw err
+      return this.resolveChecked(relPath)
+    }
+  }
+
+  /**
+   * `.cache/` as a link (a pushed commit, a hand-made link leading outside): the cache is derived,
+   * so the link is removed (never what it points at) and a folder of the store's own takes its
+   * place; true when it did. False for any other path, or a store that refuses the change.
+   */
+  private replaceCacheLink(relPath: string): boolean {
+    const rel = relPath.replace(/\\/g, '/')
+    if (rel !== CACHE_DIR && !rel.startsWith(`${CACHE_DIR}/`)) return false
+    const abs = path.join(this.root, CACHE_DIR)
+    try {
+      if (fsSync.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return false
+      fsSync.unlinkSync(abs)
+      fsSync.mkdirSync(abs)
+    } catch {
+      return false
+    }
+    this.passOver(CACHE_DIR, 'a link leading outside the store: replaced by a folder of its own, the cache is derived and rebuilt')
+    return true
+  }
+
+  private resolveChecked(relPath: string): { abs: string; looked: fsSync.Stats | undefined | null } {
     const rel = assertRelativeInside(relPath)
     const abs = path.resolve(this.root, rel)
     if (abs !== this.root && !abs.startsWith(this.root + path.sep)) throw outside(relPath, 'resolves outside')
@@ -309,14 +363,49 @@ class FileBackend implements MemoryBackend {
   }
 
   private readFileSync(relPath: string): string | null {
-    const abs = this.resolveSync(relPath)
+    const found = this.lookOrPassOver(relPath)
+    return found === null ? null : (readRegularFile(found.abs)?.toString('utf8') ?? null)
+  }
+
+  /**
+   * `resolveLooked` for a read: null for a path in a memory folder that links outside the store
+   * (a symlinked topics/), which is not part of the store, so a read finds nothing there instead
+   * of failing; every other refusal stands.
+   */
+  private lookOrPassOver(relPath: string): ReturnType<FileBackend['resolveLooked']> | null {
     try {
-      return fsSync.readFileSync(abs, 'utf8')
+      return this.resolveLooked(relPath)
     } catch (err) {
-      const code = errno(err)
-      if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return null
-      throw ioError('read', abs, err)
+      if (!(err instanceof MemoryError && err.code === 'PATH_OUTSIDE_ROOT')) throw err
+      const top = relPath.replace(/\\/g, '/').split('/')[0] as string
+      if (!LAYOUT_DIRS.has(top) || fsSync.lstatSync(path.join(this.root, top), { throwIfNoEntry: false })?.isSymbolicLink() !== true) throw err
+      this.passOver(top, err.message)
+      return null
     }
+  }
+
+  async readMemoryFile(relPath: string): Promise<string | null> {
+    // Outside the root first (PATH_OUTSIDE_ROOT), then outside the memory files (INVALID_INPUT).
+    const abs = this.resolveSync(relPath)
+    const rel = assertRelativeInside(relPath)
+    if (!isReadableFile(rel)) throw notMemoryFile(relPath, 'not a markdown file in a memory folder')
+    let real: string
+    try {
+      real = fsSync.realpathSync.native(abs)
+    } catch (err) {
+      if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return null
+      throw ioError('look up', abs, err)
+    }
+    const realRel = path.relative(this.realRootSync(), real).split(path.sep).join('/')
+    if (!isReadableFile(realRel)) throw notMemoryFile(relPath, `it links to ${JSON.stringify(realRel)}`)
+    return readRegularFile(real)?.toString('utf8') ?? null
+  }
+
+  /** Says once, for this backend, that a link or folder is passed over and why. */
+  private passOver(relPath: string, why: string): void {
+    if (this.passedOver.has(relPath)) return
+    this.passedOver.add(relPath)
+    console.warn(`dsh-memory-agent: ${relPath} is passed over (${why}): it is not indexed, searched or read as a memory. Said once for ${this.root}.`)
   }
 
   async writeFileAtomic(relPath: string, text: string, options: { fsync?: boolean } = {}): Promise<void> {
@@ -324,14 +413,7 @@ class FileBackend implements MemoryBackend {
   }
 
   async readBytes(relPath: string): Promise<Uint8Array | null> {
-    const abs = this.resolveSync(relPath)
-    try {
-      return fsSync.readFileSync(abs)
-    } catch (err) {
-      const code = errno(err)
-      if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') return null
-      throw ioError('read', abs, err)
-    }
+    return readRegularFile(this.resolveSync(relPath))
   }
 
   async writeBytesAtomic(relPath: string, bytes: Uint8Array, options: { fsync?: boolean } = {}): Promise<void> {
@@ -409,7 +491,9 @@ class FileBackend implements MemoryBackend {
   }
 
   private statSync(relPath: string): FileStat | null {
-    const { abs, looked } = this.resolveLooked(relPath)
+    const found = this.lookOrPassOver(relPath)
+    if (found === null) return null
+    const { abs, looked } = found
     if (looked === undefined) return null
     if (looked !== null) return { mtimeMs: looked.mtimeMs, size: looked.size }
     try {
@@ -483,9 +567,11 @@ class FileBackend implements MemoryBackend {
       try {
         abs = this.resolveSync(rel)
       } catch (err) {
-        // A folder inside that links outside is passed over, not followed.
-        if (err instanceof MemoryError && err.code === 'PATH_OUTSIDE_ROOT' && rel !== relDir) return
-        throw err
+        // A folder inside that links outside is passed over, not followed; so is a listed memory
+        // folder itself (a symlinked topics/): it is not part of the store, the rest keeps working.
+        if (!(err instanceof MemoryError && err.code === 'PATH_OUTSIDE_ROOT') || (rel === relDir && !LAYOUT_DIRS.has(rel))) throw err
+        if (rel === relDir) this.passOver(rel, err.message)
+        return
       }
       const read = (): fsSync.Dirent[] | null => {
         try {
@@ -512,12 +598,20 @@ class FileBackend implements MemoryBackend {
           // A link counts as what it leads to, and only when that is inside the root.
           let target: fsSync.Stats
           let targetAbs: string
+          let realRel: string
           try {
             targetAbs = this.resolveSync(childRel)
             target = fsSync.statSync(targetAbs)
+            realRel = path.relative(this.realRootSync(), fsSync.realpathSync.native(targetAbs)).split(path.sep).join('/')
           } catch (err) {
             if (err instanceof MemoryError || errno(err) === 'ENOENT') continue
             throw ioError('look up', path.join(this.root, childRel), err)
+          }
+          // Inside the root is not enough: a link in a memory folder to .git/config, config.json
+          // or the panel key (a teammate can push one) must never become a memory.
+          if (inMemoryFolder(childRel) && !inMemoryFolder(realRel)) {
+            this.passOver(childRel, `a link to ${JSON.stringify(realRel)}, outside the memory folders`)
+            continue
           }
           if (target.isDirectory()) walk(childRel)
           else if (target.isFile()) found(childRel, targetAbs, target)

@@ -14,6 +14,26 @@ export const MEMORY_FOLDERS: ReadonlyArray<{ folder: string; type: MemoryType }>
   { folder: 'topics', type: 'topic' },
 ]
 
+/** Folders whose markdown files a reader may open by path: the memory folders and digests/. */
+const READABLE_FOLDERS: ReadonlySet<string> = new Set([...MEMORY_FOLDERS.map((f) => f.folder), 'digests'])
+
+/**
+ * True for a path inside a folder that holds memory files (episodes/, raw/, topics/, digests/),
+ * with no dot-named part on the way: never `.git`, `.cache`, config.json, the panel key or a log.
+ * Pure; a relative path with '/' separators.
+ */
+export function inMemoryFolder(relPath: string): boolean {
+  const parts = relPath.split('/').filter((p) => p !== '' && p !== '.')
+  return parts.length > 0 && READABLE_FOLDERS.has(parts[0] as string) && !parts.some((p) => p.startsWith('.'))
+}
+
+/** True for a file a reader may open by path: a markdown file in a memory folder, or the root README.md. Pure. */
+export function isReadableFile(relPath: string): boolean {
+  const parts = relPath.split('/').filter((p) => p !== '' && p !== '.')
+  if (parts.length === 1 && parts[0] === 'README.md') return true
+  return parts.length > 1 && inMemoryFolder(relPath) && (parts[parts.length - 1] as string).toLowerCase().endsWith('.md')
+}
+
 export function typeOfFolder(relPath: string): MemoryType | null {
   const slash = relPath.indexOf('/')
   const first = slash < 0 ? relPath : relPath.slice(0, slash)

@@ -26,6 +26,17 @@ import { rawSibling } from '../writing/slots.js'
 import { transact, type Txn } from '../writing/txn.js'
 import { anchorOf, holdsValue, skeletonOf, type ValueAnchor } from '../writing/value.js'
 
+/**
+ * Said after every purge: a purge rewrites the files, never git history, and a store that was
+ * ever committed (synced with `memory-agent sync`, or inside a project repository) still has the
+ * value in its older commits, on its remote and in other clones.
+ */
+export const GIT_HISTORY_NOTE =
+  'Git history is not rewritten: if this store was ever committed (memory-agent sync, or a project repository it lives in), ' +
+  'older commits, the remote and every other clone still hold the value. To remove it there, put the value in a file and run ' +
+  '`git filter-repo --replace-text <file>` in a fresh clone (BFG Repo-Cleaner works too), force-push every branch and tag, ' +
+  'then have each clone re-clone (a pull brings the old commits back); the git host may keep cached views until it collects garbage.'
+
 /** What replaces the text of a purged memory's ledger events. */
 export const PURGED_MARKER = '[purged]'
 const LEDGER_FILE = 'ledger.jsonl'
@@ -236,8 +247,9 @@ export async function purgeMemory(backend: MemoryBackend, id: string): Promise<P
     remaining,
     already_purged: false,
     guidance:
-      remaining.length === 0
-        ? `Purged ${removed.length} file(s); their text is gone from the ledger, the index, the logs, digests and caches.`
-        : `Purged ${removed.length} file(s), but ${remaining.length} file(s) still hold the value: ${remaining.slice(0, 5).join(', ')}. Forget and purge the memories among them too.`,
+      (remaining.length === 0
+        ? `Purged ${removed.length} file(s); their text is gone from the ledger, the index, the logs, digests and caches. `
+        : `Purged ${removed.length} file(s), but ${remaining.length} file(s) still hold the value: ${remaining.slice(0, 5).join(', ')}. Forget and purge the memories among them too. `) +
+      GIT_HISTORY_NOTE,
   }
 }

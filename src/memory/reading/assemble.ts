@@ -62,7 +62,8 @@ function reserveFor(candidates: number, labels: AssembleLabels): number {
 /** Raw text of an episode, or the body beyond the summary paragraph of any other memory. */
 async function excerptOf(backend: MemoryBackend, entry: IndexEntry): Promise<string> {
   const path = entry.raw_ref ?? entry.path
-  const text = await backend.readFile(path).catch(() => null)
+  // A raw_ref is whatever a (possibly pushed) front-matter says: read only if it is a memory file.
+  const text = await backend.readMemoryFile(path).catch(() => null)
   if (text === null) return ''
   const body = parseFile(text).body
   // Sanitised before it is cut and measured, so a marker never breaks the budget.

@@ -103,7 +103,7 @@ async function atLocation(backend: MemoryBackend, index: IndexEntry[], location:
   const moved = index.filter((e) => e.location !== undefined && e.location !== location && e.moved_from?.includes(location) === true)
   const target = standing[0] ?? moved[0]
   if (target === undefined) throw new MemoryError('NOT_FOUND', `no memory stands at ${location}; memory_rooms lists the rooms and what stands in them`, 'path')
-  const text = await backend.readFile(target.path)
+  const text = await backend.readMemoryFile(target.path)
   return {
     entries: [toNavEntry(target)],
     total: 1,
@@ -153,7 +153,8 @@ export async function navigate(backend: MemoryBackend, req: NavRequest): Promise
   if (asOf !== null && !index.some((e) => e.path === filePath) && isMemoryPath(filePath)) {
     throw new MemoryError('NOT_FOUND', `${JSON.stringify(path)} did not exist as of ${new Date(asOf).toISOString()}, or is forgotten`, 'path')
   }
-  const text = await backend.readFile(filePath)
+  // Only memory files: never .git, .cache, config.json or the panel key, nor a link to them.
+  const text = await backend.readMemoryFile(filePath)
   if (text === null) {
     throw new MemoryError('NOT_FOUND', `nothing at ${JSON.stringify(path)}: not an id, a memory file or a folder (folders: episodes/, raw/, topics/)`, 'path')
   }
