@@ -1,7 +1,7 @@
 /**
  * The read-only health check: memories long without a hit, superseded versions still on disk,
  * queries that found nothing, anchors that no longer hold, and files whose front-matter does not
- * parse. It lists; it never changes a memory (forgetting and merging are other tools' work).
+ * parse, and settings config.json sets that the store does not take. It lists; it never changes a memory (forgetting and merging are other tools' work).
  */
 
 import type { MemoryBackend } from '../../store/backend.js'
@@ -9,6 +9,7 @@ import { ensureFresh } from '../../store/freshness.js'
 import { unreadableFiles, type UnreadableFile } from '../../store/frontmatter.js'
 import { isSearchable } from '../../retrieve/search-index.js'
 import { vectorDiagnostics, type VectorDiagnostics } from '../../retrieve/vectors.js'
+import { refusedInConfigFile, type RefusedSetting } from '../settings/refused.js'
 import { staleAnchor } from '../truth/anchors.js'
 import { readQueryLog, readUsage } from './signals.js'
 
@@ -25,6 +26,8 @@ export interface SweepResult {
   staleAnchors: Array<{ id: string; path: string; title: string; kind: string; name: string | null; value: string; reason: string }>
   /** Files whose front-matter does not parse, with the line it breaks at: out of search until fixed by hand. */
   unreadable: UnreadableFile[]
+  /** Settings config.json sets that this store does not take, with why (settings/refused.ts). */
+  refusedSettings: RefusedSetting[]
   /** The vectors, when the store has an embedder: coverage, queue, dimension mismatches (retrieve/vectors.ts). */
   embeddings?: VectorDiagnostics
 }
@@ -59,7 +62,7 @@ export async function sweep(backend: MemoryBackend, days: number, limit: number)
     .reverse()
     .slice(0, 20)
     .map((q) => ({ at: q.at, query: q.query }))
-  const embeddings = await vectorDiagnostics(backend)
+  const [embeddings, refused] = await Promise.all([vectorDiagnostics(backend), refusedInConfigFile(backend)])
   return {
     at,
     scanned,
@@ -69,6 +72,7 @@ export async function sweep(backend: MemoryBackend, days: number, limit: number)
     zeroHitQueries,
     staleAnchors: staleAnchors.slice(0, 20),
     unreadable: unreadableFiles(view.values()).slice(0, limit),
+    refusedSettings: refused,
     ...(embeddings !== null ? { embeddings } : {}),
   }
 }

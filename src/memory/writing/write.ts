@@ -401,8 +401,9 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
         location: place.location,
         links: [...new Set(req.links ?? [])],
         ...(options.derivedFrom !== undefined && options.derivedFrom.length > 0 ? { derived_from: [...new Set(options.derivedFrom)] } : {}),
-        // Retrieval practice (review.ts): first due a day after it is written; backfill opts out through frontMatter.
-        review_due: firstDue(txn.now),
+        // Retrieval practice (review.ts): first due a day after it is written, unless the store's
+        // reviewScheduling is off; backfill opts out through frontMatter.
+        ...(config.reviewScheduling ? { review_due: firstDue(txn.now) } : {}),
         ...w.frontMatter,
         ...stampedFrontMatter(claim, txn.now),
       },
