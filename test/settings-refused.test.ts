@@ -1,6 +1,6 @@
 /**
- * Settings of the designs: `decayImportanceBelow` and `reviewScheduling` work; `evidenceTtlSec`,
- * `maxVersionsPerId`, `profileTopN` and `autoSlot` are refused with a message saying why and what
+ * Settings of the designs: `decayImportanceBelow` and `reviewScheduling` work (`profileTopN`:
+ * inject-limits.test.ts); `evidenceTtlSec`, `maxVersionsPerId` and `autoSlot` are refused with a message saying why and what
  * to use instead (the panel's save is INVALID_INPUT naming the field and writes nothing; a
  * config.json holding one is listed by memory_sweep), never accepted and ignored. Through the
  * library and the built MCP server over stdio (real client). Run `npm run build` before this file alone.
@@ -31,7 +31,7 @@ async function fadingMemory(root: string, write: () => Promise<{ path: string; i
 describe('settings of the designs', () => {
   it('library: the panel refuses each refused setting naming it and writes nothing; memory_sweep lists one config.json holds', async () => {
     const { backend, root } = await store()
-    for (const field of ['evidenceTtlSec', 'maxVersionsPerId', 'profileTopN', 'autoSlot']) {
+    for (const field of ['evidenceTtlSec', 'maxVersionsPerId', 'autoSlot']) {
       const err = await expectCode(saveConfigPatch(backend, { decayAfterDays: 10, [field]: 8 }), 'INVALID_INPUT')
       expect(err.field).toBe(field)
       expect(err.message).toContain(`${field} is not a setting of this store: `)
@@ -68,7 +68,7 @@ describe('settings of the designs', () => {
   it('MCP: memory_sweep lists a refused setting; decayImportanceBelow and reviewScheduling in config.json take effect', async () => {
     const { backend, root } = await store()
     await writeHandler(backend, { summary: 'Seed memory so the store exists.' })
-    await fs.writeFile(path.join(root, 'config.json'), JSON.stringify({ profileTopN: 8, decayImportanceBelow: 1 }))
+    await fs.writeFile(path.join(root, 'config.json'), JSON.stringify({ autoSlot: false, decayImportanceBelow: 1 }))
     const client = new Client({ name: 'settings', version: '1.0.0' })
     const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOME: path.join(root, 'home') }
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root, '--tools', 'all'], env, stderr: 'pipe' }))
@@ -76,7 +76,7 @@ describe('settings of the designs', () => {
     try {
       const sweep = (await client.callTool({ name: 'memory_sweep', arguments: {} })) as Result
       expect(sweep.isError).toBeFalsy()
-      expect(sweep.structuredContent?.['refusedSettings']).toEqual([{ field: 'profileTopN', message: expect.stringContaining('injectBudgetChars') }])
+      expect(sweep.structuredContent?.['refusedSettings']).toEqual([{ field: 'autoSlot', message: expect.stringContaining('room#slot') }])
       const w = (await client.callTool({ name: 'write_memory', arguments: { summary: 'The backup runs at midnight.', time: '2020-01-01T00:00:00Z' } })) as Result
       const old = w.structuredContent as { path: string; id: string }
       const file = path.join(root, old.path)

@@ -20,6 +20,10 @@ export interface RuntimeConfig {
   maxTopK: number
   injectEnabled: boolean
   injectBudgetChars: number
+  /** Resident injection: the most memories given a line of their own (seed 002's profileTopN); the next are listed by id. */
+  profileTopN: number
+  /** Resident injection: estimated tokens at most (1.5 a Han character, 4 other characters a token); 0: characters only. */
+  injectTokenBudget: number
   autoSettleEnabled: boolean
   /** Decay: a low-importance memory without a hit for this many days is archived by memory_decay. */
   decayAfterDays: number
@@ -60,6 +64,8 @@ export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
   maxTopK: 200,
   injectEnabled: true,
   injectBudgetChars: 1500,
+  profileTopN: 8,
+  injectTokenBudget: 1024,
   autoSettleEnabled: false,
   decayAfterDays: 90,
   decayImportanceBelow: 0.3,
@@ -85,6 +91,8 @@ const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
   defaultBudget: [50, 100_000],
   maxTopK: [1, 200],
   injectBudgetChars: [200, 8000],
+  profileTopN: [1, 64],
+  injectTokenBudget: [0, 8192],
   decayAfterDays: [1, 3650],
   lowConfidencePercent: [0, 100],
   consolidateIdleDays: [1, 3650],

@@ -15,7 +15,6 @@ export const REFUSED_SETTINGS: Readonly<Record<string, string>> = Object.freeze(
     'evidence freshness is fixed: a passing check is [VERIFIED] for 30 days after verified_at, then [ASSERTED]; write the memory again with a new result to refresh it',
   maxVersionsPerId:
     'every version is kept (memory files and the ledger are the truth, nothing is lost); memory_history lists the versions and memory_purge removes one for good',
-  profileTopN: 'resident injection is bounded by injectBudgetChars (characters), not by a number of memories',
   autoSlot: 'every topic and episode gets its room#slot when it is written (memory_rooms); placing cannot be turned off',
 })
 
