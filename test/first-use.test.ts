@@ -58,7 +58,7 @@ describe('first use: nothing stored yet', () => {
     expect(after.hits.length).toBe(1)
   })
 
-  it('library: a root named by the caller (the library's default) that is missing is still NOT_FOUND', async () => {
+  it("library: a root named by the caller (the library's default) that is missing is still NOT_FOUND", async () => {
     const root = path.join(await tempDir(), 'stor')
     const err = await searchHandler(createFileBackend(root), { query: 'port' }).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(MemoryError)
