@@ -5,7 +5,7 @@
 #   bash verify.sh 06     # fixture step runs only the cases whose name contains "06"
 #
 # Steps: 1 environment, 2 clean build, 3 package contract, 4 fixture cases (test/cases.json),
-# 5 UI half, 6 wiring smoke. Step 5 drives the settings panel in Debian's Chromium
+# 5 UI half (and the auto-settle cases), 6 wiring smoke. Step 5 drives the settings panel in Debian's Chromium
 # (scripts/chromium-setup.sh installs it with apt-get when /usr/bin/chromium is missing).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -145,8 +145,9 @@ step 4 "fixture cases (test/cases.json)${CASE_FILTER_ARG:+, filter \"$CASE_FILTE
 CASE_FILTER="$CASE_FILTER_ARG" npx vitest run test/fixtures.test.ts || fail "fixture cases"
 
 # ---------------------------------------------------------------------------------------------
-step 5 "UI half (settings panel in headless Chromium, panel API)"
+step 5 "UI half (settings panel in headless Chromium, panel API, auto-settle)"
 npx vitest run test/api.test.ts test/panel/ || fail "UI half"
+npx vitest run test/auto-settle.test.ts || fail "auto-settle"
 
 # ---------------------------------------------------------------------------------------------
 step 6 "wiring smoke (cordis Context + SystemPrompt + ToolRuntime + the plugin, in process)"

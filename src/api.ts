@@ -49,7 +49,7 @@ export { outputViolation, type Schema, type Infer } from './tools/declare/schema
 export { MemoryError, ERROR_CODES, type ErrorCode } from './errors.js'
 export { redactSecrets } from './redact.js'
 export { signalsSettled } from './memory/organisation/signals.js'
-export { injectionText, neutralizeTemplates, type InjectionOptions, type InjectionResult } from './memory/reading/inject.js'
+export { injectionText, injectionTokens, neutralizeTemplates, type InjectionOptions, type InjectionResult } from './memory/reading/inject.js'
 export { aliasTerms, flushCaches } from './retrieve/retriever.js'
 export { vouchedByWatcherLastTime } from './store/freshness.js'
 export { watchStore } from './store/watcher.js'

@@ -36,7 +36,8 @@
  * (waits for in-flight search signals); `usage` and `queryLog` (usage.jsonl / query-log.jsonl
  * parsed line by line, after the signals settle); `slowDisk` (fault injection: later whole-file
  * rewrites are delayed); `grep` ({ text } -> the files under the root, .cache/ included, that
- * hold it); and the store ops `rebuild`, `index` (filters: id, type or a list of
+ * hold it); `anchorCheck` ({ id } -> each anchor of that memory with its state under the case's
+ * probes); and the store ops `rebuild`, `index` (filters: id, type or a list of
  * types, status, pathPrefix; sort; fields),
  * `indexStats`, `ledger`, `exists`, `readFile`, `writeFile`, `appendFile`, `removeFile`.
  * Case names are `NN-words`, `NNN-words` or `NNNN-words`; the number is unique.
@@ -54,6 +55,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { backfillHistory } from '../src/lifecycle/backfill.js'
 import type { HostMessage } from '../src/lifecycle/auto-settle.js'
 import { routeTools } from '../src/stores/route.js'
+import { checkAnchor } from '../src/memory/truth/anchors.js'
 import {
   MemoryError,
   TOOLS,
@@ -578,6 +580,22 @@ export const OPS: Readonly<Record<string, OpFn>> = {
     const out: unknown[] = []
     for (let i = 0; i < count; i++) out.push(await (HANDLER_OPS.write as FixtureTool).handler(ctx.backend, substituteIndex(template, i)))
     return out
+  },
+
+  /**
+   * The anchors of one memory as the case's probes judge them: `{ id }` -> `{ id, anchors: [{ kind,
+   * name, value, state: holds | stale | unchecked, reason }] }` (checkAnchor of src/memory/truth/anchors.ts).
+   */
+  async anchorCheck(ctx, input) {
+    const rec = objectInput('anchorCheck', input, ['id'], ['id'])
+    const id = stringField('anchorCheck', rec, 'id')
+    const entry = (await ctx.backend.readIndex()).find((e) => e.id === id)
+    if (entry === undefined) throw new FixtureFormatError(`op anchorCheck: no memory ${id} in the index`)
+    const anchors = entry.anchors.map((a) => {
+      const { state, reason } = checkAnchor(a, ctx.backend.probes)
+      return { ...a, state, reason }
+    })
+    return { id, anchors }
   },
 
   async rebuild(ctx, input) {

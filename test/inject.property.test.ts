@@ -14,11 +14,12 @@
  * - it returns synchronously (not a Promise): hosts read context text synchronously;
  * - budgetChars is the budget clamped to 200..8000 and rounded, and text.length <= budgetChars;
  * - the text holds no `{{`; it is '' or starts with the heading line, and has no heading alone;
- * - the lines between the frame and the omission line are `included`; the omission line is there
+ * - the lines between the frame and the omission line are `included` memory lines (at most 8,
+ *   profileTopN) then `indexed` `#id` lines of live memories; the omission line is there
  *   exactly when something was omitted, and names that count; staleSkipped is the number of
  *   searchable memories with an anchor the probes say no longer holds; the first line is one of
  *   the most-hit memories when any memory has hits;
- * - included + omitted + staleSkipped = the searchable memories (nothing silently dropped).
+ * - included + indexed + omitted + staleSkipped = the searchable memories (nothing silently dropped).
  *
  * Building a store is the slow part (every write is a locked, fsynced transaction), so a handful
  * of random stores is built once (seeded: INJECT_PROPERTY_SEED replays a failure) and each
@@ -251,6 +252,9 @@ function lineOf(e: IndexEntry): string {
     if (code >= 0xd800 && code <= 0xdbff) at--
     return `${t.slice(0, at)}…`
   }
+  // A memory without a title of its own (its title is its summary, or a cut of it) is its summary once.
+  const derived = e.title === e.summary || (e.title.endsWith('…') && e.summary.startsWith(e.title.slice(0, -1)))
+  if (derived) return `> ${neutralizeTemplates(cut(e.summary, 80))}`
   return `> ${neutralizeTemplates(cut(e.title, 40))}：${neutralizeTemplates(cut(e.summary, 80))}`
 }
 
@@ -288,7 +292,7 @@ describe('resident injection under random stores and budgets', () => {
       } else {
         expect(out.included, why).toBe(0)
       }
-      if (c.enabled === false) expect(out, why).toEqual({ text: '', included: 0, omitted: 0, staleSkipped: 0, budgetChars: budget })
+      if (c.enabled === false) expect(out, why).toEqual({ text: '', included: 0, indexed: 0, omitted: 0, staleSkipped: 0, budgetChars: budget })
     })
     for (const [what, n] of Object.entries(seen)) expect(n, `runs with ${what}: ${JSON.stringify(seen)}`).toBeGreaterThan(0)
   })
@@ -311,9 +315,16 @@ describe('resident injection under random stores and budgets', () => {
         seen.omissionLine++
         expect(Number(omission[1]), why).toBe(out.omitted)
       }
-      const memoryLines = lines.slice(2, omission !== null ? -1 : undefined)
+      const listed = lines.slice(2, omission !== null ? -1 : undefined)
+      // Memory lines first (at most profileTopN, 8), then the next memories by id.
+      const memoryLines = listed.filter((l) => !l.startsWith('#'))
+      const idLines = listed.slice(memoryLines.length)
       expect(memoryLines.length, why).toBe(out.included)
+      expect(out.included, why).toBeLessThanOrEqual(8)
+      expect(idLines.length, why).toBe(out.indexed)
       const live = [...store.searchable.values()].filter((e) => !e.anchors.some(anchorStale))
+      const liveIds = new Set(live.map((e) => `#${e.id}`))
+      for (const l of idLines) expect(liveIds.has(l), `${why}\nid line not of a live memory: ${l}`).toBe(true)
       const expected = new Set(live.map(lineOf))
       for (const l of memoryLines) expect(expected.has(l), `${why}\nline not from a live memory: ${l}`).toBe(true)
       const maxHits = Math.max(0, ...live.map((e) => store.hits.get(e.id) ?? 0))
@@ -330,7 +341,7 @@ describe('resident injection under random stores and budgets', () => {
     checkProperty('accounting', (c) => {
       if (c.enabled === false) return
       const { store, out, why } = run(c)
-      expect(out.included + out.omitted + out.staleSkipped, why).toBe(store.searchable.size)
+      expect(out.included + out.indexed + out.omitted + out.staleSkipped, why).toBe(store.searchable.size)
     })
   })
 })

@@ -48,7 +48,7 @@ describe('the injection guard at every exit', () => {
   it(`neutralises all ${HOSTILE.length} hostile phrasings in every exit`, async () => {
     const r = reader()
     const cli = cliSearch(root, 'hostile')
-    const injection = injectionText(backend, { budgetChars: 8000 }).text
+    const injection = injectionText(backend, { budgetChars: 8000, maxMemories: 64, tokenBudget: 0 }).text
     const neutralised = Object.fromEntries(EXITS.map((e) => [e, 0])) as Record<Exit, number>
     const failures: string[] = []
     for (const [i, m] of hostile.entries()) {
@@ -68,7 +68,7 @@ describe('the injection guard at every exit', () => {
   it(`passes all ${BENIGN.length} ordinary memories through every exit unchanged`, async () => {
     const r = reader()
     const cli = cliSearch(root, 'benign')
-    const injected = injectionText(backend, { budgetChars: 8000 })
+    const injected = injectionText(backend, { budgetChars: 8000, maxMemories: 64, tokenBudget: 0 })
     const unchanged = Object.fromEntries(EXITS.map((e) => [e, 0])) as Record<Exit, number>
     const failures: string[] = []
     const flagged = new Set((injected.injectionWarnings ?? []).map((w) => w.id))

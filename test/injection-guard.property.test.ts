@@ -82,7 +82,7 @@ describe('disguised phrasings through every exit', () => {
     const stored = await Promise.all(planted.map((m) => fs.readFile(path.join(root, m.raw_ref), 'utf8')))
     client = await connectMcp(root)
     const cli = cliSearch(root, 'variant')
-    const injection = injectionText(backend, { budgetChars: 8000 })
+    const injection = injectionText(backend, { budgetChars: 8000, maxMemories: 64, tokenBudget: 0 })
     const neutralised = Object.fromEntries(EXITS.map((e) => [e, 0])) as Record<Exit, number>
     const failures: string[] = []
     for (const [i, m] of planted.entries()) {

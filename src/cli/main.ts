@@ -16,6 +16,7 @@ import { selectTools } from '../mcp/profile.js'
 import { packageVersion } from '../version.js'
 import { memoryStats } from '../memory/reading/stats.js'
 import type { MemoryBackend } from '../store/backend.js'
+import type { MissingStore } from '../store/existing.js'
 import { createFileBackend } from '../store/file-backend.js'
 import { projectIdentity } from '../stores/project-id.js'
 import { routeTool } from '../stores/route.js'
@@ -153,6 +154,16 @@ function storeRoot(args: string[]): string {
 }
 
 /**
+ * The working directory's default store (no --root, --user or $MEMORY_AGENT_ROOT) is one not
+ * written yet when it is missing, so a new project's first search says "nothing stored yet"; a
+ * store the user named and that is missing is likely a typo: NOT_FOUND (store/existing.ts).
+ */
+function missingStoreOf(args: string[]): MissingStore {
+  const named = option(args, '--root') !== undefined || args.includes('--user') || (process.env['MEMORY_AGENT_ROOT'] ?? '') !== ''
+  return named ? 'not-found' : 'empty'
+}
+
+/**
  * The personal store's folder: --user-root, else $MEMORY_AGENT_USER_ROOT, else ~/.agent/memory;
  * none with --no-user-root or an empty $MEMORY_AGENT_USER_ROOT.
  */
@@ -189,7 +200,7 @@ async function runTool(command: string, args: string[], embedder: EmbedderSettin
     return 0
   }
   const root = storeRoot(args)
-  const backend = createFileBackend(root)
+  const backend = createFileBackend(root, { missingStore: missingStoreOf(args) })
   const personal = personalStore(args, root)
   const user = personal !== undefined ? createFileBackend(personal.root) : undefined
   // memory_consolidate may use a chat-completions endpoint the environment names (MEMORY_AGENT_LLM_*).
@@ -297,7 +308,7 @@ async function main(argv: string[]): Promise<number> {
       const vectors = await embedderFromSettings(createFileBackend(storeRoot(args)), embedder)
       const options = { ...(consolidateIdleMs === undefined ? {} : { consolidateIdleMs }), ...(vectors !== undefined ? { embedder: vectors } : {}) }
       const { serveStdio } = await import('../mcp/stdio.js')
-      await serveStdio(storeRoot(args), packageVersion(), personalStore(args, storeRoot(args)), tools, options)
+      await serveStdio({ root: storeRoot(args), missingStore: missingStoreOf(args) }, packageVersion(), personalStore(args, storeRoot(args)), tools, options)
       return 0
     }
     case 'stats':

@@ -102,7 +102,8 @@ function storeRoot(config: Pick<Config, 'root'>, cwd: string): string {
 
 function openBackend(config: Config): MemoryBackend {
   const cwd = process.cwd()
-  return createFileBackend(storeRoot(config, cwd), { probes: localProbes(cwd) })
+  // No root configured: the project's default store, which a first search finds not written yet (store/existing.ts).
+  return createFileBackend(storeRoot(config, cwd), { probes: localProbes(cwd), missingStore: (config.root ?? null) === null ? 'empty' : 'not-found' })
 }
 
 /**

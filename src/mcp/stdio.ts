@@ -7,6 +7,7 @@
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { flushCaches } from '../retrieve/retriever.js'
+import type { MissingStore } from '../store/existing.js'
 import { createFileBackend } from '../store/file-backend.js'
 import { watchStore } from '../store/watcher.js'
 import type { PersonalStore } from '../stores/route.js'
@@ -16,15 +17,15 @@ import { createMcpServer, type McpServerOptions } from './server.js'
 /** How long the process may take to end by itself once closed, before it is ended. */
 const EXIT_GRACE_MS = 2000
 
-/** Serves tools over root (the project store), with the personal store at personal.root when given. */
+/** Serves tools over project.root (the project store), with the personal store at personal.root when given. */
 export async function serveStdio(
-  root: string,
+  project: { root: string; missingStore: MissingStore },
   version: string,
   personal: { root: string; projectId: string } | undefined,
   tools: readonly ToolDeclaration[],
   options: McpServerOptions = {},
 ): Promise<void> {
-  const backend = createFileBackend(root)
+  const backend = createFileBackend(project.root, { missingStore: project.missingStore })
   const user: PersonalStore | undefined = personal !== undefined ? { user: createFileBackend(personal.root), projectId: personal.projectId } : undefined
   const server = createMcpServer(backend, version, user, tools, options)
   // Vouches for the project store while serving (store/watcher.ts); started beside the handshake.
@@ -54,6 +55,6 @@ export async function serveStdio(
   process.on('SIGINT', () => void close('SIGINT'))
   await server.connect(new StdioServerTransport())
   process.stderr.write(
-    `memory-agent mcp: serving ${tools.length} tools over ${root}${personal !== undefined ? ` and the personal store ${personal.root}` : ''} over stdio\n`,
+    `memory-agent mcp: serving ${tools.length} tools over ${project.root}${personal !== undefined ? ` and the personal store ${personal.root}` : ''} over stdio\n`,
   )
 }

@@ -10,7 +10,7 @@ import { RANKING, type SearchIndex } from './search-index.js'
 import { isStrongTerm } from '../language/tokenizer.js'
 import type { IndexEntry } from '../types.js'
 
-export const SEARCH_REASONS = ['ok', 'below-threshold', 'no-candidates', 'empty-cue'] as const
+export const SEARCH_REASONS = ['ok', 'below-threshold', 'no-candidates', 'empty-cue', 'nothing-stored'] as const
 export type SearchReason = (typeof SEARCH_REASONS)[number]
 
 /** How many near misses a zero-hit answer lists. */

@@ -10,6 +10,7 @@
  */
 
 import type { IndexEntry, LedgerEvent } from '../types.js'
+import type { MissingStore } from './existing.js'
 import type { IndexView } from './index-view.js'
 
 /**
@@ -49,6 +50,8 @@ export interface FileStat {
 
 export interface MemoryBackend {
   readonly root: string
+  /** What a read meets where no store exists yet (store/existing.ts); absent: `not-found`. */
+  readonly missingStore?: MissingStore
   /** Creates the store layout (folders, README.md, _index.md) if missing. Idempotent. */
   init(): Promise<void>
   /** Whether the store's folder exists: reads need it (NOT_FOUND otherwise, store/existing.ts); only a write creates it. */

@@ -32,6 +32,7 @@ import { appendShared, appendThrough, rewriteShared } from './shared-log.js'
 import { inMemoryFolder, isReadableFile, STORE_LAYOUT } from './layout.js'
 import { localProbes } from './local-probes.js'
 import { readRegularFile } from './regular-file.js'
+import type { MissingStore } from './existing.js'
 
 export interface FileBackendOptions {
   /** Clock override (tests); returns an ISO-8601 string. */
@@ -56,6 +57,11 @@ export interface FileBackendOptions {
    * background. Default 250 ms.
    */
   snapshotIdleMs?: number
+  /**
+   * What a read meets where no store exists yet (store/existing.ts): `not-found` (default; a named
+   * root) or `empty` (the default root: search, verify and nav answer "nothing stored yet").
+   */
+  missingStore?: MissingStore
 }
 
 const INDEX_FILE = 'index.jsonl'
@@ -173,6 +179,7 @@ function foldedIndex(absIndex: string): Map<string, IndexEntry> {
 class FileBackend implements MemoryBackend {
   readonly root: string
   readonly probes: AnchorProbes
+  readonly missingStore: MissingStore
   lastIndexSkipped = 0
   private readonly view = new IndexView()
   private indexFile: IndexFileState | null = null
@@ -205,6 +212,7 @@ class FileBackend implements MemoryBackend {
   constructor(root: string, options: FileBackendOptions) {
     this.root = path.resolve(root)
     this.probes = options.probes ?? localProbes()
+    this.missingStore = options.missingStore ?? 'not-found'
     this.clock = options.now ?? (() => new Date().toISOString())
     this.lockTimeoutMs = options.lockTimeoutMs ?? 20_000
     this.lockStaleMs = Math.max(2_000, options.lockStaleMs ?? 10_000)

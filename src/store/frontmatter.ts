@@ -203,6 +203,23 @@ export const MAX_ANCHORS = 8
 const ANCHOR_TEXT = 200
 
 /** Anchors as stored: known kinds only, trimmed, cut, de-duplicated, at most eight. Pure. */
+/**
+ * What cleanAnchors cuts from anchors a caller gives: one warning per name or value longer than
+ * ANCHOR_TEXT characters (after trimming), naming the field. Pure.
+ */
+export function anchorCuts(value: unknown): string[] {
+  if (!Array.isArray(value)) return []
+  const out: string[] = []
+  value.forEach((item: unknown, i) => {
+    if (typeof item !== 'object' || item === null) return
+    for (const field of ['name', 'value'] as const) {
+      const text = asString((item as Record<string, unknown>)[field])?.trim()
+      if (text !== undefined && text.length > ANCHOR_TEXT) out.push(`anchors[${i}].${field}: ${text.length} characters cut to the first ${ANCHOR_TEXT}`)
+    }
+  })
+  return out
+}
+
 export function cleanAnchors(value: unknown): Anchor[] {
   const out: Anchor[] = []
   if (!Array.isArray(value)) return out

@@ -11,7 +11,7 @@ export const memoryAssembleTool = defineTool(
     group: 'browse',
     description:
       'Build one context block of memories for a task, never longer than the token budget (tokens = characters / 1.6, rounded up). Uses the given hits (best first) or searches for the task. ' +
-      'Each memory gets its summary and up to 600 characters of its original text when there is room, else its summary, else a cut summary; every block names its source file. What did not fit is counted in omitted and said in the text.',
+      'Each memory gets its summary and up to 600 characters of its original text when there is room, else its summary, else a cut summary; every block names its source file. What did not fit is counted in omitted and said in the text. When nothing matches the task, the closest memory is given framed as [memory data] and labelled as a guess (lowConfidence).',
     input: {
       type: 'object',
       properties: {
@@ -41,6 +41,18 @@ export const memoryAssembleTool = defineTool(
         sources: { type: 'array', items: { type: 'string' } },
         included: { type: 'integer' },
         omitted: { type: 'integer', description: 'Hits that did not fit the budget.' },
+        lowConfidence: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            path: { type: 'string' },
+            score: { type: 'number' },
+            shared: { type: 'array', items: { type: 'string' }, description: 'The single characters it shares with the task.' },
+          },
+          required: ['id', 'path', 'score', 'shared'],
+          additionalProperties: false,
+          description: 'No memory matched the task: the closest one, given in the context framed as [memory data ...] and labelled as not a match. Check it before relying on it.',
+        },
       },
       required: ['context', 'used_tokens', 'budget', 'sources', 'included', 'omitted'],
       additionalProperties: false,

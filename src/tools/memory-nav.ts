@@ -1,7 +1,8 @@
 /** memory_nav: browse the summary layer page by page, or open one memory in full. */
 
 import { asOfField } from '../memory/time/as-of.js'
-import { navigate } from '../memory/reading/browse.js'
+import { emptyListing, navigate } from '../memory/reading/browse.js'
+import { nothingStoredYet } from '../store/existing.js'
 import { navEntryShape, statusField } from './declare/shapes.js'
 import { defineTool, READS_ONLY } from './declare/tool.js'
 
@@ -49,6 +50,7 @@ export const memoryNavTool = defineTool(
           additionalProperties: false,
         },
         skipped_index_lines: { type: 'integer' },
+        note: { type: 'string', description: 'Why the listing is empty when nothing is stored yet.' },
         moved: {
           type: 'array',
           description: 'For a room slot: memories that stood there until sync moved them, because another clone had given the slot first.',
@@ -67,6 +69,7 @@ export const memoryNavTool = defineTool(
     cli: { argument: 'path' },
   },
   (backend, input) => navigate(backend, input),
+  (backend, input) => emptyListing(input, nothingStoredYet(backend)),
 )
 
 export const navHandler = memoryNavTool.handler

@@ -1,8 +1,9 @@
 /** memory_search_hybrid: BM25 keyword search with aliases over the summary layer. */
 
 import { asOfField } from '../memory/time/as-of.js'
-import { searchMemories } from '../memory/reading/search.js'
+import { nothingStoredAnswer, searchMemories } from '../memory/reading/search.js'
 import { SEARCH_REASONS } from '../retrieve/search-outcome.js'
+import { nothingStoredYet } from '../store/existing.js'
 import { BRIEF_REQUIRED, briefFields } from './declare/shapes.js'
 import { evidenceField, guardShape, scopeField } from './declare/claim-shapes.js'
 import { defineTool, READS_ONLY } from './declare/tool.js'
@@ -92,9 +93,9 @@ export const memorySearchHybridTool = defineTool(
         },
         scopeExcluded: { type: 'integer', minimum: 0, description: 'With scope: matches left out because their premises conflict with it.' },
         guards: { type: 'array', items: guardShape, description: 'Guards whose trigger the query matches: do what they say.' },
-        batch_id: { type: 'string', description: 'This answer as an evidence batch: memory_assess { batchId, evidenceRefs } before answering from it.' },
+        batch_id: { type: 'string', description: 'This answer as an evidence batch: memory_assess { batchId, evidenceRefs } before answering from it. Absent when nothing is stored yet.' },
       },
-      required: ['hits', 'guidance', 'alias_hits', 'eligible', 'reason', 'nearMisses', 'batch_id'],
+      required: ['hits', 'guidance', 'alias_hits', 'eligible', 'reason', 'nearMisses'],
       additionalProperties: false,
     },
     annotations: READS_ONLY,
@@ -102,6 +103,7 @@ export const memorySearchHybridTool = defineTool(
   },
   // Checked against the schema above; the dates and the rest are the operation's.
   (backend, input) => searchMemories(backend, input),
+  (backend) => nothingStoredAnswer(nothingStoredYet(backend)),
 )
 
 export const searchHandler = memorySearchHybridTool.handler

@@ -1,7 +1,8 @@
 /** memory_verify: check a claim against memory before asserting it (source monitoring). */
 
 import { asOfField } from '../memory/time/as-of.js'
-import { verifyClaim } from '../memory/truth/verify.js'
+import { nothingStoredVerdict, verifyClaim } from '../memory/truth/verify.js'
+import { nothingStoredYet } from '../store/existing.js'
 import { evidenceField, scopeField } from './declare/claim-shapes.js'
 import { BRIEF_REQUIRED, briefFields } from './declare/shapes.js'
 import { defineTool, READS_ONLY } from './declare/tool.js'
@@ -59,6 +60,7 @@ export const memoryVerifyTool = defineTool(
     cli: { argument: 'claim' },
   },
   (backend, input) => verifyClaim(backend, input),
+  (backend, input) => nothingStoredVerdict(input.claim, nothingStoredYet(backend)),
 )
 
 export const verifyHandler = memoryVerifyTool.handler

@@ -43,8 +43,8 @@ export const writeMemoryTool = defineTool(
             type: 'object',
             properties: {
               kind: { type: 'string', enum: ANCHOR_KINDS },
-              name: { type: 'string', maxLength: 200 },
-              value: { type: 'string', maxLength: 200 },
+              name: { type: 'string', maxLength: 4000, description: 'Cut to 200 characters (a warning says so).' },
+              value: { type: 'string', maxLength: 4000, description: 'Cut to 200 characters (a warning says so).' },
             },
             required: ['kind'],
             additionalProperties: false,

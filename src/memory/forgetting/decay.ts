@@ -3,7 +3,7 @@
  * candidate when it is an active topic or episode, not a guard, of low importance, and it has had
  * no search hit (or, never hit, was written) `decayAfterDays` days ago or earlier. Low importance:
  * its confidence is below 0.5 (the writer was unsure: an ordinary write has 0.6), or retrieval
- * practice has brought its importance below 0.3. A memory in practice is otherwise kept by its
+ * practice has brought its importance below `decayImportanceBelow` (0.3). A memory in practice is otherwise kept by its
  * schedule, unless it keeps failing review (three lapses without a recall since); a memory
  * enrolled but never graded follows its schedule like any other. Archiving sets status `archived` with
  * `archived_at` and `archived_reason` in the file and a ledger `archive` event; nothing is ever
@@ -22,8 +22,6 @@ import { transact } from '../writing/txn.js'
 
 /** Below this confidence a memory counts as low importance. */
 export const DECAY_CONFIDENCE_BELOW = 0.5
-/** Below this importance (retrieval practice moves it: recalls raise it, failures lower it) too. */
-export const DECAY_IMPORTANCE_BELOW = 0.3
 /** A memory in practice with this many lapses and no recall since keeps failing review: it may decay. */
 export const DECAY_FAILED_LAPSES = 3
 const DAY_MS = 86_400_000
@@ -49,7 +47,7 @@ export interface DecayResult {
 }
 
 /** Why an entry may decay, whatever its idle time, or null when it may not. Pure. */
-export function decayGround(e: IndexEntry): string | null {
+export function decayGround(e: IndexEntry, importanceBelow: number): string | null {
   if (!((e.type === 'topic' || e.type === 'episode') && e.status === 'active' && e.guard === undefined)) return null
   // A file whose front-matter does not parse is not rewritten until a person fixes it.
   if (e.front_matter_error !== undefined) return null
@@ -57,7 +55,7 @@ export function decayGround(e: IndexEntry): string | null {
   // A memory in retrieval practice is kept by its schedule, not by search hits, unless it keeps failing.
   if (isUnderReview(e)) return review !== null && review.lapses >= DECAY_FAILED_LAPSES && review.reps === 0 ? `failed review ${review.lapses} times without a recall` : null
   if (e.confidence < DECAY_CONFIDENCE_BELOW) return `confidence ${e.confidence} < ${DECAY_CONFIDENCE_BELOW}`
-  if (review !== null && review.importance < DECAY_IMPORTANCE_BELOW) return `importance ${review.importance} < ${DECAY_IMPORTANCE_BELOW}`
+  if (review !== null && review.importance < importanceBelow) return `importance ${review.importance} < ${importanceBelow}`
   return null
 }
 
@@ -68,10 +66,11 @@ export function decayCandidates(
   usage: ReadonlyMap<string, { hits: number; lastHitAt: string | null }>,
   now: number,
   days: number,
+  importanceBelow: number,
 ): DecayCandidate[] {
   const out: DecayCandidate[] = []
   for (const e of entries) {
-    const ground = decayGround(e)
+    const ground = decayGround(e, importanceBelow)
     if (ground === null) continue
     const used = usage.get(e.id)
     const since = Date.parse(used?.lastHitAt ?? e.time)
@@ -105,11 +104,11 @@ export async function decay(backend: MemoryBackend, opts: { days?: number; dryRu
   if (opts.dryRun) {
     // A preview sees hand edits as a run would (a transaction brings the index up to date first).
     await ensureFresh(backend)
-    const all = decayCandidates((await backend.indexView()).values(), usage, Date.parse(backend.now()), days)
+    const all = decayCandidates((await backend.indexView()).values(), usage, Date.parse(backend.now()), days, config.decayImportanceBelow)
     return finish(all.slice(0, opts.limit), all.length)
   }
   return transact(backend, async (txn) => {
-    const all = decayCandidates(txn.index.values(), usage, Date.parse(txn.now), days)
+    const all = decayCandidates(txn.index.values(), usage, Date.parse(txn.now), days, config.decayImportanceBelow)
     const done: DecayCandidate[] = []
     for (const c of all.slice(0, opts.limit)) {
       const entry = txn.index.get(c.id)

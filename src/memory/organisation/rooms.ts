@@ -1,8 +1,9 @@
 /**
  * Folder memory/organisation/, whose main file this is, owns keeping order: the palace (rooms),
  * retrieval practice (review, SM-2), duplicates and merge, digests of current belief, the health
- * sweep, usage signals. Imports from the other capability folders: reading, truth, writing; below
- * memory/ anything (retrieve, store, language, ground); nothing above (tools, stores, adapters).
+ * sweep, usage signals. Imports from the other capability folders: reading, settings, truth,
+ * writing; below memory/ anything (retrieve, store, language, ground); nothing above (tools,
+ * stores, adapters).
  *
  * The palace: every topic and episode gets a stable location `room#slot` when it is written.
  * Rooms go by kind (`topics`, `episodes`), hold 9 slots each, and a full room opens the next one

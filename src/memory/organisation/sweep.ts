@@ -1,7 +1,7 @@
 /**
  * The read-only health check: memories long without a hit, superseded versions still on disk,
  * queries that found nothing, anchors that no longer hold, and files whose front-matter does not
- * parse. It lists; it never changes a memory (forgetting and merging are other tools' work).
+ * parse, and settings config.json sets that the store does not take. It lists; it never changes a memory (forgetting and merging are other tools' work).
  */
 
 import type { MemoryBackend } from '../../store/backend.js'
@@ -10,6 +10,7 @@ import { unreadableFiles, type UnreadableFile } from '../../store/frontmatter.js
 import { isSearchable } from '../../retrieve/search-index.js'
 import { savedIndexDamage } from '../../retrieve/segment-files.js'
 import { vectorDiagnostics, type VectorDiagnostics } from '../../retrieve/vectors.js'
+import { refusedInConfigFile, type RefusedSetting } from '../settings/refused.js'
 import { staleAnchor } from '../truth/anchors.js'
 import { readQueryLog, readUsage } from './signals.js'
 
@@ -28,6 +29,8 @@ export interface SweepResult {
   unreadable: UnreadableFile[]
   /** Files of the saved search index that fail their checksum (segment-files.ts): rebuilt, never read. */
   damagedSearchIndexFiles: number
+  /** Settings config.json sets that this store does not take, with why (settings/refused.ts). */
+  refusedSettings: RefusedSetting[]
   /** The vectors, when the store has an embedder: coverage, queue, dimension mismatches (retrieve/vectors.ts). */
   embeddings?: VectorDiagnostics
 }
@@ -62,7 +65,7 @@ export async function sweep(backend: MemoryBackend, days: number, limit: number)
     .reverse()
     .slice(0, 20)
     .map((q) => ({ at: q.at, query: q.query }))
-  const embeddings = await vectorDiagnostics(backend)
+  const [embeddings, refused] = await Promise.all([vectorDiagnostics(backend), refusedInConfigFile(backend)])
   return {
     at,
     scanned,
@@ -73,6 +76,7 @@ export async function sweep(backend: MemoryBackend, days: number, limit: number)
     staleAnchors: staleAnchors.slice(0, 20),
     unreadable: unreadableFiles(view.values()).slice(0, limit),
     damagedSearchIndexFiles: await savedIndexDamage(backend),
+    refusedSettings: refused,
     ...(embeddings !== null ? { embeddings } : {}),
   }
 }

@@ -8,6 +8,9 @@
  * Text that tries to instruct the reader is sanitised before anything is measured.
  * The labels (source, excerpt, current understanding, the omission line) are in the task's
  * language: Chinese when the task has CJK characters (the seed's 来源/原文片段), English otherwise.
+ * When a search for the task finds no match, only memories sharing single characters with it,
+ * the closest one is given inside a `[memory data ...]` / `[/memory data]` frame that says it is
+ * not a match (seed 000), and named in `lowConfidence`.
  */
 
 import type { MemoryBackend } from '../../store/backend.js'
@@ -35,9 +38,13 @@ export interface AssembleResult {
   sources: string[]
   included: number
   omitted: number
+  /** With no match for the task: the closest memory, given framed and labelled as a guess (not counted in included). */
+  lowConfidence?: { id: string; path: string; score: number; shared: string[] }
 }
 
 export interface AssembleLabels {
+  /** The opening line of the frame around a guess: the closest memory, sharing only `shared` with the task. */
+  guess(shared: readonly string[]): string
   source: string
   excerpt: string
   /** After a slot's key, heading its digest. */
@@ -45,8 +52,12 @@ export interface AssembleLabels {
   omitted(n: number): string
 }
 
-const ZH: AssembleLabels = { source: '来源', excerpt: '原文片段', current: '（当前认知）', omitted: (n) => `（未放入 ${n} 条（预算不够））` }
-const EN: AssembleLabels = { source: 'Source', excerpt: 'Excerpt', current: ' (current understanding)', omitted: (n) => `(${n} more did not fit the budget)` }
+const ZH: AssembleLabels = {
+  guess: (shared) => `[memory data — 最接近的一条记录，低于匹配门槛（只共享「${shared.join('」「')}」）：不是匹配，依赖前先核对]`,
+  source: '来源', excerpt: '原文片段', current: '（当前认知）', omitted: (n) => `（未放入 ${n} 条（预算不够））` }
+const EN: AssembleLabels = {
+  guess: (shared) => `[memory data — the closest record, below the match threshold (it shares only ${shared.map((t) => JSON.stringify(t)).join(', ')}): not a match; check before relying on it]`,
+  source: 'Source', excerpt: 'Excerpt', current: ' (current understanding)', omitted: (n) => `(${n} more did not fit the budget)` }
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u
 
 /** The labels for a task: Chinese when it has a CJK character, English otherwise. */
@@ -174,6 +185,24 @@ export async function assembleContext(
   return { context, used_tokens: estimateTokens(context), budget, sources, included: sources.length, omitted }
 }
 
+/** The closing line of a guess's frame. */
+export const FRAME_END = '[/memory data]'
+
+/**
+ * The closest memory for a task nothing matched, framed as quoted data and labelled as a guess,
+ * within the budget (its summary cut to fit), or null when even a cut one does not fit. It
+ * carries no evidence marker: a guess borrows no [VERIFIED].
+ */
+export function guessBlock(entry: IndexEntry, shared: readonly string[], budget: number, labels: AssembleLabels): string | null {
+  const limit = charsForBudget(budget)
+  const framed = (summary: string) => [labels.guess(shared), block(labels, entry, summary, ''), FRAME_END].join('\n')
+  const summary = sanitized(entry.summary)
+  const whole = framed(summary)
+  if (whole.length <= limit) return whole
+  const fit = limit - framed('').length
+  return fit >= 10 ? framed(truncateUnits(summary, fit)) : null
+}
+
 /** Hits searched for the task when none are given. */
 export const ASSEMBLE_SEARCH_K = 20
 
@@ -203,6 +232,15 @@ export async function assembleForTask(backend: MemoryBackend, input: AssembleInp
     const found = await searchRanked(backend, state, { query: input.task, top_k: ASSEMBLE_SEARCH_K })
     recordSearch(backend, { query: input.task, hitIds: found.hits.map((h) => h.id) })
     ranked = found.hits.map((h) => state.entries.get(h.id)).filter((e): e is IndexEntry => e !== undefined)
+    const closest = found.reason === 'below-threshold' ? found.nearMisses[0] : undefined
+    const entry = closest !== undefined ? state.entries.get(closest.id) : undefined
+    if (closest !== undefined && entry !== undefined) {
+      // Below the threshold the block is not empty: the closest memory, said to be a guess.
+      const text = guessBlock(entry, closest.shared, budget, labelsFor(input.task))
+      const lowConfidence = { id: entry.id, path: entry.path, score: closest.score, shared: closest.shared }
+      const context = text ?? ''
+      return { context, used_tokens: estimateTokens(context), budget, sources: [], included: 0, omitted: text === null ? 1 : 0, lowConfidence }
+    }
   }
   return assembleContext(backend, ranked, budget, state.entries, matchingGuards(state.entries, input.task).map(guardLine), labelsFor(input.task))
 }

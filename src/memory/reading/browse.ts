@@ -51,6 +51,13 @@ export interface NavResult {
   skipped_index_lines?: number
   /** With a location for path: memories that stood there until sync moved them (two clones had given the slot). */
   moved?: Array<{ id: string; from: string; to: string }>
+  /** On a default root not written yet: "nothing stored yet" (store/existing.ts). */
+  note?: string
+}
+
+/** The listing of a store not written yet: empty, and saying so (store/existing.ts). */
+export function emptyListing(req: Pick<NavRequest, 'offset' | 'limit'>, note: string): NavResult {
+  return { entries: [], total: 0, offset: req.offset, limit: req.limit, has_more: false, facets: { types: {}, statuses: {} }, note }
 }
 
 /** Nav orders, shared with the two-store merge (src/stores/merge.ts). */

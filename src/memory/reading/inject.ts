@@ -5,7 +5,10 @@
  *
  * Order: memories that searches hit first (more hits, then the latest hit), then slots with a
  * digest, then the rest by recency. Each line is at most 40 characters of title and 80 of
- * summary. The text is framed as quoted data, every `{{` is neutralised (the DSH host substitutes
+ * summary (the summary alone for a memory without a title of its own). At most `profileTopN`
+ * memories get a line, within the character budget and the token budget (`injectTokenBudget`,
+ * 1.5 tokens a Han character, 4 other characters a token); the next are listed as `#id` lines
+ * while those fit, and the rest counted. The text is framed as quoted data, every `{{` is neutralised (the DSH host substitutes
  * `{{name}}` in context text and fails the whole turn on an unknown name), text that tries to
  * instruct the reader is sanitised (injection-guard.ts), and memories with a stale anchor are left
  * out (`staleSkipped`); search still finds them.
@@ -14,7 +17,7 @@
 import type { MemoryBackend } from '../../store/backend.js'
 import { slotOf, type IndexLookup } from '../../store/index-view.js'
 import { isSearchable } from '../../retrieve/search-index.js'
-import { truncateUnits } from '../../text.js'
+import { isDerivedTitle, truncateUnits } from '../../text.js'
 import type { IndexEntry } from '../../types.js'
 import { staleAnchor } from '../truth/anchors.js'
 import { sanitizeText, sanitized, type InjectionWarning } from '../truth/injection-guard.js'
@@ -41,11 +44,17 @@ export interface InjectionOptions {
   budgetChars?: number
   /** The turn's text (the task, the user's message): guards whose trigger it matches lead with a [GUARD] line. */
   cue?: string
+  /** Overrides config.json's profileTopN: the most memories given a line of their own. */
+  maxMemories?: number
+  /** Overrides config.json's injectTokenBudget (0: none). */
+  tokenBudget?: number
 }
 
 export interface InjectionResult {
   text: string
   included: number
+  /** Memories past the line cap or the budgets that are listed by id only (`#id` lines). */
+  indexed: number
   omitted: number
   staleSkipped: number
   budgetChars: number
@@ -71,10 +80,26 @@ function line(entry: IndexEntry, nowMs: number, view: IndexLookup): string {
   // Sanitised before it is cut, so a marker never pushes a line past its length.
   const clean = (s: string, n: number) => neutralizeTemplates(truncateUnits(sanitized(s).replace(/\s+/g, ' ').trim(), n))
   const marks = markers(entry, nowMs, view).map((m) => ` ${clean(m, INJECT_TITLE_CHARS)}`).join('')
+  // A title made from the summary (a memory written without one) would print it twice.
+  if (isDerivedTitle(entry.title, entry.summary)) return `> ${clean(entry.summary, INJECT_SUMMARY_CHARS)}${marks}`
   return `> ${clean(entry.title, INJECT_TITLE_CHARS)}${marks}：${clean(entry.summary, INJECT_SUMMARY_CHARS)}`
 }
 
-const EMPTY = (budgetChars: number, staleSkipped = 0): InjectionResult => ({ text: '', included: 0, omitted: 0, staleSkipped, budgetChars })
+/** The line of a memory past the cap or the budgets: its id, to open with memory_nav. */
+function idLine(entry: IndexEntry): string {
+  return `#${entry.id}`
+}
+
+const HAN = /\p{Script=Han}/u
+
+/** Estimated tokens of injected text: 1.5 per Han character, 4 other characters a token (seed 002). */
+export function injectionTokens(text: string): number {
+  let han = 0
+  for (const ch of text) if (HAN.test(ch)) han++
+  return Math.ceil(han * 1.5 + (text.length - han) / 4)
+}
+
+const EMPTY = (budgetChars: number, staleSkipped = 0): InjectionResult => ({ text: '', included: 0, indexed: 0, omitted: 0, staleSkipped, budgetChars })
 
 export function injectionText(backend: MemoryBackend, options: InjectionOptions = {}): InjectionResult {
   const sync = backend.sync
@@ -111,41 +136,61 @@ export function injectionText(backend: MemoryBackend, options: InjectionOptions 
     )
 
     const head = `${INJECTION_HEADING}\n${INJECTION_FRAME}`
+    const maxMemories = options.maxMemories ?? config.profileTopN
+    const tokenBudget = options.tokenBudget ?? config.injectTokenBudget
     const lines: string[] = []
+    const ids: string[] = []
     const guarded: InjectionWarning[] = []
     let length = head.length
+    let tokens = injectionTokens(head)
     // Room for the omission line is kept back whenever something may be left out.
     const reserve = (remaining: number) => (remaining > 0 ? 1 + omissionLine(remaining).length : 0)
+    const reserveTokens = (remaining: number) => (remaining > 0 ? injectionTokens(omissionLine(remaining)) : 0)
+    const fits = (text: string, remaining: number) =>
+      length + 1 + text.length + reserve(remaining) <= budgetChars && (tokenBudget === 0 || tokens + injectionTokens(text) + reserveTokens(remaining) <= tokenBudget)
+    const add = (text: string) => {
+      length += 1 + text.length
+      tokens += injectionTokens(text)
+    }
     const nowMs = Date.parse(backend.now())
     const view = sync.indexView()
     // Retrieval practice: how many memories are due for recall (review.ts), when that fits.
     const due = dueCount(view.values(), nowMs)
-    const dueLines = due > 0 && length + 1 + dueLine(due).length + reserve(candidates.length) <= budgetChars ? [dueLine(due)] : []
-    for (const l of dueLines) length += 1 + l.length
+    const dueLines = due > 0 && fits(dueLine(due), candidates.length) ? [dueLine(due)] : []
+    for (const l of dueLines) add(l)
     // Guards the turn matches lead, while they fit; they are not counted as included memories.
     const guardLines: string[] = []
     for (const g of options.cue !== undefined ? matchingGuards(view, options.cue) : []) {
       const text = neutralizeTemplates(sanitized(guardLine(g)))
-      if (length + 1 + text.length + reserve(candidates.length) > budgetChars) break
+      if (!fits(text, candidates.length)) break
       guardLines.push(text)
-      length += 1 + text.length
+      add(text)
     }
-    for (let i = 0; i < candidates.length; i++) {
-      const next = line(candidates[i] as IndexEntry, nowMs, view)
-      if (length + 1 + next.length + reserve(candidates.length - i - 1) > budgetChars) break
-      lines.push(next)
-      length += 1 + next.length
+    let i = 0
+    // Lines of their own, up to the cap and while they fit.
+    for (; i < candidates.length && lines.length < maxMemories; i++) {
       const entry = candidates[i] as IndexEntry
+      const next = line(entry, nowMs, view)
+      if (!fits(next, candidates.length - i - 1)) break
+      lines.push(next)
+      add(next)
       for (const field of ['title', 'summary'] as const) {
         const { kinds } = sanitizeText(entry[field])
         if (kinds.length > 0) guarded.push({ id: entry.id, field, kinds })
       }
     }
+    // The rest by id while those fit: the model can open them without a search.
+    for (; i < candidates.length; i++) {
+      const next = idLine(candidates[i] as IndexEntry)
+      if (!fits(next, candidates.length - i - 1)) break
+      ids.push(next)
+      add(next)
+    }
     // A heading with no memory under it is noise; what did not fit is still counted.
     if (lines.length === 0 && guardLines.length === 0) return { ...EMPTY(budgetChars, staleSkipped), omitted: candidates.length }
-    const omitted = candidates.length - lines.length
-    const text = [head, ...dueLines, ...guardLines, ...lines, ...(omitted > 0 ? [omissionLine(omitted)] : [])].join('\n')
-    return { text, included: lines.length, omitted, staleSkipped, budgetChars, ...(guarded.length > 0 ? { injectionWarnings: guarded } : {}) }
+    const omitted = candidates.length - lines.length - ids.length
+    const text = [head, ...dueLines, ...guardLines, ...lines, ...ids, ...(omitted > 0 ? [omissionLine(omitted)] : [])].join('\n')
+    return { text, included: lines.length, indexed: ids.length, omitted, staleSkipped, budgetChars, ...(guarded.length > 0 ? { injectionWarnings: guarded } : {}) }
   } catch (err) {
     console.warn(`dsh-memory-agent: resident injection skipped: ${err instanceof Error ? err.message : String(err)}`)
     return EMPTY(budgetChars)

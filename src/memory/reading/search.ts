@@ -35,7 +35,12 @@ export interface SearchInput {
 }
 
 type Annotated = SearchResult & SearchAnnotations
-export type SearchAnswer = Omit<Annotated, 'hits'> & { hits: (Annotated['hits'][number] & { ref: string })[]; batch_id: string }
+export type SearchAnswer = Omit<Annotated, 'hits'> & { hits: (Annotated['hits'][number] & { ref: string })[]; batch_id?: string }
+
+/** The answer on a default root not written yet: no hits, no evidence batch, and saying so (store/existing.ts). */
+export function nothingStoredAnswer(guidance: string): SearchAnswer {
+  return { hits: [], guidance, alias_hits: 0, eligible: 0, reason: 'nothing-stored', nearMisses: [] }
+}
 
 export async function searchMemories(backend: MemoryBackend, input: SearchInput): Promise<SearchAnswer> {
   for (const field of ['from', 'to'] as const) {

@@ -3,12 +3,14 @@
  * taken, each only when it has the right type, and numbers are clamped to their ranges (through
  * mergeConfig, the one place that knows them); anything else in the patch is ignored. Only the
  * fields given are written, over what the file already holds (fields this program does not know
- * are kept), so a value never set from the panel keeps following the host's configuration.
+ * are kept), so a value never set from the panel keeps following the host's configuration. A
+ * setting this store does not take (refused.ts) is INVALID_INPUT naming it, and nothing is written.
  * Atomic, under the store lock, with a ledger event.
  */
 
 import type { MemoryBackend } from '../../store/backend.js'
 import { CONFIG_FIELDS, acceptField, type RuntimeConfig } from './config.js'
+import { refuseSettings } from './refused.js'
 
 const CONFIG_FILE = 'config.json'
 
@@ -42,6 +44,7 @@ export interface ConfigWrite {
 }
 
 export async function saveConfigPatch(backend: MemoryBackend, patch: unknown): Promise<ConfigWrite> {
+  refuseSettings(patch)
   const written = configPatch(patch)
   if (Object.keys(written).length === 0) return { written, replacedInvalid: false }
   await backend.init()

@@ -11,6 +11,7 @@
  */
 
 import type { MemoryBackend } from '../../store/backend.js'
+import { refusedInText } from './refused.js'
 
 export interface RuntimeConfig {
   requireConfirmation: boolean
@@ -19,9 +20,17 @@ export interface RuntimeConfig {
   maxTopK: number
   injectEnabled: boolean
   injectBudgetChars: number
+  /** Resident injection: the most memories given a line of their own (seed 002's profileTopN); the next are listed by id. */
+  profileTopN: number
+  /** Resident injection: estimated tokens at most (1.5 a Han character, 4 other characters a token); 0: characters only. */
+  injectTokenBudget: number
   autoSettleEnabled: boolean
   /** Decay: a low-importance memory without a hit for this many days is archived by memory_decay. */
   decayAfterDays: number
+  /** Decay: a memory whose importance (retrieval practice moves it) is below this (0-1) counts as low importance. */
+  decayImportanceBelow: number
+  /** Retrieval practice: a new memory is first due for review a day after it is written. False: new memories are not scheduled. */
+  reviewScheduling: boolean
   /**
    * Automatic revision (memory/writing/revise.ts): a keyless write derives its subject and value from its
    * text and revises current memories of the same subject. False: free text makes no versions.
@@ -55,8 +64,12 @@ export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
   maxTopK: 200,
   injectEnabled: true,
   injectBudgetChars: 1500,
+  profileTopN: 8,
+  injectTokenBudget: 1024,
   autoSettleEnabled: false,
   decayAfterDays: 90,
+  decayImportanceBelow: 0.3,
+  reviewScheduling: true,
   autoRevise: true,
   structuredRevises: true,
   lowConfidencePercent: 30,
@@ -71,10 +84,15 @@ export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
   consolidateModelTokensPerDay: 200_000,
 })
 
+/** Fields that are fractions in [0, 1], kept as given (not rounded like the counts of RANGES). */
+const FRACTIONS: ReadonlySet<keyof RuntimeConfig> = new Set(['decayImportanceBelow'])
+
 const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
   defaultBudget: [50, 100_000],
   maxTopK: [1, 200],
   injectBudgetChars: [200, 8000],
+  profileTopN: [1, 64],
+  injectTokenBudget: [0, 8192],
   decayAfterDays: [1, 3650],
   lowConfidencePercent: [0, 100],
   consolidateIdleDays: [1, 3650],
@@ -94,6 +112,7 @@ const RANGES: Partial<Record<keyof RuntimeConfig, [number, number]>> = {
  * source (config.json, the panel, the host's configuration) goes through. Pure.
  */
 export function acceptField<K extends keyof RuntimeConfig>(key: K, value: unknown): RuntimeConfig[K] | undefined {
+  if (FRACTIONS.has(key)) return typeof value === 'number' && Number.isFinite(value) ? (Math.min(1, Math.max(0, value)) as RuntimeConfig[K]) : undefined
   const range = RANGES[key]
   if (range !== undefined) {
     return typeof value === 'number' && Number.isFinite(value) ? (Math.min(range[1], Math.max(range[0], Math.round(value))) as RuntimeConfig[K]) : undefined
@@ -148,7 +167,10 @@ export async function loadConfig(backend: MemoryBackend): Promise<RuntimeConfig>
   const signature = `${st.size}:${st.mtimeMs}`
   const known = cache.get(backend)
   if (known?.signature === signature) return { ...known.config }
-  const config = configFromText(await backend.readFile('config.json').catch(() => null), backend.root, baseOf(backend))
+  const text = await backend.readFile('config.json').catch(() => null)
+  const config = configFromText(text, backend.root, baseOf(backend))
+  // Once per change of the file: a setting this store does not take is said, not ignored.
+  for (const r of text === null ? [] : refusedInText(text)) console.warn(`dsh-memory-agent: ${backend.root}/config.json: ${r.message}`)
   cache.set(backend, { signature, config })
   return { ...config }
 }

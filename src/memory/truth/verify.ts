@@ -96,6 +96,12 @@ export interface VerifyResult {
   note: string
 }
 
+/** The verdict on a default root not written yet: unknown, saying why (store/existing.ts). */
+export function nothingStoredVerdict(claim: string, why: string): VerifyResult {
+  const none = { support: null, contradicting: [], newer_related: [], superseded_matches: [], stale_support: false, scopeExcluded: 0 }
+  return { verdict: 'unknown', claim, ...none, note: `UNKNOWN: ${why} Do not state the claim as remembered.` }
+}
+
 /** The terms a claim is checked by: strong terms, or all terms when it has none. */
 export function claimTerms(text: string): Set<string> {
   const all = tokenize(text)

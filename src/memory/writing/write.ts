@@ -14,7 +14,7 @@ import { pushAll } from '../../arrays.js'
 import { randomBytes } from 'node:crypto'
 import { invalidInput } from '../../errors.js'
 import type { MemoryBackend } from '../../store/backend.js'
-import { cleanAnchors, contentHash, detailsOf, memoryBody, parseFile } from '../../store/frontmatter.js'
+import { anchorCuts, cleanAnchors, contentHash, detailsOf, memoryBody, parseFile } from '../../store/frontmatter.js'
 import { bigramJaccard, collapseWhitespace, normalizeForHash, slugify, truncate } from '../../text.js'
 import { MEMORY_STATUSES, type AnchorKind, type IndexEntry, type MemoryStatus, type Source, type SourceKind } from '../../types.js'
 import { loadConfig, type RuntimeConfig } from '../settings/config.js'
@@ -349,7 +349,11 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
   // A retraction is never a version of anything, and nothing supersedes it.
   const versioned = key !== null && claim.retracts === null
   const confidence = req.confidence ?? 0.6
-  const noted = [...(said !== null ? rangeWarnings(said) : []), ...[confidenceWarning(confidence, config)].filter((x): x is string => x !== null)]
+  const noted = [
+    ...(said !== null ? rangeWarnings(said) : []),
+    ...[confidenceWarning(confidence, config)].filter((x): x is string => x !== null),
+    ...anchorCuts(req.anchors),
+  ]
   // A keyless write that announces a change may revise memories no subject links it to.
   const revising = slotKey === null && config.autoRevise && options.assertsFacts !== false && claim.retracts === null && !gated
   const byFrame = revising && wantsFrameRevision(summary, derived)
@@ -401,8 +405,9 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
         location: place.location,
         links: [...new Set(req.links ?? [])],
         ...(options.derivedFrom !== undefined && options.derivedFrom.length > 0 ? { derived_from: [...new Set(options.derivedFrom)] } : {}),
-        // Retrieval practice (review.ts): first due a day after it is written; backfill opts out through frontMatter.
-        review_due: firstDue(txn.now),
+        // Retrieval practice (review.ts): first due a day after it is written, unless the store's
+        // reviewScheduling is off; backfill opts out through frontMatter.
+        ...(config.reviewScheduling ? { review_due: firstDue(txn.now) } : {}),
         ...w.frontMatter,
         ...stampedFrontMatter(claim, txn.now),
       },

@@ -6,7 +6,7 @@
 
 import { guardValue, injectionWarningsField } from '../../memory/truth/injection-guard.js'
 import type { MemoryBackend } from '../../store/backend.js'
-import { requireStore } from '../../store/existing.js'
+import { requireStore, storeNotWrittenYet } from '../../store/existing.js'
 import { parseInput, type Infer, type ObjectSchema } from './schema.js'
 
 export interface ToolAnnotations {
@@ -55,6 +55,12 @@ export interface ToolMeta<I extends ObjectSchema = ObjectSchema, O extends Objec
   readonly progress?: string
 }
 
+/**
+ * The answer a tool gives on a default root that holds no store yet (store/existing.ts), for the
+ * tools a model calls first (search, verify, nav): "nothing stored yet", not NOT_FOUND.
+ */
+export type FirstUseAnswer<I extends ObjectSchema, O extends ObjectSchema> = (backend: MemoryBackend, input: Infer<I>) => Infer<O>
+
 export interface ToolDeclaration<I extends ObjectSchema = ObjectSchema, O extends ObjectSchema = ObjectSchema> extends ToolMeta<I, O> {
   /** Validates the input (INVALID_INPUT naming the field) and runs the tool. */
   handler(backend: MemoryBackend, input: Infer<I, 'input'>): Promise<Infer<O>>
@@ -84,11 +90,14 @@ export function defineTool<const I extends ObjectSchema, const O extends ObjectS
   // The argument must name one of the tool's own input fields.
   meta: ToolMeta<I, O> & { readonly cli?: { readonly argument?: Extract<keyof I['properties'], string> } },
   run: (backend: MemoryBackend, input: Infer<I>) => Promise<Infer<O>>,
+  firstUse?: FirstUseAnswer<I, O>,
 ): ToolDeclaration<I, O> {
   const execute = run as unknown as (backend: MemoryBackend, input: unknown) => Promise<unknown>
+  const firstAnswer = firstUse as unknown as ((backend: MemoryBackend, input: unknown) => unknown) | undefined
   // async: invalid input rejects the returned promise instead of throwing before there is one.
   const handler = async (backend: MemoryBackend, input: unknown) => {
     const parsed = parseInput(meta.input, input, meta.name)
+    if (firstAnswer !== undefined && (await storeNotWrittenYet(backend))) return firstAnswer(backend, parsed)
     if (meta.createsStore !== true) await requireStore(backend)
     const { value, warnings } = guardValue(await execute(backend, parsed))
     return warnings.length > 0 && typeof value === 'object' && value !== null ? { ...value, injectionWarnings: warnings } : value

@@ -39,7 +39,7 @@ function claimMarkText(m: { retracted_by?: string; evidence?: 'verified' | 'asse
 function renderSearch(v: Output<typeof memorySearchHybridTool>): string {
   const lines = v.hits.map(
     (h) =>
-      `- ${h.id} [${h.type}, ${h.status}${h.store !== undefined ? `, ${h.store} store` : ''}${h.reason === 'alias' ? ', alias' : ''}${h.literalMatch !== undefined ? `, ${h.literalMatch} identifier(s) matched exactly` : ''}]${claimMarkText(h)} ${isDerivedTitle(h.title, h.summary) ? '' : `${oneLine(h.title, 80)}: `}${oneLine(h.summary, SUMMARY_CHARS)}` +
+      `- ${h.id} [${h.type}, ${h.status}${h.store !== undefined ? `, ${h.store} store` : ''}${h.reason === 'alias' ? ', alias guess（别名推断）: found by a synonym, not the words' : ''}${h.literalMatch !== undefined ? `, ${h.literalMatch} identifier(s) matched exactly` : ''}]${claimMarkText(h)} ${isDerivedTitle(h.title, h.summary) ? '' : `${oneLine(h.title, 80)}: `}${oneLine(h.summary, SUMMARY_CHARS)}` +
       `${h.tags.length > 0 ? ` #${h.tags.join(' #')}` : ''} (${h.path}, score ${h.score.toFixed(2)}) ref=${h.ref}` +
       `${h.sources !== undefined ? ` sources (best match first): ${h.sources.join(' ')}` : ''}`,
   )
@@ -47,8 +47,8 @@ function renderSearch(v: Output<typeof memorySearchHybridTool>): string {
   const excluded = v.scopeExcluded !== undefined && v.scopeExcluded > 0 ? [`${v.scopeExcluded} match(es) left out: their premises conflict with your scope.`] : []
   const tags = v.common_tags !== undefined && v.common_tags.length > 0 ? [`Common tags: ${v.common_tags.join(', ')}`] : []
   const misses = v.nearMisses.map((m) => `- near miss, not a match: ${m.id} ${oneLine(m.title, 80)}: ${oneLine(m.summary, SUMMARY_CHARS)} (shares only ${m.shared.join(' ')})`)
-  const batch = `Evidence batch ${v.batch_id}: before answering from these hits, memory_assess with this batchId and the ref= of the hits you rely on.`
-  return [...guards, `${v.hits.length} hit(s) of ${v.eligible} eligible memories (reason: ${v.reason}).`, ...lines, ...misses, ...excluded, ...tags, v.guidance, batch].join('\n')
+  const batch = v.batch_id !== undefined ? [`Evidence batch ${v.batch_id}: before answering from these hits, memory_assess with this batchId and the ref= of the hits you rely on.`] : []
+  return [...guards, `${v.hits.length} hit(s) of ${v.eligible} eligible memories (reason: ${v.reason}).`, ...lines, ...misses, ...excluded, ...tags, v.guidance, ...batch].join('\n')
 }
 
 /** The store that answered, which the store routing adds to every output (tools/declare/tool.ts declares it). */
@@ -79,6 +79,7 @@ function renderNav(v: Output<typeof memoryNavTool>): string {
   return [
     `${v.folder ?? 'All memories'}: entries ${v.entries.length === 0 ? 0 : v.offset + 1}-${end} of ${v.total}.`,
     ...(v.readme !== undefined ? [v.readme.trim(), ''] : []),
+    ...(v.note !== undefined ? [v.note] : []),
     ...lines,
     ...(v.has_more ? [`More: memory_nav with offset ${end}.`] : []),
     ...(v.skipped_index_lines !== undefined && v.skipped_index_lines > 0 ? [`${v.skipped_index_lines} unreadable index line(s) were skipped.`] : []),
