@@ -13,6 +13,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { flags, resultsFile } from './args.js'
+import { candidateRecall } from './revision-candidates.js'
 import { ARMS, figures, loadCases, meetsTargets, runCase, type Arm, type CaseOutcome, type Figures, type Split } from './claim-set.js'
 
 let splits: Split[] = ['dev', 'dev2', 'holdout']
@@ -53,6 +54,7 @@ for (const split of splits) {
     if (showMisses) for (const o of outcomes) for (const m of o.misses) console.error(`  ${split}/${arm} ${o.id} (${o.kind}): ${m}`)
   }
 }
+failures.push(...(await candidateRecall(splits)))
 const all = results.filter((r) => r.lang === 'all')
 console.log('')
 console.log('Verdict confusion (expected -> answered), first arm of each split:')
