@@ -30,6 +30,7 @@ import { confidenceWarning, entryClaim, rangeWarnings, relateClaims, reviseDeriv
 import { valueAtoms } from '../truth/claim-value.js'
 import { callerClaim, confirmRevision, namedRevisions, type CallerClaim } from './confirmed-revision.js'
 import { revisionCandidates, type RevisionCandidate } from './revision-candidates.js'
+import { judgeInBackground } from './write-judge.js'
 import {
   differentScopeWarning,
   enrichRepeat,
@@ -491,5 +492,6 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
   const freeText = options.listRevisions === true && slotKey === null && options.assertsFacts !== false && result.dedupe === undefined && claim.retracts === null && claim.frontMatter.guard_trigger === undefined
   if (!freeText) return result
   const may_revise = await revisionCandidates(backend, { id: result.id, subject: said?.subject ?? null, summary, scope: claim.scope, revised: result.superseded })
+  judgeInBackground(backend, { id: result.id, summary }, may_revise)
   return { ...result, may_revise }
 }
