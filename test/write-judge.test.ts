@@ -12,7 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { outputViolation, signalsSettled, writeHandler, type MemoryBackend } from '../src/api.js'
 import { chatCompletionsModel } from '../src/lifecycle/chat-model.js'
 import { setConsolidationModel } from '../src/memory/consolidation/model.js'
-import { JUDGE_EVENT, UNDO_EVENT, readDecision } from '../src/memory/writing/write-judge.js'
+import { JUDGE_EVENT, UNDO_EVENT, VERIFY_EVENT, readDecision } from '../src/memory/writing/write-judge.js'
+import { verifyHandler, memoryVerifyTool } from '../src/tools/memory-verify.js'
 import { memoryUndoJudgementTool, undoJudgementHandler } from '../src/tools/memory-undo-judgement.js'
 import { startMockLlm, type MockLlm } from './host/mock-llm.js'
 import { tempStores } from './store-kit.js'
@@ -27,8 +28,8 @@ const OLD = 'The API listens on port 8080.'
 const NEW = 'Our backend service now listens on port 9090.'
 
 /** A store whose model answers each judgement prompt with `answer(first candidate id)`. */
-async function judgedStore(answer: (candidate: string) => string, maxRequests = 10) {
-  const m = await startMockLlm({ script: [], complete: (prompt) => answer(/Stored memory (mem_\w+)/u.exec(prompt)?.[1] ?? ''), maxRequests })
+async function judgedStore(answer: (candidate: string, prompt: string) => string, maxRequests = 10) {
+  const m = await startMockLlm({ script: [], complete: (prompt) => answer(/(?:Stored memory|Memory) (mem_\w+)/u.exec(prompt)?.[1] ?? '', prompt), maxRequests })
   mocks.push(m)
   const s = await store()
   setConsolidationModel(s.backend, chatCompletionsModel({ baseUrl: m.baseUrl, model: 'mock-chat' }))
@@ -110,5 +111,31 @@ describe('caps and the degraded state', () => {
     await signalsSettled(backend)
     expect(await statusOf(backend, old.id)).toBe('active')
     expect(String((await judgements(backend))[0]?.degraded)).toMatch(/failed: HTTP 503/)
+  })
+})
+
+describe('verify with a model', () => {
+  /** Every retrieved memory judged `supports`, plus one id the store never retrieved. */
+  const yesToAll = (_: string, prompt: string) =>
+    prompt.startsWith('Judge whether')
+      ? JSON.stringify({ judgements: [...[...prompt.matchAll(/Memory (mem_\w+)/gu)].map((x) => ({ id: x[1], relation: 'supports' })), { id: 'mem_invented', relation: 'contradicts' }] })
+      : JSON.stringify({ decision: 'add' })
+
+  it("takes a supports whose memory states the value, refuses one whose memory does not, drops ids not retrieved, and logs each answer", async () => {
+    const { backend } = await judgedStore(yesToAll)
+    const current = await writeHandler(backend, { summary: 'The API listens on port 9090.' })
+    await signalsSettled(backend)
+    const right = await verifyHandler(backend, { claim: 'The API listens on port 9090', model: true })
+    expect(outputViolation(memoryVerifyTool.output, right)).toBeNull()
+    expect(right.verdict).toBe('supported')
+    expect(right.model?.judgements).toEqual([{ id: current.id, relation: 'supports' }])
+    const wrong = await verifyHandler(backend, { claim: 'The API listens on port 7070', model: true })
+    expect(wrong.verdict).toBe('unknown')
+    expect(wrong.model?.judgements[0]).toMatchObject({ id: current.id, relation: 'supports', refused: expect.stringMatching(/does not state the claim's value/) })
+    await signalsSettled(backend)
+    const events = (await backend.readLedger()).filter((e) => e.event === VERIFY_EVENT)
+    expect(events.map((e) => [e.prompt, e.verdict])).toEqual([['judge-verify@1', 'supported'], ['judge-verify@1', 'unknown']])
+    // Without the option, the rules answer alone.
+    expect((await verifyHandler(backend, { claim: 'The API listens on port 7070' })).model).toBeUndefined()
   })
 })

@@ -22,6 +22,8 @@ import { transact } from './txn.js'
 export const JUDGE_WRITE_PROMPT: PromptSpec = { id: 'judge-write', version: 1, maxTokens: 120 }
 export const JUDGE_EVENT = 'model-judge'
 export const UNDO_EVENT = 'model-judge-undo'
+/** A model's judgement of the memories a verify retrieved (truth/verify-model.ts): counted toward the same daily cap. */
+export const VERIFY_EVENT = 'model-verify'
 
 const DECISIONS = ['add', 'update', 'conflict', 'none'] as const
 export type WriteDecision = (typeof DECISIONS)[number]
@@ -54,22 +56,28 @@ export function readDecision(text: string, candidateIds: readonly string[]): { d
   return { decision: d, id }
 }
 
-/** Model tokens spent on day by consolidation runs and by these judgements. Pure. */
+/** Model tokens spent on day by consolidation runs and by model judgements of writes and verifies. Pure. */
 function tokensOnDay(ledger: readonly LedgerEvent[], day: string): number {
-  const judged = ledger.filter((ev) => ev.event === JUDGE_EVENT && ev.at.startsWith(day)).reduce((n, ev) => n + (typeof ev.model_tokens === 'number' ? ev.model_tokens : 0), 0)
+  const judged = ledger.filter((ev) => (ev.event === JUDGE_EVENT || ev.event === VERIFY_EVENT) && ev.at.startsWith(day)).reduce((n, ev) => n + (typeof ev.model_tokens === 'number' ? ev.model_tokens : 0), 0)
   return modelTokensOnDay(ledger, day) + judged
+}
+
+/** A run of the store's model for one judgement, under consolidation's caps (today's spending counted); null: no model set. */
+export async function storeModelRun(backend: MemoryBackend): Promise<ModelRun | null> {
+  const model = consolidationModel(backend)
+  if (model === null) return null
+  const config = await loadConfig(backend)
+  const spentToday = tokensOnDay(await backend.readLedger(), backend.now().slice(0, 10))
+  const caps = { perRun: config.consolidateModelTokensPerRun, perDay: config.consolidateModelTokensPerDay, spentToday, deadline: Date.now() + MODEL_CALL_TIMEOUT_MS }
+  return new ModelRun(backend, model, caps, false)
 }
 
 /** Asks the model about a write and applies its decision under the guards; logs one event either way. */
 export async function judgeWrite(backend: MemoryBackend, written: { id: string; summary: string }, candidates: readonly RevisionCandidate[]): Promise<void> {
-  const model = consolidationModel(backend)
-  if (model === null || candidates.length === 0) return
-  const config = await loadConfig(backend)
-  const spentToday = tokensOnDay(await backend.readLedger(), backend.now().slice(0, 10))
-  const caps = { perRun: config.consolidateModelTokensPerRun, perDay: config.consolidateModelTokensPerDay, spentToday, deadline: Date.now() + MODEL_CALL_TIMEOUT_MS }
-  const run = new ModelRun(backend, model, caps, false)
+  const run = candidates.length === 0 ? null : await storeModelRun(backend)
+  if (run === null) return
   const text = await run.ask(JUDGE_WRITE_PROMPT, judgeWritePrompt(written.summary, candidates))
-  const base = { event: JUDGE_EVENT, id: written.id, prompt: `${JUDGE_WRITE_PROMPT.id}@${JUDGE_WRITE_PROMPT.version}`, model: model.id, model_tokens: run.use.tokens }
+  const base = { event: JUDGE_EVENT, id: written.id, prompt: `${JUDGE_WRITE_PROMPT.id}@${JUDGE_WRITE_PROMPT.version}`, model: run.use.id, model_tokens: run.use.tokens }
   await transact(backend, async (txn) => {
     if (text === null) return txn.log({ ...base, applied: false, degraded: run.degraded?.reason ?? 'no answer' })
     const read = readDecision(text, candidates.map((c) => c.id))

@@ -1,8 +1,9 @@
 /**
  * Folder memory/writing/, whose main file this is, owns a memory going in: the write path and its
  * transaction, automatic revision, slots and values, the confirmation gate, settling a declared
- * conflict, the claim fields a write carries. Imports from the other capability folders:
- * organisation, reading, settings, truth; below memory/ anything (retrieve, store, language,
+ * conflict, the claim fields a write carries, revision candidates and a model's judgement of a
+ * write (through consolidation's model plumbing). Imports from the other capability folders:
+ * consolidation, organisation, reading, settings, truth; below memory/ anything (retrieve, store, language,
  * ground); nothing above (tools, stores, adapters).
  *
  * The write path: redaction, exact and near duplicate detection, versioning by slot, declared
