@@ -14,7 +14,8 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { flags, resultsFile } from './args.js'
-import { candidateRecall, endpointModel } from './revision-candidates.js'
+import { candidateRecall } from './revision-candidates.js'
+import { endpointModel } from './model-endpoint.js'
 import type { ConsolidationModel } from '../lib/api.js'
 import { ARMS, figures, loadCases, meetsTargets, runCase, type Arm, type CaseOutcome, type Figures, type Split } from './claim-set.js'
 

@@ -10,7 +10,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chatCompletionsModel, createFileBackend, flushCaches, writeHandler, type ConsolidationModel, type MemoryBackend } from '../lib/api.js'
+import { createFileBackend, flushCaches, writeHandler, type MemoryBackend } from '../lib/api.js'
 import { loadCases, type ClaimCase, type Split } from './claim-set.js'
 
 /** The target: the old memory named in at least this share of revisions, on every split. */
@@ -89,13 +89,3 @@ export async function candidateRecall(splits: readonly Split[]): Promise<string[
   return missed
 }
 
-/**
- * The model of `--model <base URL>#<model>` (an OpenAI-compatible endpoint; the key, if any, from
- * MEMORY_AGENT_LLM_API_KEY): the claim set's model arm, writes judged and verify asked by it.
- */
-export function endpointModel(spec: string): ConsolidationModel {
-  const [baseUrl, name] = spec.split('#')
-  if (!baseUrl || !name) throw new Error(`--model: expected <base URL>#<model>, such as http://127.0.0.1:8000/v1#qwen2.5-7b (got "${spec}")`)
-  const apiKey = process.env['MEMORY_AGENT_LLM_API_KEY']
-  return chatCompletionsModel({ baseUrl, model: name, ...(apiKey ? { apiKey } : {}) })
-}
