@@ -20,6 +20,7 @@
  * Two control questions about facts never stated are reported apart (refusing is right there).
  *
  *   npm run bench:anti-hallucination      (builds lib/, then runs this file with tsx)
+ *   npm run bench:anti-hallucination -- --model <base URL>#<model>   the memory arms again with that model
  *
  * The table goes to stdout, per-question detail to stderr, figures to
  * bench/results/anti-hallucination.json. Deterministic: no model, no network, no randomness.
@@ -28,8 +29,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { createFileBackend, flushCaches, searchHandler, signalsSettled, tokenize, verifyHandler, writeHandler } from '../lib/api.js'
-import { resultsFile } from './args.js'
+import { createFileBackend, flushCaches, searchHandler, setConsolidationModel, signalsSettled, tokenize, verifyHandler, writeHandler, type ConsolidationModel } from '../lib/api.js'
+import { flags, resultsFile } from './args.js'
+import { endpointModel } from './model-endpoint.js'
 import { PlainBM25, wordTokens } from './plain-bm25.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -215,9 +217,10 @@ function naiveArm(lines: readonly string[]): ArmResult {
  * This project, and the same run without the verify step (an ablation: what verify adds).
  * `keyed`: facts are written under their subject as key; otherwise every line is free text.
  */
-async function memoryArms(lines: readonly string[], keyed: boolean): Promise<[ArmResult, ArmResult]> {
+async function memoryArms(lines: readonly string[], keyed: boolean, model: ConsolidationModel | null = null): Promise<[ArmResult, ArmResult]> {
   const root = await mkdtemp(join(tmpdir(), 'anti-hallucination-'))
   const backend = createFileBackend(root)
+  setConsolidationModel(backend, model)
   try {
     for (const line of lines) {
       const fact = /^user: (?:remember|correction): (.+?) -> (.+?)(?: \(.*\))?$/.exec(line)
@@ -226,12 +229,13 @@ async function memoryArms(lines: readonly string[], keyed: boolean): Promise<[Ar
       if (keyed && fact !== null) await writeHandler(backend, { summary: `${fact[1]} -> ${fact[2]}`, key: fact[1] as string, session_id: 'bench', source: 'user' })
       else await writeHandler(backend, { summary: line.replace(/^(user|assistant): /, ''), raw: line, session_id: 'bench' })
     }
+    await signalsSettled(backend)
     const ask = async (q: Question) => {
       const found = await searchHandler(backend, { query: q.text, top_k: MEMORY_TOP })
       const answer = readAnswer(q.text, found.hits.map((h) => h.summary))
       const unverified = { question: q.text, answer, outcome: judge(q, answer) }
       if (answer === null) return { verified: { ...unverified, detail: 'no hit names the subject' }, unverified }
-      const v = await verifyHandler(backend, { claim: q.claim.replace('{v}', answer) })
+      const v = await verifyHandler(backend, { claim: q.claim.replace('{v}', answer), model: model !== null })
       const said = v.verdict === 'supported' ? answer : null
       return { verified: { question: q.text, answer: said, outcome: judge(q, said), detail: `${v.verdict}: ${v.note}` }, unverified }
     }
@@ -240,7 +244,7 @@ async function memoryArms(lines: readonly string[], keyed: boolean): Promise<[Ar
     const controls = []
     for (const q of CONTROLS) controls.push(await ask(q))
     await signalsSettled(backend)
-    const name = keyed ? 'this project, keyed writes (search + verify)' : 'this project, keyless free text (search + verify)'
+    const name = `${keyed ? 'this project, keyed writes (search + verify)' : 'this project, keyless free text (search + verify)'}${model !== null ? ', with the model' : ''}`
     return [
       tally(name, rows.map((r) => r.verified), controls.map((r) => r.verified)),
       tally('  ablation: search only, no verify', rows.map((r) => r.unverified), controls.map((r) => r.unverified)),
@@ -258,7 +262,11 @@ const log = (line: string): void => void process.stderr.write(line + '\n')
 async function main(): Promise<void> {
   const started = Date.now()
   const lines = sessionLines()
-  const arms = [windowArm(lines), naiveArm(lines), ...(await memoryArms(lines, true)), ...(await memoryArms(lines, false))]
+  // --model <base URL>#<model>: the memory arms again, writes judged and verify asked by that model.
+  const spec = [...flags(process.argv.slice(2))].find((f) => f.name === '--model')
+  const model = spec === undefined ? null : endpointModel(spec.value())
+  const modelArms = model === null ? [] : [...(await memoryArms(lines, true, model)), ...(await memoryArms(lines, false, model))]
+  const arms = [windowArm(lines), naiveArm(lines), ...(await memoryArms(lines, true)), ...(await memoryArms(lines, false)), ...modelArms]
   for (const a of arms) {
     log(`\n[${a.arm}]`)
     for (const r of a.answers) log(`  ${r.outcome.padEnd(7)} ${r.question} -> ${r.answer ?? '(refused)'}${r.detail !== undefined ? `  [${r.detail.slice(0, 160)}]` : ''}`)
@@ -274,7 +282,7 @@ async function main(): Promise<void> {
   const out = resultsFile('anti-hallucination.json')
   await mkdir(dirname(out), { recursive: true })
   await writeFile(out, `${JSON.stringify({ at: new Date().toISOString(), arms }, null, 2)}\n`)
-  for (const memory of [arms[2], arms[4]] as ArmResult[]) {
+  for (const memory of [arms[2], arms[4], arms[6], arms[8]].filter((a): a is ArmResult => a !== undefined)) {
     if (memory.correct !== n || memory.wrong !== 0 || memory.controls.refused !== CONTROLS.length) {
       console.error(`acceptance not met: ${memory.arm} answered ${memory.correct}/${n} correctly with ${memory.wrong} wrong, ${memory.controls.refused}/${CONTROLS.length} controls refused`)
       process.exitCode = 1

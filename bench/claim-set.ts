@@ -12,7 +12,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { confirmHandler, createFileBackend, flushCaches, verifyHandler, writeHandler } from '../lib/api.js'
+import { confirmHandler, createFileBackend, flushCaches, setConsolidationModel, signalsSettled, verifyHandler, writeHandler, type ConsolidationModel } from '../lib/api.js'
 
 export type Status = 'active' | 'superseded' | 'conflict'
 export type Verdict = 'supported' | 'contradicted' | 'unknown' | 'out_of_scope'
@@ -50,10 +50,11 @@ export async function loadCases(split: Split): Promise<ClaimCase[]> {
     .map((l) => JSON.parse(l) as ClaimCase)
 }
 
-/** Runs one case in a fresh store. */
-export async function runCase(c: ClaimCase, arm: Arm): Promise<CaseOutcome> {
+/** Runs one case in a fresh store; with a model, writes are judged by it in the background and verify asks it too. */
+export async function runCase(c: ClaimCase, arm: Arm, model: ConsolidationModel | null = null): Promise<CaseOutcome> {
   const root = await mkdtemp(join(tmpdir(), 'claim-set-'))
   const backend = createFileBackend(root)
+  setConsolidationModel(backend, model)
   try {
     const ids: string[] = []
     for (const w of c.writes) {
@@ -63,10 +64,11 @@ export async function runCase(c: ClaimCase, arm: Arm): Promise<CaseOutcome> {
       if (arm === 'confirmed' && out.status === 'suggested') await confirmHandler(backend, { id: out.id })
       ids.push(out.id)
     }
+    await signalsSettled(backend)
     const view = await backend.indexView()
     const statuses = ids.map((id) => view.get(id)?.status ?? 'missing')
     const verdicts: string[] = []
-    for (const k of c.checks) verdicts.push((await verifyHandler(backend, { claim: k.claim, ...(k.scope !== undefined ? { scope: k.scope } : {}) })).verdict)
+    for (const k of c.checks) verdicts.push((await verifyHandler(backend, { claim: k.claim, model: model !== null, ...(k.scope !== undefined ? { scope: k.scope } : {}) })).verdict)
     const misses: string[] = []
     statuses.forEach((s, i) => {
       if (s !== c.expect[i]) misses.push(`write ${i + 1} "${c.writes[i]?.summary}": ${s}, expected ${c.expect[i]}`)

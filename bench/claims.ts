@@ -4,6 +4,7 @@
  *
  *   npm run bench:claims                          every split (dev, dev2, holdout), every arm
  *   npm run bench:claims -- --split dev --arm topic --misses
+ *   npm run bench:claims -- --model http://127.0.0.1:8000/v1#some-model   the model arm
  *
  * Prints, per split and arm: supersede precision and recall, conflict precision and recall,
  * status accuracy, the false-`supported` rate, and the verdict confusion; `--misses` lists every
@@ -13,16 +14,21 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { flags, resultsFile } from './args.js'
+import { candidateRecall } from './revision-candidates.js'
+import { endpointModel } from './model-endpoint.js'
+import type { ConsolidationModel } from '../lib/api.js'
 import { ARMS, figures, loadCases, meetsTargets, runCase, type Arm, type CaseOutcome, type Figures, type Split } from './claim-set.js'
 
 let splits: Split[] = ['dev', 'dev2', 'holdout']
 let arms: Arm[] = [...ARMS]
 let showMisses = false
+let model: ConsolidationModel | null = null
 for (const f of flags(process.argv.slice(2))) {
   if (f.name === '--split') splits = [f.value() as Split]
   else if (f.name === '--arm') arms = [f.value() as Arm]
   else if (f.name === '--misses') showMisses = true
-  else throw new Error(`unknown flag ${f.name} (--split dev|dev2|holdout, --arm ${ARMS.join('|')}, --misses)`)
+  else if (f.name === '--model') model = endpointModel(f.value())
+  else throw new Error(`unknown flag ${f.name} (--split dev|dev2|holdout, --arm ${ARMS.join('|')}, --misses, --model <base URL>#<model>)`)
 }
 
 const started = Date.now()
@@ -35,7 +41,7 @@ for (const split of splits) {
   for (const arm of arms) {
     const outcomes: CaseOutcome[] = []
     for (const [i, c] of cases.entries()) {
-      outcomes.push(await runCase(c, arm))
+      outcomes.push(await runCase(c, arm, model))
       if (process.stderr.isTTY) process.stderr.write(`\r${split}/${arm}: ${i + 1}/${cases.length}`)
     }
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
@@ -53,6 +59,7 @@ for (const split of splits) {
     if (showMisses) for (const o of outcomes) for (const m of o.misses) console.error(`  ${split}/${arm} ${o.id} (${o.kind}): ${m}`)
   }
 }
+failures.push(...(await candidateRecall(splits)))
 const all = results.filter((r) => r.lang === 'all')
 console.log('')
 console.log('Verdict confusion (expected -> answered), first arm of each split:')

@@ -270,6 +270,7 @@ describe('the DSH plugin in process', () => {
     const merged = await ok('memory_merge', { ids: [one.id, two.id], dryRun: false })
     const folded = (merged.folded as { id: string }[]).map((f) => f.id)
     expect((await ok('memory_undemote', { ids: folded })).restored).toHaveLength(1)
+    expect((await ok('memory_undo_judgement', { ids: folded })).unchanged).toEqual(folded)
 
     // rooms, navigation and decay
     expect(((await ok('memory_rooms', {})).rooms as unknown[]).length).toBeGreaterThan(0)

@@ -164,6 +164,7 @@ describe('MCP server over stdio (built CLI)', () => {
     const merged = await ok('memory_merge', { ids: [one.id, two.id], dryRun: false })
     const folded = (merged.folded as { id: string }[]).map((f) => f.id)
     expect((await ok('memory_undemote', { ids: folded })).restored).toEqual([{ id: folded[0], from: (merged.survivor as { id: string }).id }])
+    expect((await ok('memory_undo_judgement', { ids: [one.id] })).unchanged).toEqual([one.id])
 
     // rooms, navigation and decay
     expect(((await ok('memory_rooms', {})).rooms as unknown[]).length).toBeGreaterThan(0)

@@ -32,7 +32,7 @@ export function selectTools(spec: string = DEFAULT_TOOLS): readonly ToolDeclarat
 const WORKFLOW: readonly (readonly [tool: string, line: string])[] = [
   ['memory_search_hybrid', '- Before answering about this project, the user or past work, search memory (memory_search_hybrid); with no hit, rephrase once before saying nothing was recorded.'],
   ['memory_verify', '- Before stating a remembered fact as true, check it with memory_verify; say "unknown" rather than guess, and never rely on a contradicted or retracted memory.'],
-  ['write_memory', '- When you learn a durable fact (a decision, convention, preference, setting, lesson), save it with write_memory: one fact per memory, a short title, the current value; a new value with the same title replaces the old one.'],
+  ['write_memory', '- When you learn a durable fact (a decision, convention, preference, setting, lesson), save it with write_memory: one fact per memory, a short title, the current value; a new value with the same title replaces the old one. When the answer lists may_revise and one of them is an older value of the same fact, confirm it by writing again with supersedes: [its id].'],
   ['memory_nav', '- To see what the store holds, or read one memory in full, use memory_nav.'],
   ['memory_forget', '- When the user says something remembered is wrong or must go, use memory_forget (dryRun first when unsure).'],
 ]

@@ -239,6 +239,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
   memory_purge: byId,
   memory_merge: byIds,
   memory_undemote: byIds,
+  memory_undo_judgement: byIds,
 }
 
 function withStoreField(input: ObjectSchema, route: Route): ObjectSchema {

@@ -17,6 +17,7 @@ import { memorySweepTool } from './memory-sweep.js'
 import { memoryVerifyTool } from './memory-verify.js'
 import type { ToolDeclaration } from './declare/tool.js'
 import { memoryUndemoteTool } from './memory-undemote.js'
+import { memoryUndoJudgementTool } from './memory-undo-judgement.js'
 import { memoryAssessTool } from './memory-assess.js'
 import { memoryReportTool } from './memory-report.js'
 import { memoryReviewQueueTool } from './memory-review-queue.js'
@@ -45,6 +46,7 @@ export const TOOLS: readonly ToolDeclaration[] = [
   memoryDuplicatesTool,
   memoryMergeTool,
   memoryUndemoteTool,
+  memoryUndoJudgementTool,
   memoryHistoryTool,
   memoryLineageTool,
   memoryForgetTool,

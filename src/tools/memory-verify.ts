@@ -2,6 +2,7 @@
 
 import { asOfField } from '../memory/time/as-of.js'
 import { nothingStoredVerdict, verifyClaim } from '../memory/truth/verify.js'
+import { verifyWithModel } from '../memory/truth/verify-model.js'
 import { nothingStoredYet } from '../store/existing.js'
 import { evidenceField, scopeField } from './declare/claim-shapes.js'
 import { BRIEF_REQUIRED, briefFields } from './declare/shapes.js'
@@ -36,6 +37,7 @@ export const memoryVerifyTool = defineTool(
         claim: { type: 'string', minLength: 1, maxLength: 2000, description: 'The statement to check, with its subject and value (such as "The billing service database is PostgreSQL").' },
         scope: { ...scopeField, description: 'Your premises, "key=value; key=value": memories under conflicting premises are set aside (scopeExcluded).' },
         asOf: { ...asOfField, description: 'ISO-8601 time: judge the claim by memory as it was then (what was current then supports; what was written later is absent).' },
+        model: { type: 'boolean', description: "Also let the store's model (when one is set) judge each retrieved memory; supported still needs the value in the memory's text." },
       },
       required: ['claim'],
       additionalProperties: false,
@@ -52,6 +54,25 @@ export const memoryVerifyTool = defineTool(
         stale_support: { type: 'boolean', description: 'Newer related memories exist: read them before relying on the support.' },
         scopeExcluded: { type: 'integer', minimum: 0, description: "Matching memories set aside because their premises conflict with scope." },
         note: { type: 'string', description: 'A paragraph to quote, starting with the verdict.' },
+        model: {
+          type: 'object',
+          description: "With model: true and a model set: its judgements, those the store refused marked.",
+          properties: {
+            judgements: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { id: { type: 'string' }, relation: { type: 'string', enum: ['supports', 'contradicts', 'unrelated'] }, refused: { type: 'string' } },
+                required: ['id', 'relation'],
+                additionalProperties: false,
+              },
+            },
+            degraded: { type: 'string' },
+            prompt: { type: 'string' },
+          },
+          required: ['judgements', 'prompt'],
+          additionalProperties: false,
+        },
       },
       required: ['verdict', 'claim', 'support', 'contradicting', 'newer_related', 'superseded_matches', 'stale_support', 'scopeExcluded', 'note'],
       additionalProperties: false,
@@ -59,7 +80,7 @@ export const memoryVerifyTool = defineTool(
     annotations: READS_ONLY,
     cli: { argument: 'claim' },
   },
-  (backend, input) => verifyClaim(backend, input),
+  (backend, input) => (input.model === true ? verifyWithModel(backend, input) : verifyClaim(backend, input)),
   (backend, input) => nothingStoredVerdict(input.claim, nothingStoredYet(backend)),
 )
 

@@ -17,7 +17,7 @@ export const writeMemoryTool = defineTool(
     title: 'Write a memory',
     group: 'core',
     description:
-      'Save one fact as a memory. Without raw it is a topic (lasting knowledge); with raw it is an episode of a session, kept with its original text. A repeat of a stored memory is not saved twice (dedupe). A new value under the same key or title replaces the old one; with expectConflict both are kept for memory_resolve. Secrets are masked before saving.',
+      'Save one fact as a memory. Without raw it is a topic (lasting knowledge); with raw it is an episode of a session, kept with its original text. A repeat of a stored memory is not saved twice (dedupe). A new value under the same key or title replaces the old one; with expectConflict both are kept for memory_resolve. A write without key or title returns may_revise: up to 3 current memories it may replace; when one states an older value of the same fact, write again with supersedes: [its id] to confirm (a listed memory is never replaced without it). Secrets are masked before saving.',
     input: {
       type: 'object',
       properties: {
@@ -52,6 +52,23 @@ export const writeMemoryTool = defineTool(
         },
         ...claimInputFields,
         links: linksInput,
+        supersedes: {
+          type: 'array',
+          items: { type: 'string', minLength: 1, maxLength: 200 },
+          maxItems: 8,
+          description: 'Ids of current memories this one replaces (confirm a may_revise entry): each must exist and be active or in conflict.',
+        },
+        claim: {
+          type: 'object',
+          description: 'What the memory states, when you know it better than the text reads: the subject ("the API"), the attribute ("port") and the value ("9090"). Subject and attribute are then the key (not with key): writes with the same ones are versions of one fact.',
+          properties: {
+            subject: { type: 'string', minLength: 1, maxLength: 200 },
+            attribute: { type: 'string', minLength: 1, maxLength: 200 },
+            value: { type: 'string', minLength: 1, maxLength: 500 },
+          },
+          required: ['subject', 'attribute', 'value'],
+          additionalProperties: false,
+        },
       },
       required: ['summary'],
       additionalProperties: false,
@@ -80,6 +97,17 @@ export const writeMemoryTool = defineTool(
         verified_at: { type: 'string', description: 'When its evidence was last checked.' },
         location: locationField,
         placard: placardShape,
+        may_revise: {
+          type: 'array',
+          maxItems: 3,
+          description: 'For a write without key or title: current memories it may replace, best first; confirm one by writing again with supersedes.',
+          items: {
+            type: 'object',
+            properties: { id: { type: 'string' }, summary: { type: 'string' }, why: { type: 'string' } },
+            required: ['id', 'summary', 'why'],
+            additionalProperties: false,
+          },
+        },
       },
       required: ['id', 'path', 'type', 'status', 'title', 'raw_ref', 'superseded', 'variants', 'redactions'],
       additionalProperties: false,
@@ -89,7 +117,7 @@ export const writeMemoryTool = defineTool(
     createsStore: true,
     cli: { command: 'write', argument: 'summary' },
   },
-  (backend, input) => writeMemory(backend, input),
+  (backend, input) => writeMemory(backend, input, { listRevisions: true }),
 )
 
 export const writeHandler = writeMemoryTool.handler

@@ -1,8 +1,9 @@
 /**
  * Folder memory/writing/, whose main file this is, owns a memory going in: the write path and its
  * transaction, automatic revision, slots and values, the confirmation gate, settling a declared
- * conflict, the claim fields a write carries. Imports from the other capability folders:
- * organisation, reading, settings, truth; below memory/ anything (retrieve, store, language,
+ * conflict, the claim fields a write carries, revision candidates and a model's judgement of a
+ * write (through consolidation's model plumbing). Imports from the other capability folders:
+ * consolidation, organisation, reading, settings, truth; below memory/ anything (retrieve, store, language,
  * ground); nothing above (tools, stores, adapters).
  *
  * The write path: redaction, exact and near duplicate detection, versioning by slot, declared
@@ -28,6 +29,9 @@ import { changeCues, deriveClaim, isStatement, type DerivedClaim } from '../trut
 import { subjectTerms } from '../../language/subject-terms.js'
 import { confidenceWarning, entryClaim, rangeWarnings, relateClaims, reviseDerived, verifiedReplacedWarning } from './revise.js'
 import { valueAtoms } from '../truth/claim-value.js'
+import { callerClaim, confirmRevision, namedRevisions, type CallerClaim } from './confirmed-revision.js'
+import { revisionCandidates, type RevisionCandidate } from './revision-candidates.js'
+import { judgeInBackground } from './write-judge.js'
 import {
   differentScopeWarning,
   enrichRepeat,
@@ -58,6 +62,10 @@ export interface WriteRequest extends ClaimRequest {
   anchors?: Array<{ kind: AnchorKind; name?: string; value?: string }>
   /** Ids of memories this one links to (front-matter `links`). */
   links?: string[]
+  /** Ids of current memories this one replaces, as the caller confirms (confirmed-revision.ts). */
+  supersedes?: string[]
+  /** What the memory states, as the caller reads it: its subject and attribute are the key, and the rules' reading is not used. */
+  claim?: CallerClaim
 }
 
 export interface WriteResult {
@@ -89,6 +97,8 @@ export interface WriteResult {
   location?: string
   /** How well its title serves as a placard, with a rewrite hint below 1. */
   placard?: PlacardCheck
+  /** For a free-text write: up to 3 current memories it may revise, to confirm with `supersedes` (revision-candidates.ts). */
+  may_revise?: RevisionCandidate[]
 }
 
 /** Near duplicates: same slot and character 2-gram Jaccard at least this. */
@@ -160,6 +170,8 @@ export interface WriteOptions {
    * derived from it and it revises nothing. Default true.
    */
   assertsFacts?: boolean
+  /** True: a free-text write returns `may_revise` (revision-candidates.ts), for a caller that can confirm one; write_memory sets it. Default false. */
+  listRevisions?: boolean
 }
 
 /** Front-matter fields this program writes or derives; everything else in a file is a person's own. */
@@ -228,7 +240,9 @@ export function prepareWrite(config: RuntimeConfig, req: WriteRequest, options: 
   if (type === 'episode' && sessionId === null) throw invalidInput('session_id', 'a session id (episodes and raw text must name their session)')
   const explicitTitle = r.title === undefined ? null : collapseWhitespace(r.title)
   if (explicitTitle === '') throw invalidInput('title', 'a non-empty string')
-  const key = r.key === undefined ? null : collapseWhitespace(r.key)
+  const stated = callerClaim(r.claim)
+  if (stated !== null && r.key !== undefined) throw invalidInput('claim', 'no key beside it (a claim names its fact: subject and attribute are its key)')
+  const key = r.key === undefined ? (stated?.subject ?? null) : collapseWhitespace(r.key)
   if (key === '') throw invalidInput('key', 'a non-empty string')
   const time = r.time === undefined ? null : Date.parse(r.time)
   if (time !== null && Number.isNaN(time)) throw invalidInput('time', 'an ISO-8601 date-time such as 2026-01-02T10:00:00Z')
@@ -237,7 +251,7 @@ export function prepareWrite(config: RuntimeConfig, req: WriteRequest, options: 
   const slotKey = key ?? (options.titleIsSlot === false ? null : explicitTitle)
   const claim = prepareClaim(r)
   // Without a key, the text itself may name its subject; retractions and guards are never versions.
-  const said = deriveClaim(summary)
+  const said = stated ?? deriveClaim(summary)
   const derived = slotKey === null && config.autoRevise && options.assertsFacts !== false && claim.retracts === null && claim.frontMatter.guard_trigger === undefined ? said : null
   return {
     summary,
@@ -358,12 +372,21 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
   const revising = slotKey === null && config.autoRevise && options.assertsFacts !== false && claim.retracts === null && !gated
   const byFrame = revising && wantsFrameRevision(summary, derived)
 
-  return transact(backend, async (txn) => {
+  if ((req.supersedes ?? []).length > 0 && (gated || req.expectConflict === true))
+    throw invalidInput('supersedes', `no ${gated ? 'requireConfirmation' : 'expectConflict'} beside it (a replacement is neither held for confirmation nor kept as a conflict)`)
+  const result = await transact(backend, async (txn): Promise<WriteResult> => {
+    const named = namedRevisions(txn, req.supersedes)
     const warnings: string[] = [...noted]
     const repeat = await findRepeat(txn.index, (p) => txn.backend.readFile(p), w)
     // The same words under other premises are another statement, not a repeat.
     if (repeat !== null && scopesKeepApart(repeat.entry, claim)) warnings.push(differentScopeWarning(repeat.entry, claim.scope, 'repeat'))
-    else if (repeat !== null) return acknowledgeDuplicate(txn, await enrichRepeat(txn, repeat.entry, claim), source, repeat.kind, repeat.similarity, redactions)
+    else if (repeat !== null) {
+      const dup = await acknowledgeDuplicate(txn, await enrichRepeat(txn, repeat.entry, claim), source, repeat.kind, repeat.similarity, redactions)
+      // Writing a memory again with supersedes is how a caller confirms a listed revision.
+      if (named.length === 0) return dup
+      const revised = await confirmRevision(txn, txn.index.get(dup.id) ?? repeat.entry, named)
+      return { ...dup, status: revised.winner.status, superseded: revised.superseded }
+    }
     const target = retractionTarget(txn, claim)
 
     const id = newMemoryId()
@@ -429,6 +452,12 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       const replaced = verifiedReplacedWarning(txn, entry, superseded)
       if (replaced !== null) warnings.push(replaced)
     }
+    const confirmed = named.map((n) => txn.index.get(n.id)).filter((n): n is IndexEntry => n !== undefined && n.status !== 'superseded')
+    if (status === 'active' && confirmed.length > 0) {
+      const revised = await confirmRevision(txn, entry, confirmed)
+      entry = revised.winner
+      superseded = [...superseded, ...revised.superseded]
+    }
     if (versioned && !gated) {
       for (const kept of keptApartInSlot(txn, entry)) if (kept.id !== repeat?.entry.id) warnings.push(differentScopeWarning(kept, claim.scope, 'version'))
     }
@@ -465,4 +494,10 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       ...(placard !== null ? { placard } : {}),
     }
   })
+  // Free text only: a keyed write names its fact, a repeat revises nothing, a retraction or guard is no version.
+  const freeText = options.listRevisions === true && slotKey === null && options.assertsFacts !== false && result.dedupe === undefined && claim.retracts === null && claim.frontMatter.guard_trigger === undefined
+  if (!freeText) return result
+  const may_revise = await revisionCandidates(backend, { id: result.id, subject: said?.subject ?? null, summary, scope: claim.scope, revised: result.superseded })
+  judgeInBackground(backend, { id: result.id, summary }, may_revise)
+  return { ...result, may_revise }
 }
