@@ -192,7 +192,9 @@ export function maintenanceView(ctx: PanelContext): View {
         if (r === undefined) return
         const committed = r.committed.length
         const parts: Array<string | Node> = [
-          r.remote === null ? t('syncLocal', { committed }) : t('synced', { committed, pulled: r.pulled?.files ?? 0, pushed: t(r.pushed !== null ? 'syncPushed' : 'syncNotPushed') }),
+          r.remote === null
+            ? t('syncLocal', { committed, branch: r.branch, repository: r.repository })
+            : t('synced', { committed, branch: r.branch, repository: r.repository, pulled: r.pulled?.files ?? 0, pushed: t(r.pushed !== null ? 'syncPushed' : 'syncNotPushed') }),
         ]
         if (r.conflicts.length > 0) parts.push(' ', h('strong', null, t('syncConflicts', { n: r.conflicts.length })))
         for (const w of r.warnings) parts.push(h('span', { class: 'dma-hint' }, ` ${w}`))
