@@ -7,14 +7,14 @@
  */
 
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest'
 import { selectTools } from '../src/mcp/profile.js'
-import { commandsOf, fencedBlocks, snippetLaunches } from './readme-kit.js'
+import { README, commandsOf, fencedBlocks, snippetLaunches } from './readme-kit.js'
 
 const repo = path.resolve(import.meta.dirname, '..')
 
@@ -59,4 +59,11 @@ describe('install from a clone (slow)', () => {
       }
     }
   }, 180_000)
+
+  it('the Chinese README gives the same install commands and client snippets', () => {
+    const zh = readFileSync(path.join(repo, 'README.zh-CN.md'), 'utf8')
+    const install = (text: string) => fencedBlocks('bash', text).map(commandsOf).find((lines) => lines.some((l) => l.includes('npm pack')))
+    expect(install(zh)).toEqual(install(README))
+    expect(snippetLaunches(zh)).toEqual(snippetLaunches())
+  })
 })
