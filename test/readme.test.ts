@@ -80,6 +80,18 @@ describe('README', () => {
     expect(forgotten).toBeGreaterThan(0)
   })
 
+  it('the tool table has one row per registered tool, naming its input fields', async () => {
+    const { TOOLS } = await import('../src/tools/index.js')
+    const rows = new Map([...readme.matchAll(/^\| `(\w+)` \| `\{ ?(.*?) ?\}` \|/gm)].map((m) => [m[1] ?? '', m[2] ?? '']))
+    expect([...rows.keys()].sort()).toEqual(TOOLS.map((t) => t.name).sort())
+    for (const tool of TOOLS) {
+      // Top-level fields: nested objects dropped, then each name before its `?`, `:` or a range.
+      const flat = (rows.get(tool.name) ?? '').replace(/\{[^{}]*\}/g, '')
+      const fields = flat.split(/,|\\\|/).map((f) => f.trim().match(/^(\w+)/)?.[1]).filter((f): f is string => f !== undefined)
+      expect(fields.sort(), `README tool table: ${tool.name}`).toEqual(Object.keys(tool.input.properties).sort())
+    }
+  })
+
   it('has a Chinese README, linked from the top, that names the same commands', () => {
     const zh = readFileSync(path.join(repo, 'README.zh-CN.md'), 'utf8')
     expect(readme.split('\n').slice(0, 5).join('\n')).toContain('[简体中文](README.zh-CN.md)')
