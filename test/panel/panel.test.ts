@@ -302,7 +302,7 @@ describe('the panel, clicked through (Chinese)', () => {
     await tab('memories')
   })
 
-  it('saves the behaviour settings into config.json (clamped) and previews the resident injection', async () => {
+  it('refuses an out-of-range setting with its range, saves the behaviour settings into config.json and previews the resident injection', async () => {
     await tab('settings')
     expect(await page.isChecked('[data-setting=redactSecrets]')).toBe(true)
     expect(await page.inputValue('[data-setting=injectBudgetChars]')).toBe('1500')
@@ -311,7 +311,17 @@ describe('the panel, clicked through (Chinese)', () => {
     await page.fill('[data-setting=injectBudgetChars]', '300')
     expect(await page.inputValue('[data-setting=consolidateAfterEpisodes]')).toBe('20')
     await page.fill('[data-setting=consolidateAfterEpisodes]', '0')
-    await page.fill('[data-setting=consolidateMinIntervalMinutes]', '99999')
+    await page.fill('[data-setting=consolidateMinIntervalMinutes]', '10080')
+    // 500 in a 1-200 field: refused with the range, nothing saved (it used to be saved as 200 under "saved").
+    const configText = () => (existsSync(path.join(root, 'config.json')) ? readFileSync(path.join(root, 'config.json'), 'utf8') : null)
+    const before = configText()
+    await page.click('[data-action=save-settings]')
+    const refused = page.locator('[data-card=settings] [data-kind=error]')
+    await refused.waitFor()
+    expect(await refused.textContent()).toContain('maxTopK: expected a number from 1 to 200, got 500')
+    expect(configText()).toBe(before)
+    await shot('zh-settings-refused')
+    await page.fill('[data-setting=maxTopK]', '200')
     await page.click('[data-action=save-settings]')
     await page.locator('[data-card=settings] [data-kind=ok]').waitFor()
     const config = JSON.parse(readFileSync(path.join(root, 'config.json'), 'utf8')) as Record<string, unknown>
