@@ -219,6 +219,8 @@ const OPS: Readonly<Record<string, OpHandler>> = {
       config: deps.config.get(),
       unreadable: unreadableFiles((await deps.backend.indexView()).values()).slice(0, UNREADABLE_SHOWN),
       ...(embeddings !== null ? { embeddings } : {}),
+      // Whether `backfill` can run here: only a host with sessions (DSH) has any to read.
+      backfill: deps.sessions?.() !== undefined,
     }
   }),
   'config.set': async (args, deps) => {

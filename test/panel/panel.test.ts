@@ -393,12 +393,11 @@ describe('the panel, clicked through (Chinese)', () => {
     await page.locator('[data-card=sync] [data-kind=ok]', { hasText: '还没有远端' }).waitFor()
   })
 
-  it('backfill in serve: Estimate shows INVALID_STATE (no host sessions here)', async () => {
-    await page.click('[data-action=backfill-estimate]')
-    const error = page.locator('[data-card=backfill] [data-kind=error]')
-    await error.waitFor()
-    expect(await error.locator('[data-role=error-code]').textContent()).toBe('INVALID_STATE')
-    expect(await error.textContent()).toMatch(/no host sessions here/)
+  it('backfill in serve: the buttons are disabled and say why (no host sessions here), instead of answering 409', async () => {
+    expect(await page.isDisabled('[data-action=backfill-estimate]')).toBe(true)
+    expect(await page.isDisabled('[data-action=backfill-run]')).toBe(true)
+    expect(await page.locator('[data-role=backfill-unavailable]').textContent()).toContain('补录只能在 DSH 内的面板里运行')
+    await page.locator('[data-card=backfill]').screenshot({ path: path.join(artifacts, 'panel-zh-backfill-disabled.png') })
   })
 
   it('consolidates: the button previews a dry run (nothing written), the confirmation runs it, both with the guidance', async () => {

@@ -207,6 +207,13 @@ export function maintenanceView(ctx: PanelContext): View {
 
   // ---- backfill from the host's sessions ------------------------------------------------------
   const backfillLine = new ResultLine()
+  let backfillEstimate: HTMLButtonElement | null = null
+  const backfillAbsent = h('p', { class: 'dma-hint', attrs: { 'data-role': 'backfill-unavailable' } }, t('backfillUnavailable'))
+  /** Outside DSH there are no sessions to read: the buttons are disabled and say why, instead of answering 409. */
+  function drawBackfill(status: Status): void {
+    for (const b of [backfillEstimate, backfillRun.nodes[0]]) if (b instanceof HTMLButtonElement) b.disabled = !status.backfill
+    backfillAbsent.hidden = status.backfill
+  }
   const backfillRun = twoStep(t, {
     name: 'backfill-run',
     label: t('backfillRun'),
@@ -229,7 +236,7 @@ export function maintenanceView(ctx: PanelContext): View {
     h(
       'div',
       { class: 'dma-actions' },
-      button(t('backfillEstimate'), async () => {
+      backfillEstimate = button(t('backfillEstimate'), async () => {
         const r = await ctx.run('backfill', { dryRun: true }, backfillLine)
         if (r === undefined) return
         backfillLine.ok(t('backfillEstimated', { sessions: r.sessions, turns: r.turns, done: r.alreadyDone, planned: r.planned, candidates: r.candidates, remaining: r.remaining }))
@@ -237,6 +244,7 @@ export function maintenanceView(ctx: PanelContext): View {
       backfillRun.nodes[0],
     ),
     backfillRun.nodes[1],
+    backfillAbsent,
     backfillLine.el,
   )
 
@@ -261,9 +269,13 @@ export function maintenanceView(ctx: PanelContext): View {
     exportLine.el,
   )
 
-  const offStatus = ctx.onStatus(drawPurge)
+  const draw = (s: Status) => {
+    drawPurge(s)
+    drawBackfill(s)
+  }
+  const offStatus = ctx.onStatus(draw)
   const status = ctx.status()
-  if (status !== null) drawPurge(status)
+  if (status !== null) draw(status)
 
   return {
     el: h('div', { class: 'dma-body', attrs: { 'data-view': 'maintenance' } }, rebuildCard, consolidateCard, purgeCard, sessionsCard, syncCard, backfillCard, exportCard),
