@@ -496,6 +496,25 @@ describe('the panel in English, and locked again', () => {
     await page.setViewportSize({ width: 1000, height: 900 })
   })
 
+  it('shows every tab on screen at phone width, in both languages (they wrap, none scrolled off)', async () => {
+    await page.setViewportSize({ width: 360, height: 800 })
+    try {
+      for (const locale of ['en', 'zh']) {
+        for (const name of ['memories', 'rooms', 'settings', 'maintenance', 'queryLog'] as const) {
+          const box = await page.locator(`[data-tab=${name}]`).boundingBox()
+          expect(box, `${locale}: tab ${name}`).not.toBeNull()
+          expect((box?.x ?? 0) + (box?.width ?? 0), `${locale}: tab ${name} ends past 360px`).toBeLessThanOrEqual(360)
+        }
+        await tab('queryLog')
+        await shot(`${locale}-phone-tabs`)
+        await tab('memories')
+        await page.click('[data-action=language]')
+      }
+    } finally {
+      await page.setViewportSize({ width: 1000, height: 900 })
+    }
+  })
+
   it('shows the embedder line under the counters only when the store has an embedder: coverage and queue', async () => {
     expect(await page.locator('[data-role=vectors]').isHidden()).toBe(true)
     const endpoint = await startEmbeddingsServer()
