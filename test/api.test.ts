@@ -326,26 +326,24 @@ describe('panel API ops', () => {
     expect(status.config).toEqual(DEFAULT_CONFIG)
   })
 
-  it('config.set writes only whitelisted fields, clamped, to config.json and returns the effective config', async () => {
+  it('config.set refuses a value out of its range or of the wrong type, naming the field; writes only whitelisted fields and returns the effective config', async () => {
     const s = store()
-    const r = await ok<{ written: Partial<RuntimeConfig>; config: RuntimeConfig }>(s, 'config.set', {
-      maxTopK: 999,
-      injectBudgetChars: 5,
-      requireConfirmation: true,
-      defaultBudget: '300',
-      rootPath: '/etc',
-    })
-    expect(r.written).toEqual({ maxTopK: 200, injectBudgetChars: 200, requireConfirmation: true })
-    expect(r.config).toEqual({ ...DEFAULT_CONFIG, maxTopK: 200, injectBudgetChars: 200, requireConfirmation: true })
-    const file = JSON.parse(readFileSync(join(s.root, 'config.json'), 'utf8')) as Record<string, unknown>
-    expect(file).toEqual({ maxTopK: 200, injectBudgetChars: 200, requireConfirmation: true })
+    // A person typed it: 5000 in a 1-200 field is refused with the range, not saved as 200.
+    expect(await expectError(s, 'config.set', { maxTopK: 5000, requireConfirmation: true }, 400, 'INVALID_INPUT')).toBe('maxTopK: expected a number from 1 to 200, got 5000')
+    expect(await expectError(s, 'config.set', { defaultBudget: '300' }, 400, 'INVALID_INPUT')).toMatch(/^defaultBudget: expected a number from \d+ to \d+, got "300"$/)
+    expect(await expectError(s, 'config.set', { requireConfirmation: 'yes' }, 400, 'INVALID_INPUT')).toBe('requireConfirmation: expected true or false, got "yes"')
+    expect(existsSync(join(s.root, 'config.json'))).toBe(false)
+    const r = await ok<{ written: Partial<RuntimeConfig>; config: RuntimeConfig }>(s, 'config.set', { maxTopK: 200, requireConfirmation: true, rootPath: '/etc' })
+    expect(r.written).toEqual({ maxTopK: 200, requireConfirmation: true })
+    expect(r.config).toEqual({ ...DEFAULT_CONFIG, maxTopK: 200, requireConfirmation: true })
+    expect(JSON.parse(readFileSync(join(s.root, 'config.json'), 'utf8'))).toEqual({ maxTopK: 200, requireConfirmation: true })
     // A `__proto__` key in the JSON is an unknown field like any other: ignored, nothing polluted.
     const proto = await handleApiRequest(request('{"op":"config.set","__proto__":{"maxTopK":5,"polluted":true}}'), s.deps)
     expect(parse(proto).result).toMatchObject({ written: {}, config: { maxTopK: 200 } })
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
     // A second save adds to the file; fields not sent keep their value.
-    await ok(s, 'config.set', { maxTopK: 0, autoSettleEnabled: true })
-    expect(JSON.parse(readFileSync(join(s.root, 'config.json'), 'utf8'))).toEqual({ maxTopK: 1, injectBudgetChars: 200, requireConfirmation: true, autoSettleEnabled: true })
+    await ok(s, 'config.set', { maxTopK: 1, autoSettleEnabled: true })
+    expect(JSON.parse(readFileSync(join(s.root, 'config.json'), 'utf8'))).toEqual({ maxTopK: 1, requireConfirmation: true, autoSettleEnabled: true })
     expect((await ok<{ config: RuntimeConfig }>(s, 'status')).config.maxTopK).toBe(1)
     // Only unknown fields: nothing written, the effective config comes back.
     const before = readFileSync(join(s.root, 'config.json'), 'utf8')
@@ -354,7 +352,7 @@ describe('panel API ops', () => {
     expect(none.config.maxTopK).toBe(1)
     expect(readFileSync(join(s.root, 'config.json'), 'utf8')).toBe(before)
     expect(ledger(s.root).filter((e) => e.event === 'config').map((e) => e.fields)).toEqual([
-      ['requireConfirmation', 'maxTopK', 'injectBudgetChars'],
+      ['requireConfirmation', 'maxTopK'],
       ['maxTopK', 'autoSettleEnabled'],
     ])
   })

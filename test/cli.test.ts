@@ -74,7 +74,7 @@ describe('memory-agent tool commands', () => {
     const nav = cli(cwd, 'nav', 'topics/', '--limit', '1')
     expect(nav.code).toBe(0)
     expect(nav.stdout).toMatch(/entries 1-1 of 2/)
-    expect(nav.stdout).toContain('More: memory_nav with offset 1')
+    expect(nav.stdout).toContain('More: memory-agent nav --offset 1.')
     expect(json(cwd, 'nav', '--sort', 'title')['total']).toBe(2)
 
     const assemble = cli(cwd, 'assemble', 'which port does the API use', '--budget', '300')
@@ -288,7 +288,7 @@ describe('memory-agent help and exit codes', () => {
 
     const invalid = cli(cwd, 'search', 'x', '--top-k', '0')
     expect(invalid.code).toBe(2)
-    expect(invalid.stderr).toMatch(/^memory-agent: INVALID_INPUT: memory_search_hybrid: top_k: /)
+    expect(invalid.stderr).toMatch(/^memory-agent: INVALID_INPUT: memory-agent search: --top-k: /)
     expect(cli(cwd, 'nav', '--limit', 'ten').code).toBe(2)
     expect(cli(cwd, 'write').stderr).toMatch(/summary: expected .*\(required\)/)
     expect(cli(cwd, 'confirm', 'a', 'b').code).toBe(2)

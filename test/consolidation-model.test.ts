@@ -60,12 +60,16 @@ describe('consolidation with a model over HTTP', () => {
     const { backend: a, root: rootA } = await store()
     await history(a)
     setConsolidationModel(a, modelOf(m))
-    // A dry run sends nothing: nothing is cached yet, so it reports the deterministic result.
+    // The preview asks the model the run would ask, so the two agree; the run takes the cached answers.
     const preview = await consolidate(a)
-    expect(m.requests).toHaveLength(0)
-    expect(preview.model).toMatchObject({ id: `${m.baseUrl}#mock-chat`, calls: 0, cached: 0, tokens: 0 })
+    expect(completions(m)).toHaveLength(5)
+    expect(preview.model).toMatchObject({ id: `${m.baseUrl}#mock-chat`, calls: 5, cached: 0, tokens: 5 * 15 })
+    expect(preview.promoted.map((p) => p.summary)).toEqual([FACT])
 
     const report = await consolidate(a, { dryRun: false })
+    expect(completions(m)).toHaveLength(5)
+    expect(report.model).toMatchObject({ calls: 0, cached: 5, tokens: 0 })
+    expect(outcome(report)).toEqual(outcome(preview))
     expect(report.degraded).toBeUndefined()
     expect(report.promoted.map((p) => p.summary)).toEqual([FACT])
     const bySession = new Map(report.reflected.map((s) => [s.session, s.summary]))
@@ -79,15 +83,13 @@ describe('consolidation with a model over HTTP', () => {
       { step: 'reflect', item: 's3', reason: 'empty answer' },
     ])
     // One promotion prompt and four session prompts, each a request without tools, the prompt as the user message.
-    expect(completions(m)).toHaveLength(5)
     expect(m.requests[0]?.body).toMatchObject({ model: 'mock-chat', stream: false, messages: [{ role: 'user' }] })
-    expect(report.model).toMatchObject({ calls: 5, cached: 0, tokens: 5 * 15 })
     const topic = (await a.indexView()).get(report.promoted[0]?.id as string)
     expect(topic?.summary).toBe(FACT)
     expect(topic?.derived_from).toHaveLength(3)
     const ledger = await a.readLedger()
     expect(ledger.find((e) => e.event === 'promote' && e.id === topic?.id)).toMatchObject({ model: `${m.baseUrl}#mock-chat` })
-    expect(ledger.filter((e) => e.event === 'consolidate').at(-1)).toMatchObject({ model_tokens: 75, model_calls: 5 })
+    expect(ledger.filter((e) => e.event === 'consolidate').at(-1)).toMatchObject({ model_tokens: 0, model_calls: 0, model_cached: 5 })
 
     // A second store with the same history and a copy of the cache: every answer from the cache, no request.
     const { backend: b, root: rootB } = await store()

@@ -15,6 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import { TOOLS } from '../src/api.js'
+import { README } from './readme-kit.js'
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'cli', 'main.js')
 const DEFAULT_BUDGET = 12_000
@@ -53,6 +54,17 @@ describe('MCP footprint (built CLI over stdio)', () => {
     console.log(`MCP footprint: default ${byDefault.names.length} tools ${byDefault.chars} chars; all ${all.names.length} tools ${all.chars} chars`)
     expect(all.names.sort()).toEqual(TOOLS.map((t) => t.name).sort())
     expect(byDefault.chars).toBeLessThan(DEFAULT_BUDGET)
+    // The README's figures are these, to the hundred (a description edit that moves them must update it).
+    const stated = README.match(/`core` group \([^)]*?: (\d+) tools, about ([\d,]+) characters[\s\S]*?where all (\d+) cost about ([\d,]+)\)/)
+    expect(stated, 'README: the MCP section states the default and full tool costs').not.toBeNull()
+    const hundreds = (n: number) => Math.round(n / 100) * 100
+    const [, coreCount, coreChars, allCount, allChars] = stated ?? []
+    expect({ coreCount: Number(coreCount), coreChars: Number(coreChars?.replace(/,/g, '')), allCount: Number(allCount), allChars: Number(allChars?.replace(/,/g, '')) }).toEqual({
+      coreCount: byDefault.names.length,
+      coreChars: hundreds(byDefault.chars),
+      allCount: all.names.length,
+      allChars: hundreds(all.chars),
+    })
     for (const name of ['memory_search_hybrid', 'write_memory', 'memory_verify']) expect(byDefault.names).toContain(name)
     // The instructions teach the workflow in a few lines and name only tools that are served.
     const text = byDefault.instructions

@@ -7,27 +7,12 @@ import { execFileSync, spawn } from 'node:child_process'
 import { cpSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest'
+import { commandsOf, fencedBlocks } from './readme-kit.js'
 
 const repo = path.resolve(import.meta.dirname, '..')
 const readme = readFileSync(path.join(repo, 'README.md'), 'utf8')
 const pkg = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-
-function fencedBlocks(lang: string): string[] {
-  const out: string[] = []
-  const re = new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g')
-  for (const m of readme.matchAll(re)) out.push(m[1] ?? '')
-  return out
-}
-
-function commandsOf(block: string): string[] {
-  return block
-    .split('\n')
-    .map((l) => l.replace(/\s+#.*$/, '').trim())
-    .filter((l) => l !== '')
-}
 
 describe('README', () => {
   it('opens with the set-up + demo and set-up + test commands that CI and package.json use', () => {
@@ -93,6 +78,18 @@ describe('README', () => {
     const forgotten = ofSession.filter((e) => e.status === 'deleted_pending').length
     console.log(`tour: forget ${session} soft-deleted ${forgotten} of ${ofSession.length} memories of that session`)
     expect(forgotten).toBeGreaterThan(0)
+  })
+
+  it('the tool table has one row per registered tool, naming its input fields', async () => {
+    const { TOOLS } = await import('../src/tools/index.js')
+    const rows = new Map([...readme.matchAll(/^\| `(\w+)` \| `\{ ?(.*?) ?\}` \|/gm)].map((m) => [m[1] ?? '', m[2] ?? '']))
+    expect([...rows.keys()].sort()).toEqual(TOOLS.map((t) => t.name).sort())
+    for (const tool of TOOLS) {
+      // Top-level fields: nested objects dropped, then each name before its `?`, `:` or a range.
+      const flat = (rows.get(tool.name) ?? '').replace(/\{[^{}]*\}/g, '')
+      const fields = flat.split(/,|\\\|/).map((f) => f.trim().match(/^(\w+)/)?.[1]).filter((f): f is string => f !== undefined)
+      expect(fields.sort(), `README tool table: ${tool.name}`).toEqual(Object.keys(tool.input.properties).sort())
+    }
   })
 
   it('has a Chinese README, linked from the top, that names the same commands', () => {
@@ -280,39 +277,4 @@ describe('README: benchmark commands', () => {
     expect(out).toMatch(/query p95 zh, ms/)
     expect(out).toMatch(/FTS5/)
   }, 180_000)
-
-  it('every MCP client snippet starts a server that lists the tools of its profile', async () => {
-    const { selectTools } = (await import(path.join(repo, 'lib/mcp/profile.js'))) as { selectTools(spec?: string): readonly { name: string }[] }
-    const npx = ['npx', '-y', '-p', 'dsh-memory-agent', 'memory-agent']
-    const launches: string[][] = []
-    for (const block of fencedBlocks('json')) {
-      const config = JSON.parse(block) as { mcpServers?: Record<string, { command: string; args: string[] }>; mcp?: Record<string, { command: string[] }> }
-      for (const server of Object.values(config.mcpServers ?? {})) launches.push([server.command, ...server.args])
-      for (const server of Object.values(config.mcp ?? {})) launches.push(server.command)
-    }
-    const claude = fencedBlocks('text').find((b) => b.startsWith('claude mcp add'))
-    expect(claude).toBeDefined()
-    launches.push(commandsOf(claude ?? '')[0]!.split(' -- ')[1]!.split(' '))
-    expect(launches.length).toBeGreaterThanOrEqual(3)
-    for (const launch of launches) {
-      // Each snippet runs the published bin through npx; the test runs the same command on the local build.
-      expect(launch.slice(0, npx.length)).toEqual(npx)
-      const args = launch.slice(npx.length)
-      expect(args[0]).toBe('mcp')
-      const cwd = mkdtempSync(path.join(tmpdir(), 'readme-mcp-'))
-      const client = new Client({ name: 'readme-test', version: '1.0.0' })
-      const env = { PATH: process.env.PATH ?? '', HOME: cwd }
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(repo, 'lib/cli/main.js'), ...args], cwd, env, stderr: 'ignore' }))
-      try {
-        const listed = await client.listTools()
-        // A snippet serves the profile it names (--tools), else the default one.
-        const at = args.indexOf('--tools')
-        const profile = selectTools(at >= 0 ? args[at + 1] : undefined)
-        expect(listed.tools.map((t) => t.name).sort()).toEqual(profile.map((t) => t.name).sort())
-        expect(client.getInstructions()).toMatch(/memory_search_hybrid/)
-      } finally {
-        await client.close()
-      }
-    }
-  }, 60_000)
 })

@@ -25,7 +25,7 @@ import {
 } from '../src/api.js'
 import { handleApiRequest, TOKEN_HEADER } from '../src/host/api.js'
 import { DEFAULT_CONFIG } from '../src/memory/settings/config.js'
-import { withLines } from '../src/sync/git-files.js'
+import { withLines } from '../src/store/git-settings.js'
 import { mergeLedgerText, mergeMemoryText } from '../src/sync/merge.js'
 import { commitMessage, newLedgerLines } from '../src/sync/messages.js'
 import { planIndexChanges } from '../src/store/index-plan.js'
@@ -492,7 +492,7 @@ describe('sync: two stores through a bare repository', () => {
 })
 
 describe('sync: where the repository is', () => {
-  it('without a remote commits locally and says so; in a project repository it commits only the store', async () => {
+  it('without a remote a first sync in a project repository refuses to commit onto its branch; once the store is committed there it commits only the store and says where', async () => {
     const w = world()
     const project = path.join(w.dir, 'project')
     mkdirSync(path.join(project, 'src'), { recursive: true })
@@ -504,9 +504,20 @@ describe('sync: where the repository is', () => {
     await writeHandler(backend, { summary: 'The project uses vitest.', title: 'Test runner' })
     writeFileSync(path.join(project, 'README.md'), '# project\n')
     w.git(project, 'add', 'README.md') // a person's work in progress, staged
+    // The store's .gitignore is there from its creation: adding it stages no derived file.
+    expect(readFileSync(path.join(root, '.gitignore'), 'utf8')).toMatch(/^\/\.cache\/$/m)
+    await expect(w.sync(backend)).rejects.toMatchObject({ code: 'INVALID_STATE', message: expect.stringContaining(`the repository at ${project}, which has no remote`) })
+    expect(spawnSync('git', ['rev-parse', '-q', '--verify', 'HEAD'], { cwd: project }).status).not.toBe(0)
+    expect(w.git(project, 'status', '--porcelain')).toBe('A  README.md\n?? .agent/\n?? src/\n')
+    // The way the refusal names: commit the store once by hand, then syncs commit there.
+    w.git(project, 'add', '.agent/memory')
+    expect(w.git(project, 'diff', '--cached', '--name-only')).not.toMatch(/index\.jsonl|\.cache\/|usage\.jsonl|query-log/)
+    w.git(project, 'commit', '-q', '-m', 'memory', '--', '.agent/memory')
+    await writeHandler(backend, { summary: 'The project lints with eslint.', title: 'Linter' })
     const r = await w.sync(backend)
     expect(r).toMatchObject({ initialized: false, repository: project, remote: null, pushed: null })
     expect(describeSync(r)).toContain('No remote is configured')
+    expect(describeSync(r)).toContain(`Commits go to branch ${r.branch} of the project's repository at ${project}`)
     const committed = w.git(project, 'show', '--name-only', '--format=', 'HEAD').split('\n').filter(Boolean)
     expect(committed.every((f) => f.startsWith('.agent/memory/'))).toBe(true)
     expect(committed).toContain('.agent/memory/ledger.jsonl')
@@ -585,7 +596,8 @@ describe('sync: where the repository is', () => {
     const a = w.store('a')
     await writeHandler(a.backend, { summary: 'Something worth keeping.', title: 'keep' })
     w.git(a.root, 'init', '-q')
-    w.git(a.root, 'add', '-A')
+    // Forced: the store's .gitignore keeps derived files out of a plain `git add -A` (a store made before it had none).
+    w.git(a.root, 'add', '-A', '-f')
     w.git(a.root, 'commit', '-q', '-m', 'everything, by hand')
     expect(w.git(a.root, 'ls-files')).toContain('index.jsonl')
     const r = await w.sync(a.backend)

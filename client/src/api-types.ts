@@ -42,7 +42,7 @@ export interface Detail {
 /** Every op: what it takes and what it answers. */
 export interface Ops {
   /** `embeddings` only when the store has an embedder. */
-  status: { args: Record<string, never>; result: { root: string; stats: MemoryStats; config: RuntimeConfig; embeddings?: VectorDiagnostics } }
+  status: { args: Record<string, never>; result: { root: string; stats: MemoryStats; config: RuntimeConfig; embeddings?: VectorDiagnostics; backfill: boolean } }
   'config.set': { args: Partial<RuntimeConfig>; result: { written: Partial<RuntimeConfig>; config: RuntimeConfig; replaced_invalid_file?: boolean } }
   rebuild: { args: Record<string, never>; result: RebuildResult }
   confirm: { args: { id: string }; result: ConfirmResult }

@@ -177,10 +177,10 @@ const zh = {
   syncTitle: '通过 git 同步',
   syncHint: '提交本地改动，拉取、合并远端，重建索引后推送。远端用 memory-agent sync --remote URL 设置一次。',
   sync: '立即同步',
-  synced: '已同步：提交 {committed} 次，拉取 {pulled} 个文件，{pushed}。',
+  synced: '已同步：提交 {committed} 次（{repository} 的 {branch} 分支），拉取 {pulled} 个文件，{pushed}。',
   syncPushed: '已推送',
   syncNotPushed: '没有推送',
-  syncLocal: '还没有远端：改动只在本地提交（{committed} 次）。',
+  syncLocal: '还没有远端：改动只在本地提交到 {repository} 的 {branch} 分支（{committed} 次）。',
   syncConflicts: '{n} 条记忆因冲突待裁决（在「冲突」里处理）。',
 
   exportTitle: '导出备份',
@@ -190,6 +190,7 @@ const zh = {
   exportTruncated: '已截断：超过 8 MB，{n} 个文件没有放进去。',
 
   backfillTitle: '从历史会话补录',
+  backfillUnavailable: '这里没有 DSH 的会话（memory-agent serve）：补录只能在 DSH 内的面板里运行。',
   backfillHint: '从 DSH 过去会话里你亲手输入的话中提取记忆（写入时不进审阅队列，同一轮不会补录两次）。先估算，再补录；只在 DSH 内的面板里可用。',
   backfillEstimate: '估算',
   backfillEstimated: '估算：{sessions} 个会话、{turns} 轮输入（{done} 轮已补录过）；本次将处理 {planned} 轮、约 {candidates} 条候选，留待下次 {remaining} 轮。',
@@ -398,10 +399,10 @@ const en: Record<MessageKey, string> = {
   syncTitle: 'Sync through git',
   syncHint: 'Commits local changes, pulls and merges the remote, re-indexes, then pushes. Set the remote once with memory-agent sync --remote URL.',
   sync: 'Sync now',
-  synced: 'Synced: {committed} commits, {pulled} files pulled, {pushed}.',
+  synced: 'Synced: {committed} commits to branch {branch} of {repository}, {pulled} files pulled, {pushed}.',
   syncPushed: 'pushed',
   syncNotPushed: 'nothing pushed',
-  syncLocal: 'No remote yet: changes were committed locally only ({committed} commits).',
+  syncLocal: 'No remote yet: changes were committed locally only, to branch {branch} of {repository} ({committed} commits).',
   syncConflicts: '{n} memories wait in conflict (settle them under Conflict).',
 
   exportTitle: 'Export a backup',
@@ -411,6 +412,7 @@ const en: Record<MessageKey, string> = {
   exportTruncated: 'Truncated: past 8 MB, {n} files were left out.',
 
   backfillTitle: 'Backfill from past sessions',
+  backfillUnavailable: 'No DSH sessions here (memory-agent serve): backfill runs only from the panel inside DSH.',
   backfillHint: 'Takes memories from what you typed in past DSH sessions (written past the review queue; a turn is never backfilled twice). Estimate first, then run; only the panel inside DSH can.',
   backfillEstimate: 'Estimate',
   backfillEstimated: 'Estimate: {sessions} sessions, {turns} typed turns ({done} already backfilled); this run would settle {planned} turns, about {candidates} candidates, leaving {remaining} for later.',

@@ -30,7 +30,7 @@ box-sizing:border-box;width:100%;max-width:760px;color:var(--dma-fg);font-size:1
 .dma-vectors{margin:8px 0 0;color:var(--dma-fg3);font-size:12px;line-height:16px}.dma-vectors[data-alert="true"]{color:var(--dma-fg2)}
 .dma-stat-l{display:block;color:var(--dma-fg3);font-size:12px;line-height:16px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .dma-stat[data-alert=true] .dma-stat-n{color:var(--dma-warn)}
-.dma-tabs{display:flex;gap:4px;border-bottom:1px solid var(--dma-border);overflow-x:auto}
+.dma-tabs{display:flex;flex-wrap:wrap;gap:4px;border-bottom:1px solid var(--dma-border)}
 .dma-tab{appearance:none;background:none;border:0;border-bottom:2px solid transparent;margin-bottom:-1px;padding:7px 10px;font:inherit;color:var(--dma-fg2);cursor:pointer;white-space:nowrap}
 .dma-tab:hover{color:var(--dma-fg)}
 .dma-tab[aria-selected=true]{color:var(--dma-accent);border-bottom-color:var(--dma-accent);font-weight:600}

@@ -27,7 +27,8 @@ import { navHandler } from '../tools/memory-nav.js'
 import { renderValue } from '../tools/render/text.js'
 import { renderOutline } from '../tools/render/outline.js'
 import { writeHandler } from '../tools/write-memory.js'
-import { TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, toolUsage, usageError, OTHER_COMMANDS } from './tool-commands.js'
+import { COMMAND_ALIASES, TOOL_COMMANDS, commandHelp, exitCode, parseToolCommand, toolUsage, usageError, OTHER_COMMANDS } from './tool-commands.js'
+import { cliWords } from './cli-words.js'
 import { didYouMean } from './suggest.js'
 import { parseFlags, splitStoreFlags, type FlagSpec } from './flags.js'
 import { applyEmbedderSettings, EMBEDDER_HELP, embedderFromSettings, takeEmbedderSettings, type EmbedderSettings } from './embedder-options.js'
@@ -38,6 +39,7 @@ const USAGE = `memory-agent: long-term memory for AI agents, kept as plain markd
 
 Usage (every tool, then the commands on the store as a whole):
 ${toolUsage()}
+  memory-agent show ID [flags]           one memory in full (also: get ID): nav with its id
   memory-agent stats                     count memories by status
   memory-agent rebuild [--json]          recreate index.jsonl from the memory files
   memory-agent sync [--remote URL]       share the store through git: commit, pull, settle, re-index, push
@@ -56,6 +58,7 @@ ${toolUsage()}
                                          (default: a new temporary folder)
   memory-agent COMMAND --help            a command's description and flags
   memory-agent --help                    this text
+  memory-agent --version                 the package's version
 
 Every store command takes the same store flags: --root DIR, else $MEMORY_AGENT_ROOT, else
 ./.agent/memory of the working directory; --user, --user-root DIR and --no-user-root. Tool commands and mcp also serve the personal store: --user-root DIR, else
@@ -216,7 +219,9 @@ async function runTool(command: string, args: string[], embedder: EmbedderSettin
     const untyped = tool as unknown as { handler(backend: MemoryBackend, input: unknown): Promise<unknown> }
     const out = await untyped.handler(backend, parsed.input)
     progress?.finish()
-    process.stdout.write(`${parsed.json ? JSON.stringify(out, null, 2) : renderValue(parsed.tool.name, out, (v) => renderOutline(parsed.tool.output, v))}\n`)
+    // Text in the CLI's words: commands and flags where the agent reads tool names and fields.
+    const text = () => cliWords(renderValue(parsed.tool.name, out, (v) => renderOutline(parsed.tool.output, v), { evidenceBatch: false }))
+    process.stdout.write(`${parsed.json ? JSON.stringify(out, null, 2) : text()}\n`)
     return 0
   } finally {
     progress?.finish()
@@ -244,6 +249,42 @@ async function stats(args: string[], embedder: EmbedderSettings): Promise<number
   }
 }
 
+const REBUILD_HELP = `memory-agent rebuild: recreate index.jsonl from the memory files
+
+Usage: memory-agent rebuild [--root DIR | --user] [--user-root DIR] [--no-user-root] [--json]
+
+Reads every memory file of the store, gives a new id to a copied file whose id another file holds,
+and writes the index again; the files themselves are not changed. --json prints the counts.
+`
+
+const MCP_HELP = `memory-agent mcp: serve the tools to an MCP client over stdio
+
+Usage: memory-agent mcp [--tools LIST] [--consolidate-idle-ms MS] [--root DIR] [--user-root DIR | --no-user-root]
+
+  --tools LIST
+      The tools to serve: the core group by default; all, or groups and tool names separated by
+      commas (core, time, review, curate, browse).
+  --consolidate-idle-ms MS
+      After MS milliseconds without a call (default 30000), consolidate the store when a run is due
+      (config consolidateAfterEpisodes).
+  --root DIR, --user-root DIR, --no-user-root
+      The project store (default $MEMORY_AGENT_ROOT, else ./.agent/memory) and the personal store
+      served beside it (default $MEMORY_AGENT_USER_ROOT, else ~/.agent/memory).
+
+stdout is the protocol; messages go to stderr.
+`
+
+const DEMO_HELP = `memory-agent demo: write a few memories (Chinese and English) into a store and list them
+
+Usage: memory-agent demo [--root DIR]
+
+  --root DIR
+      The store to write into (default: a new temporary folder, so nothing of yours is touched).
+`
+
+/** The help of the commands main.ts runs itself (serve.ts holds the panel's). */
+const OWN_HELP: Readonly<Record<string, string>> = { stats: STATS_HELP, rebuild: REBUILD_HELP, mcp: MCP_HELP, demo: DEMO_HELP }
+
 /** The own flags of the commands main.ts runs itself; each also takes the store flags (flags.ts). */
 const OWN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   stats: { switches: ['--json'] },
@@ -251,6 +292,7 @@ const OWN_FLAGS: Readonly<Record<string, FlagSpec>> = {
   mcp: { valued: ['--tools', '--consolidate-idle-ms'] },
   serve: { valued: ['--port', '--host'] },
   'panel-key': {},
+  demo: {},
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -261,7 +303,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE)
     return command === undefined ? 2 : 0
   }
-  if (TOOL_COMMANDS[command] !== undefined) return runTool(command, args, embedder)
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`${packageVersion()}\n`)
+    return 0
+  }
+  const tool = COMMAND_ALIASES[command] ?? command
+  if (TOOL_COMMANDS[tool] !== undefined) return runTool(tool, args, embedder)
   // The commands below load what only they use (the MCP SDK, the web server, git sync, transfer)
   // when they run: a tool command such as `search` starts without them.
   if (command === 'sync') return (await import('./sync-command.js')).syncCommand(args, storeRoot)
@@ -271,7 +318,7 @@ async function main(argv: string[]): Promise<number> {
   const own = OWN_FLAGS[command]
   const flags = own !== undefined ? parseFlags(command, args, own) : undefined
   if (flags?.switches.has('--help') === true) {
-    process.stdout.write(command === 'stats' ? STATS_HELP : ((await import('./serve.js')).PANEL_COMMAND_HELP[command] ?? USAGE))
+    process.stdout.write(OWN_HELP[command] ?? (await import('./serve.js')).PANEL_COMMAND_HELP[command] ?? USAGE)
     return 0
   }
   if (flags !== undefined && flags.positionals.length > 0) throw usageError(`${command}: unexpected argument ${JSON.stringify(flags.positionals[0])}`)
@@ -318,7 +365,7 @@ async function main(argv: string[]): Promise<number> {
     case 'panel-key':
       return (await import('./serve.js')).printPanelKey(storeRoot(args))
     default: {
-      const hint = didYouMean(command, [...Object.keys(TOOL_COMMANDS), ...OTHER_COMMANDS])
+      const hint = didYouMean(command, [...Object.keys(TOOL_COMMANDS), ...Object.keys(COMMAND_ALIASES), ...OTHER_COMMANDS])
       process.stderr.write(`memory-agent: unknown command ${JSON.stringify(command)}${hint}\n${hint !== '' ? 'memory-agent --help lists the commands.\n' : `\n${USAGE}`}`)
       return 2
     }
@@ -331,8 +378,13 @@ main(process.argv.slice(2)).then(
   },
   (thrown: unknown) => {
     const err = asMemoryError(thrown)
-    if (isMemoryError(err)) process.stderr.write(`memory-agent: ${err.code}: ${err.message}\n`)
-    else process.stderr.write(`memory-agent: ${err instanceof Error ? err.message : String(err)}\n`)
-    process.exitCode = exitCode(isMemoryError(err) ? err.code : undefined)
+    const message = cliWords(err instanceof Error ? err.message : String(err))
+    const code = isMemoryError(err) ? err.code : undefined
+    // --json asked for machine-readable output: the error too, as one JSON object on stderr.
+    if (process.argv.includes('--json')) {
+      const field = isMemoryError(err) ? err.field : undefined
+      process.stderr.write(`${JSON.stringify({ error: { code: code ?? 'ERROR', message, ...(field !== undefined ? { field } : {}) } })}\n`)
+    } else process.stderr.write(`memory-agent: ${code !== undefined ? `${code}: ` : ''}${message}\n`)
+    process.exitCode = exitCode(code)
   },
 )

@@ -27,6 +27,9 @@ export const TOOL_COMMANDS: Readonly<Record<string, ToolCommand>> = Object.fromE
   TOOLS.map((t) => [commandName(t), { tool: t.name, ...(t.cli?.argument !== undefined ? { positional: t.cli.argument } : {}) }]),
 )
 
+/** Other names of tool commands: `show ID` (and `get ID`) opens one memory in full, as `nav ID` does. */
+export const COMMAND_ALIASES: Readonly<Record<string, string>> = { show: 'nav', get: 'nav' }
+
 /** The commands that are not tools (main.ts runs them): the store as a whole, transports, the demo. */
 export const OTHER_COMMANDS = ['stats', 'rebuild', 'sync', 'export', 'import', 'mcp', 'serve', 'panel-key', 'watch', 'demo', 'help'] as const
 
@@ -205,7 +208,9 @@ export async function parseToolCommand(command: string, args: readonly string[],
     const many = target !== undefined && kind(target) === 'array'
     if (entry.positional === undefined || (positionals.length > 1 && !many))
       throw usageError(`${command}: unexpected argument ${JSON.stringify(positionals[entry.positional === undefined ? 0 : 1])}`)
-    fields[entry.positional] = many ? [...((fields[entry.positional] as unknown[] | undefined) ?? []), ...positionals] : positionals[0]
+    // `-` for a text argument is stdin, as `echo note | memory-agent write -` means it.
+    const stdin = positionals[0] === '-' && !many && textArgument(tool, entry) !== undefined
+    fields[entry.positional] = many ? [...((fields[entry.positional] as unknown[] | undefined) ?? []), ...positionals] : stdin ? (await read('-')).replace(/\r?\n$/, '') : positionals[0]
   }
   return { tool, input: { ...base, ...fields }, json, help }
 }

@@ -37,7 +37,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { isIPv4 } from 'node:net'
 import { asMemoryError, ioCause, isMemoryError, MemoryError, type ErrorCode } from '../errors.js'
 import { backfillHistory, BACKFILL_MAX_TOTAL_TURNS, type BackfillOptions, type BackfillSessionSource } from '../lifecycle/backfill.js'
-import type { RuntimeConfig } from '../memory/settings/config.js'
+import { CONFIG_FIELDS, typedValueProblem, type RuntimeConfig } from '../memory/settings/config.js'
 import { saveConfigPatch } from '../memory/settings/config-file.js'
 import { DEFAULT_BUNDLE_BYTES, exportBundle } from '../memory/transfer/export.js'
 import { INJECT_MAX_BUDGET, INJECT_MIN_BUDGET, injectionText } from '../memory/reading/inject.js'
@@ -219,9 +219,15 @@ const OPS: Readonly<Record<string, OpHandler>> = {
       config: deps.config.get(),
       unreadable: unreadableFiles((await deps.backend.indexView()).values()).slice(0, UNREADABLE_SHOWN),
       ...(embeddings !== null ? { embeddings } : {}),
+      // Whether `backfill` can run here: only a host with sessions (DSH) has any to read.
+      backfill: deps.sessions?.() !== undefined,
     }
   }),
   'config.set': async (args, deps) => {
+    for (const key of CONFIG_FIELDS) {
+      const problem = Object.hasOwn(args, key) ? typedValueProblem(key, args[key]) : null
+      if (problem !== null) throw new MemoryError('INVALID_INPUT', problem, key)
+    }
     const { written, replacedInvalid } = await saveConfigPatch(deps.backend, args)
     const config = Object.keys(written).length > 0 ? deps.config.set(written) : deps.config.get()
     return { written, config, ...(replacedInvalid ? { replaced_invalid_file: true } : {}) }

@@ -56,6 +56,12 @@ export function chatCompletionsModel(endpoint: ChatEndpoint): ConsolidationModel
         signal,
         headers: { 'content-type': 'application/json', ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}) },
         body: JSON.stringify({ model: endpoint.model, messages: [{ role: 'user', content: prompt }], max_tokens: maxTokens, temperature: 0, stream: false }),
+      }).catch((err: unknown) => {
+        // fetch says only "fetch failed"; its cause says why (ECONNREFUSED: nothing listens there).
+        if (signal?.aborted === true) throw err
+        const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined
+        const why = cause?.code === 'ECONNREFUSED' ? 'connection refused (is the model server running?)' : (cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err)))
+        throw new Error(`chat model endpoint ${url} failed: ${why}`)
       })
       const body = await res.text()
       if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}: ${body.slice(0, 200)}`)

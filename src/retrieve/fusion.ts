@@ -40,6 +40,9 @@ export function reciprocalRankFusion(lists: readonly (readonly string[])[], k: n
 
 const round = (x: number) => Math.round(x * 1_000_000) / 1_000_000
 const unusedNote = (error: string) => ` Vectors were not used: ${error}.`
+/** Said while memories wait for their vectors: meaning search is configured but cannot find them yet. */
+const pendingNote = (pending: number | undefined) =>
+  pending !== undefined && pending > 0 ? ` ${memories(pending)} not embedded yet (written since the last embed), so meaning search cannot find them: run memory_embed.` : ''
 
 /** The keyword result and the vector side (with at least one hit) as one answer of req.top_k hits. Pure. */
 export function fuseResults(source: EntrySource, req: SearchRequest, keyword: SearchResult, vector: VectorSide): SearchResult {
@@ -103,7 +106,9 @@ export async function searchRanked(backend: MemoryBackend, state: RankingState, 
   if (vector === null || vector.hits.length === 0) {
     // Nothing close in meaning (or no vector yet): the keyword answer as it is, saying why vectors were left out.
     const keyword = runSearch(state.entries, state.index, state.aliases, req, state.keywords)
-    return vector?.error !== undefined ? { ...keyword, guidance: `${keyword.guidance}${unusedNote(vector.error)}` } : keyword
+    const notes = `${vector?.error !== undefined ? unusedNote(vector.error) : ''}${pendingNote(vector?.pending)}`
+    return notes !== '' ? { ...keyword, guidance: `${keyword.guidance}${notes}` } : keyword
   }
-  return fuseResults(state.entries, req, runSearch(state.entries, state.index, state.aliases, { ...req, top_k: depth }, state.keywords), vector)
+  const fused = fuseResults(state.entries, req, runSearch(state.entries, state.index, state.aliases, { ...req, top_k: depth }, state.keywords), vector)
+  return vector.pending !== undefined ? { ...fused, guidance: `${fused.guidance}${pendingNote(vector.pending)}` } : fused
 }

@@ -43,7 +43,7 @@ interface Loaded {
   mismatched: number
   /** Segment files that do not decode or fail their checksum (left out; their texts are embedded again, the file merged away). */
   unreadable: number
-  ids: { generation: number; version: number; byKey: Map<string, string[]> } | null
+  ids: { generation: number; version: number; byKey: Map<string, string[]>; pending?: { vectors: number; count: number } } | null
 }
 
 const states = new WeakMap<MemoryBackend, Loaded>()
@@ -109,6 +109,16 @@ function idsByKey(s: Loaded, view: IndexView): Map<string, string[]> {
   }
   s.ids = { generation: view.generation, version: view.currentVersion, byKey }
   return byKey
+}
+
+/** Searchable memories without a vector yet, counted again only when the view or the vectors change. */
+function pendingOf(s: Loaded, byKey: Map<string, string[]>): number {
+  const cached = s.ids?.pending
+  if (cached !== undefined && cached.vectors === s.index.size) return cached.count
+  let count = 0
+  for (const [key, ids] of byKey) if (!s.index.has(key)) count += ids.length
+  if (s.ids !== null) s.ids.pending = { vectors: s.index.size, count }
+  return count
 }
 
 function segmentName(folder: string): string {
@@ -352,6 +362,8 @@ export interface VectorSide {
   hits: { id: string; similarity: number }[]
   /** Why there are none when the embedder failed (the search goes on by keywords). */
   error?: string
+  /** Searchable memories not embedded yet (written since the last embed): meaning search cannot find them. */
+  pending?: number
 }
 
 /**
@@ -364,11 +376,13 @@ export async function vectorSearch(backend: MemoryBackend, query: string, k: num
   if (embedder === null) return null
   if (query.trim() === '') return { hits: [] }
   const s = await loadedFor(backend, embedder)
-  if (s.index.size === 0) return { hits: [] }
   const byKey = idsByKey(s, await backend.indexView())
+  const pending = pendingOf(s, byKey)
+  const waiting = pending > 0 ? { pending } : {}
+  if (s.index.size === 0) return { hits: [], ...waiting }
   // A failing embedder is not asked again for a while, by any process: each search would wait for its timeout.
   const down = await embedderDown(backend, memoName(embedder))
-  if (down !== null) return { hits: [], error: down }
+  if (down !== null) return { hits: [], error: down, ...waiting }
   let q: ArrayLike<number>
   try {
     ;[q] = (await withDeadline(embedder.queryDeadlineMs ?? QUERY_DEADLINE_MS, (signal) => embedTexts(embedder, [query], signal))) as [ArrayLike<number>]
@@ -376,7 +390,7 @@ export async function vectorSearch(backend: MemoryBackend, query: string, k: num
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)
     await noteEmbedderDown(backend, memoName(embedder), message)
-    return { hits: [], error: message }
+    return { hits: [], error: message, ...waiting }
   }
   const acceptKey = (key: string) => (byKey.get(key) ?? []).some(accept)
   const hits: VectorSide['hits'] = []
@@ -384,7 +398,7 @@ export async function vectorSearch(backend: MemoryBackend, query: string, k: num
     if (hit.similarity < MIN_SIMILARITY) break
     for (const id of byKey.get(hit.key) ?? []) if (accept(id)) hits.push({ id, similarity: Math.round(hit.similarity * 10_000) / 10_000 })
   }
-  return { hits: hits.slice(0, k) }
+  return { hits: hits.slice(0, k), ...waiting }
 }
 
 export interface VectorDiagnostics {

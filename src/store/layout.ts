@@ -4,6 +4,7 @@
  */
 
 import type { MemoryType } from '../types.js'
+import { ATTRIBUTE_LINES, GITATTRIBUTES_HEAD, GITIGNORE_HEAD, IGNORED_PATHS, withLines } from './git-settings.js'
 
 export type LayoutItem = { kind: 'dir'; path: string } | { kind: 'file'; path: string; text: string }
 
@@ -79,6 +80,10 @@ export const STORE_LAYOUT: readonly LayoutItem[] = [
   { kind: 'dir', path: 'topics' },
   { kind: 'dir', path: 'digests' },
   { kind: 'file', path: 'README.md', text: ROOT_README },
+  // From the start, not from the first sync: a store inside a project repository is then safe to
+  // `git add -A` (no panel key, caches or logs staged).
+  { kind: 'file', path: '.gitignore', text: withLines(null, GITIGNORE_HEAD, IGNORED_PATHS) ?? '' },
+  { kind: 'file', path: '.gitattributes', text: withLines(null, GITATTRIBUTES_HEAD, ATTRIBUTE_LINES) ?? '' },
   {
     kind: 'file',
     path: 'episodes/_index.md',

@@ -11,8 +11,12 @@ const n = (count: number, word: string) => `${count} ${word}${count === 1 ? '' :
 export function describeSync(r: SyncResult): string {
   const out: string[] = []
   const where = r.remote === null ? 'no remote' : `origin ${r.remote.url} (${r.remote.branch})`
-  out.push(`${r.initialized ? 'Created a git repository and synced' : 'Synced'} ${r.root} (branch ${r.branch}) with ${where}.`)
-  if (r.repository !== r.root) out.push(`The store is part of the repository at ${r.repository}; only its own files were committed.`)
+  out.push(`${r.initialized ? 'Created a git repository and synced' : 'Synced'} ${r.root} with ${where}.`)
+  out.push(
+    r.repository !== r.root
+      ? `Commits go to branch ${r.branch} of the project's repository at ${r.repository}; only the store's own files are committed.`
+      : `Commits go to branch ${r.branch} of the store's own repository.`,
+  )
   if (r.untracked.length > 0) out.push(`No longer committed (derived, rebuilt on each machine): ${r.untracked.join(', ')}.`)
   for (const c of r.committed) out.push(`Committed ${n(c.files, 'file')} (${n(c.events, 'ledger event')}) as ${short(c.commit)}: ${c.subject}`)
   if (r.pulled !== null) {

@@ -7,50 +7,12 @@
  */
 
 import type { MemoryBackend } from '../store/backend.js'
+import { ATTRIBUTE_LINES, GITATTRIBUTES_HEAD, GITIGNORE_HEAD, IGNORED_PATHS, withLines } from '../store/git-settings.js'
 
-/** Derived or per-machine: rebuilt or re-made on every machine, never shared. */
-export const IGNORED_PATHS = [
-  '/index.jsonl',
-  '/usage.jsonl',
-  '/query-log.jsonl',
-  // the palace's high-water marks: rebuilt from the ledger (merged by union) and the files' locations
-  '/rooms.json',
-  '/rooms-log.jsonl',
-  '/.cache/',
-  '/.lock',
-  '/.sync.lock',
-  '/digests/*',
-  '!/digests/_index.md',
-] as const
-
-/** The same list as paths relative to the root, for untracking what was committed before. */
+/** IGNORED_PATHS (store/git-settings.ts) as paths relative to the root, for untracking what was committed before. */
 export const DERIVED_TRACKABLE = ['index.jsonl', 'usage.jsonl', 'query-log.jsonl', 'rooms.json', 'rooms-log.jsonl', '.cache', '.lock', '.sync.lock', 'digests'] as const
 /** Tracked files under the derived paths that stay tracked. */
 export const KEPT_UNDER_DERIVED: ReadonlySet<string> = new Set(['digests/_index.md'])
-
-const GITIGNORE_HEAD = '# dsh-memory-agent: derived and per-machine files, rebuilt on every machine (memory-agent sync)'
-
-export const ATTRIBUTE_LINES = [
-  // Every machine only appends to the ledger: keep the lines of both sides. `sync` also drops a
-  // line that both sides happen to carry, which the union driver alone would keep twice.
-  'ledger.jsonl merge=union',
-  // Checksums compare bytes: a checkout with CRLF would look like an edit of every file.
-  '*.md text eol=lf',
-  '*.jsonl text eol=lf',
-  '*.json text eol=lf',
-] as const
-
-const GITATTRIBUTES_HEAD = '# dsh-memory-agent: how the store merges (memory-agent sync)'
-
-/** The text of a settings file with every required line present; null when nothing is missing. Pure. */
-export function withLines(existing: string | null, head: string, lines: readonly string[]): string | null {
-  const have = new Set((existing ?? '').split('\n').map((l) => l.trim()))
-  const missing = lines.filter((l) => !have.has(l))
-  if (missing.length === 0) return null
-  const base = existing === null || existing === '' ? '' : existing.endsWith('\n') ? existing : `${existing}\n`
-  const block = [...(have.has(head) ? [] : [head]), ...missing]
-  return `${base}${base === '' ? '' : '\n'}${block.join('\n')}\n`
-}
 
 /** Writes or completes `.gitignore` and `.gitattributes` in the root. Returns the files it changed. Call inside the lock. */
 export async function ensureGitFiles(backend: MemoryBackend): Promise<string[]> {

@@ -170,6 +170,7 @@ class Syncer {
     if ((await this.backend.stat('index.jsonl')) !== null) await ensureFresh(this.backend)
     await this.backend.withLock(() => this.prepare(env))
     const url = await this.configureRemote()
+    if (url === null) await this.backend.withLock(() => this.refuseProjectBranch())
     for (let attempt = 1; ; attempt++) {
       const remoteRef = url === null ? null : await this.fetch(url)
       await this.backend.withLock(() => this.integrate(remoteRef))
@@ -215,6 +216,22 @@ class Syncer {
     await claimWing(this.backend)
     // Derived files committed before (by hand, or before the store synced) leave with the next commit.
     this.result.untracked = nulFields(await git.out(['ls-files', '-z', '--', ...DERIVED_TRACKABLE])).filter((p) => !KEPT_UNDER_DERIVED.has(p))
+  }
+
+  /**
+   * Without a remote, a store lying in a project's repository is committed onto the project's own
+   * branch only once a person has committed it there: a first sync never does it unasked.
+   */
+  private async refuseProjectBranch(): Promise<void> {
+    if (this.repo.prefix === '' || (await this.git.out(['ls-files', '--', '.'])).trim() !== '') return
+    const store = this.repo.prefix.replace(/\/$/, '')
+    throw new MemoryError(
+      'INVALID_STATE',
+      `the store lies in the repository at ${this.repo.top}, which has no remote: a sync would commit its files onto that project's branch ${this.result.branch}, so it does not. ` +
+        `Keep memory in the project's history by committing it once yourself (git add ${store} && git commit -m memory -- ${store}; later syncs commit there), ` +
+        `give the store a remote of its own with a repository of its own (add ${store}/ to the project's .gitignore, then sync --remote URL), ` +
+        `or add a remote to the project`,
+    )
   }
 
   private async configureRemote(): Promise<string | null> {

@@ -17,7 +17,7 @@ export const memoryConsolidateTool = defineTool(
       'each finished session gets a short summary (none when it would only repeat every episode); in a session idle for consolidateIdleDays, adjacent episodes that belong together (a question and its answer, follow-ups on one subject, chit-chat) are folded word for word into one topic; near-identical topics are folded (memory_undemote undoes it); episodes whose statement a topic holds, idle for the store\'s consolidateArchiveDays (7), and memories of low importance idle for consolidateIdleDays (30), are archived (memory_restore brings them back). ' +
       'Topics whose sources were replaced or forgotten are reported as stale. A preview unless dryRun is false; one run at a time per store, within its caps. ' +
       'Where the host offers a model (DSH\'s LLM, MCP sampling, a configured endpoint), it judges promotion candidates and writes session summaries, each answer held to its source episodes (the deterministic result where it is not); ' +
-      'over the model token caps (consolidateModelTokensPerRun, consolidateModelTokensPerDay) or on a model failure the run goes on without it and says why in degraded. A dry run uses cached model answers only.',
+      'over the model token caps (consolidateModelTokensPerRun, consolidateModelTokensPerDay) or on a model failure the run goes on without it and says why in degraded. A dry run asks the model too and caches its answers, so the run that follows does what it previewed.',
     input: {
       type: 'object',
       properties: {

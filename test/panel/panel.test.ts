@@ -302,7 +302,7 @@ describe('the panel, clicked through (Chinese)', () => {
     await tab('memories')
   })
 
-  it('saves the behaviour settings into config.json (clamped) and previews the resident injection', async () => {
+  it('refuses an out-of-range setting with its range, saves the behaviour settings into config.json and previews the resident injection', async () => {
     await tab('settings')
     expect(await page.isChecked('[data-setting=redactSecrets]')).toBe(true)
     expect(await page.inputValue('[data-setting=injectBudgetChars]')).toBe('1500')
@@ -311,7 +311,17 @@ describe('the panel, clicked through (Chinese)', () => {
     await page.fill('[data-setting=injectBudgetChars]', '300')
     expect(await page.inputValue('[data-setting=consolidateAfterEpisodes]')).toBe('20')
     await page.fill('[data-setting=consolidateAfterEpisodes]', '0')
-    await page.fill('[data-setting=consolidateMinIntervalMinutes]', '99999')
+    await page.fill('[data-setting=consolidateMinIntervalMinutes]', '10080')
+    // 500 in a 1-200 field: refused with the range, nothing saved (it used to be saved as 200 under "saved").
+    const configText = () => (existsSync(path.join(root, 'config.json')) ? readFileSync(path.join(root, 'config.json'), 'utf8') : null)
+    const before = configText()
+    await page.click('[data-action=save-settings]')
+    const refused = page.locator('[data-card=settings] [data-kind=error]')
+    await refused.waitFor()
+    expect(await refused.textContent()).toContain('maxTopK: expected a number from 1 to 200, got 500')
+    expect(configText()).toBe(before)
+    await shot('zh-settings-refused')
+    await page.fill('[data-setting=maxTopK]', '200')
     await page.click('[data-action=save-settings]')
     await page.locator('[data-card=settings] [data-kind=ok]').waitFor()
     const config = JSON.parse(readFileSync(path.join(root, 'config.json'), 'utf8')) as Record<string, unknown>
@@ -383,12 +393,11 @@ describe('the panel, clicked through (Chinese)', () => {
     await page.locator('[data-card=sync] [data-kind=ok]', { hasText: '还没有远端' }).waitFor()
   })
 
-  it('backfill in serve: Estimate shows INVALID_STATE (no host sessions here)', async () => {
-    await page.click('[data-action=backfill-estimate]')
-    const error = page.locator('[data-card=backfill] [data-kind=error]')
-    await error.waitFor()
-    expect(await error.locator('[data-role=error-code]').textContent()).toBe('INVALID_STATE')
-    expect(await error.textContent()).toMatch(/no host sessions here/)
+  it('backfill in serve: the buttons are disabled and say why (no host sessions here), instead of answering 409', async () => {
+    expect(await page.isDisabled('[data-action=backfill-estimate]')).toBe(true)
+    expect(await page.isDisabled('[data-action=backfill-run]')).toBe(true)
+    expect(await page.locator('[data-role=backfill-unavailable]').textContent()).toContain('补录只能在 DSH 内的面板里运行')
+    await page.locator('[data-card=backfill]').screenshot({ path: path.join(artifacts, 'panel-zh-backfill-disabled.png') })
   })
 
   it('consolidates: the button previews a dry run (nothing written), the confirmation runs it, both with the guidance', async () => {
@@ -485,6 +494,25 @@ describe('the panel in English, and locked again', () => {
     expect(overflow).toBe(0)
     await shot('en-narrow')
     await page.setViewportSize({ width: 1000, height: 900 })
+  })
+
+  it('shows every tab on screen at phone width, in both languages (they wrap, none scrolled off)', async () => {
+    await page.setViewportSize({ width: 360, height: 800 })
+    try {
+      for (const locale of ['en', 'zh']) {
+        for (const name of ['memories', 'rooms', 'settings', 'maintenance', 'queryLog'] as const) {
+          const box = await page.locator(`[data-tab=${name}]`).boundingBox()
+          expect(box, `${locale}: tab ${name}`).not.toBeNull()
+          expect((box?.x ?? 0) + (box?.width ?? 0), `${locale}: tab ${name} ends past 360px`).toBeLessThanOrEqual(360)
+        }
+        await tab('queryLog')
+        await shot(`${locale}-phone-tabs`)
+        await tab('memories')
+        await page.click('[data-action=language]')
+      }
+    } finally {
+      await page.setViewportSize({ width: 1000, height: 900 })
+    }
   })
 
   it('shows the embedder line under the counters only when the store has an embedder: coverage and queue', async () => {

@@ -192,7 +192,9 @@ export function maintenanceView(ctx: PanelContext): View {
         if (r === undefined) return
         const committed = r.committed.length
         const parts: Array<string | Node> = [
-          r.remote === null ? t('syncLocal', { committed }) : t('synced', { committed, pulled: r.pulled?.files ?? 0, pushed: t(r.pushed !== null ? 'syncPushed' : 'syncNotPushed') }),
+          r.remote === null
+            ? t('syncLocal', { committed, branch: r.branch, repository: r.repository })
+            : t('synced', { committed, branch: r.branch, repository: r.repository, pulled: r.pulled?.files ?? 0, pushed: t(r.pushed !== null ? 'syncPushed' : 'syncNotPushed') }),
         ]
         if (r.conflicts.length > 0) parts.push(' ', h('strong', null, t('syncConflicts', { n: r.conflicts.length })))
         for (const w of r.warnings) parts.push(h('span', { class: 'dma-hint' }, ` ${w}`))
@@ -205,6 +207,13 @@ export function maintenanceView(ctx: PanelContext): View {
 
   // ---- backfill from the host's sessions ------------------------------------------------------
   const backfillLine = new ResultLine()
+  let backfillEstimate: HTMLButtonElement | null = null
+  const backfillAbsent = h('p', { class: 'dma-hint', attrs: { 'data-role': 'backfill-unavailable' } }, t('backfillUnavailable'))
+  /** Outside DSH there are no sessions to read: the buttons are disabled and say why, instead of answering 409. */
+  function drawBackfill(status: Status): void {
+    for (const b of [backfillEstimate, backfillRun.nodes[0]]) if (b instanceof HTMLButtonElement) b.disabled = !status.backfill
+    backfillAbsent.hidden = status.backfill
+  }
   const backfillRun = twoStep(t, {
     name: 'backfill-run',
     label: t('backfillRun'),
@@ -227,7 +236,7 @@ export function maintenanceView(ctx: PanelContext): View {
     h(
       'div',
       { class: 'dma-actions' },
-      button(t('backfillEstimate'), async () => {
+      backfillEstimate = button(t('backfillEstimate'), async () => {
         const r = await ctx.run('backfill', { dryRun: true }, backfillLine)
         if (r === undefined) return
         backfillLine.ok(t('backfillEstimated', { sessions: r.sessions, turns: r.turns, done: r.alreadyDone, planned: r.planned, candidates: r.candidates, remaining: r.remaining }))
@@ -235,6 +244,7 @@ export function maintenanceView(ctx: PanelContext): View {
       backfillRun.nodes[0],
     ),
     backfillRun.nodes[1],
+    backfillAbsent,
     backfillLine.el,
   )
 
@@ -259,9 +269,13 @@ export function maintenanceView(ctx: PanelContext): View {
     exportLine.el,
   )
 
-  const offStatus = ctx.onStatus(drawPurge)
+  const draw = (s: Status) => {
+    drawPurge(s)
+    drawBackfill(s)
+  }
+  const offStatus = ctx.onStatus(draw)
   const status = ctx.status()
-  if (status !== null) drawPurge(status)
+  if (status !== null) draw(status)
 
   return {
     el: h('div', { class: 'dma-body', attrs: { 'data-view': 'maintenance' } }, rebuildCard, consolidateCard, purgeCard, sessionsCard, syncCard, backfillCard, exportCard),

@@ -223,7 +223,7 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
     const today = backend.now().slice(0, 10)
     const doneToday = changesOnDay(ledger, today)
     const caps = { perRun: config.consolidateModelTokensPerRun, perDay: config.consolidateModelTokensPerDay, spentToday: modelTokensOnDay(ledger, today), deadline }
-    const run = model === null ? null : new ModelRun(backend, model, caps, dryRun)
+    const run = model === null ? null : new ModelRun(backend, model, caps)
     if (!dryRun && doneToday >= config.consolidateDailyItems) {
       budget.skipped.push({ step: 'all', reason: `daily cap ${config.consolidateDailyItems} reached (${doneToday} changes today)` })
     } else {

@@ -90,14 +90,14 @@ export class ModelRun {
   constructor(
     private readonly backend: MemoryBackend,
     private readonly model: ConsolidationModel,
+    // A dry run asks too (within the same caps), so that its preview is what the run will do:
+    // the run then takes the answers from the cache.
     private readonly caps: { perRun: number; perDay: number; spentToday: number; deadline: number },
-    /** A dry run reads the cache and sends nothing. */
-    private readonly cacheOnly: boolean,
   ) {
     this.use = { id: model.id, calls: 0, cached: 0, tokens: 0, fallbacks: [], declined: [] }
   }
 
-  /** The model's answer to prompt (from the cache when asked before), or null: degraded, or a dry run's miss. */
+  /** The model's answer to prompt (from the cache when asked before), or null when degraded. */
   async ask(spec: PromptSpec, raw: string): Promise<string | null> {
     if (this.degraded !== null) return null
     const prompt = redactSecrets(raw).text
@@ -108,7 +108,6 @@ export class ModelRun {
       // A cache file written before answers were redacted is redacted as it is read.
       return redactSecrets(cached).text
     }
-    if (this.cacheOnly) return null
     const estimate = estimateTokens(prompt) + spec.maxTokens
     if (this.use.tokens + estimate > this.caps.perRun) return this.degrade(`model token cap per run (${this.caps.perRun}) reached after ${this.use.tokens} tokens`)
     if (this.caps.spentToday + this.use.tokens + estimate > this.caps.perDay) {

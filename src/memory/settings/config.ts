@@ -122,6 +122,18 @@ export function acceptField<K extends keyof RuntimeConfig>(key: K, value: unknow
 
 export const CONFIG_FIELDS = Object.keys(DEFAULT_CONFIG) as (keyof RuntimeConfig)[]
 
+/**
+ * What is wrong with a value a person typed for one field (the panel's settings), or null: out of
+ * the field's range or of the wrong type. A file or a host's value is clamped by acceptField
+ * instead; a person is told, so that 5000 is not saved as 200 under "Settings saved". Pure.
+ */
+export function typedValueProblem(key: keyof RuntimeConfig, value: unknown): string | null {
+  const range = RANGES[key]
+  if (range === undefined) return typeof value === 'boolean' ? null : `${key}: expected true or false, got ${JSON.stringify(value)}`
+  if (typeof value !== 'number' || !Number.isFinite(value)) return `${key}: expected a number from ${range[0]} to ${range[1]}, got ${JSON.stringify(value)}`
+  return value < range[0] || value > range[1] ? `${key}: expected a number from ${range[0]} to ${range[1]}, got ${value}` : null
+}
+
 /** Merges a partial configuration over base, ignoring unknown fields and clamping numbers. Pure. */
 export function mergeConfig(base: RuntimeConfig, patch: unknown): RuntimeConfig {
   const out: RuntimeConfig = { ...base }

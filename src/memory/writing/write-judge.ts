@@ -69,7 +69,7 @@ export async function storeModelRun(backend: MemoryBackend): Promise<ModelRun | 
   const config = await loadConfig(backend)
   const spentToday = tokensOnDay(await backend.readLedger(), backend.now().slice(0, 10))
   const caps = { perRun: config.consolidateModelTokensPerRun, perDay: config.consolidateModelTokensPerDay, spentToday, deadline: Date.now() + MODEL_CALL_TIMEOUT_MS }
-  return new ModelRun(backend, model, caps, false)
+  return new ModelRun(backend, model, caps)
 }
 
 /** Asks the model about a write and applies its decision under the guards; logs one event either way. */
