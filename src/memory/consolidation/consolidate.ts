@@ -41,7 +41,7 @@ import { sameSubject } from '../truth/verify.js'
 import { confirmMemory } from '../writing/confirm.js'
 import { setStatus } from '../writing/slots.js'
 import { transact } from '../writing/txn.js'
-import { NEAR_DUPLICATE_THRESHOLD, writeMemory, type WriteOptions, type WriteRequest } from '../writing/write.js'
+import { derivedSources, NEAR_DUPLICATE_THRESHOLD, writeMemory, type WriteOptions, type WriteRequest } from '../writing/write.js'
 import { EXCHANGE_TAG, exchanges, FOLD_JOINER } from './fold.js'
 import { consolidationModel, ModelRun, modelTokensOnDay, type ConsolidationModel, type Degraded, type ModelUse } from './model.js'
 import { PROMOTE_PROMPT, promotePrompt, readJudgement, readSummary, REFLECT_PROMPT, reflectPrompt } from './prompts.js'
@@ -407,7 +407,8 @@ async function addSources(backend: MemoryBackend, holder: IndexEntry, ids: reado
   await transact(backend, async (txn) => {
     const current = txn.index.get(holder.id)
     if (current === undefined) return
-    await txn.update(current, { derived_from: [...new Set([...(current.derived_from ?? []), ...ids])] })
+    const derivedFrom = [...new Set([...(current.derived_from ?? []), ...ids])]
+    await txn.update(current, { derived_from: derivedFrom, sources: derivedSources(txn.index, derivedFrom, { session_id: current.session_id, kind: 'plugin' }) })
     txn.log({ event, id: holder.id, ids: [...ids], reason: 'repeated' })
   })
 }
