@@ -41,6 +41,7 @@ import { sameSubject } from '../truth/verify.js'
 import { confirmMemory } from '../writing/confirm.js'
 import { setStatus } from '../writing/slots.js'
 import { transact } from '../writing/txn.js'
+import { recoverInterrupted } from './recover.js'
 import { derivedSources, NEAR_DUPLICATE_THRESHOLD, writeMemory, type WriteOptions, type WriteRequest } from '../writing/write.js'
 import { EXCHANGE_TAG, exchanges, FOLD_JOINER } from './fold.js'
 import { consolidationModel, ModelRun, modelTokensOnDay, type ConsolidationModel, type Degraded, type ModelUse } from './model.js'
@@ -219,6 +220,8 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
     await ensureFresh(backend)
     // Read once: the daily cap and the user's confirmations both come from it.
     const ledger = await backend.readLedger()
+    // A run killed mid-way left files without their events, or an episode archived without its raw text.
+    if (!dryRun) await recoverInterrupted(backend, ledger)
     const today = backend.now().slice(0, 10)
     const doneToday = changesOnDay(ledger, today)
     const caps = { perRun: config.consolidateModelTokensPerRun, perDay: config.consolidateModelTokensPerDay, spentToday: modelTokensOnDay(ledger, today), deadline }
