@@ -131,16 +131,20 @@ export async function assessEvidence(backend: MemoryBackend, request: AssessRequ
   const batch = batches.find((b) => b.batch === request.batchId)
   await ensureFresh(backend)
   const index = await backend.indexView()
-  const forgotten = (id: string) => {
+  // A hit of another store (a merged search's personal hit) is not in this index: an id missing
+  // here is forgotten only when this store's ledger says it forgot or purged it.
+  let gone: Set<string> | null = null
+  const forgottenHere = async () => (gone ??= new Set((await backend.readLedger()).filter((ev) => ev.event === 'forget' || ev.event === 'purge').flatMap((ev) => [ev.id, ...(ev.ids ?? [])].filter((id): id is string => typeof id === 'string'))))
+  const forgotten = async (id: string) => {
     const entry = index.get(id)
-    return entry === undefined || entry.status === 'deleted_pending'
+    return entry === undefined ? (await forgottenHere()).has(id) : entry.status === 'deleted_pending'
   }
   const accepted: AssessVerdict['accepted'] = []
   const refused: AssessVerdict['refused'] = []
   for (const ref of [...new Set(request.evidenceRefs)]) {
     const own = batch?.refs.find(([r]) => r === ref)
     if (own !== undefined) {
-      if (forgotten(own[1])) refused.push({ ref, reason: 'forgotten' })
+      if (await forgotten(own[1])) refused.push({ ref, reason: 'forgotten' })
       else accepted.push({ ref, id: own[1] })
       continue
     }
