@@ -33,6 +33,7 @@ const SMOKE: Record<string, { args: string[]; results: string | null; targets?: 
   'bench:promotion': { args: ['--split', 'dev'], results: 'promotion.json', targets: true },
   'bench:scenario': { args: [], results: 'scenario.json', targets: true },
   'bench:colloquial-zh': { args: ['--split', 'dev'], results: 'colloquial-zh.json' },
+  'bench:guard': { args: ['--sizes', '16384,32768'], results: 'guard.json' },
 }
 
 describe('the repository is self-contained', () => {

@@ -10,7 +10,7 @@ export const forgetMemoriesBySessionTool = defineTool(
     title: 'Forget a session',
     group: 'curate',
     description:
-      "Forget the episodes and raw text of one session. soft (default) marks them deleted_pending and keeps the files; hard removes the files. Shared topics are never deleted: with scope include_shared_unlink the session is removed from their sources, and a topic left with none becomes orphaned. Repeating the call changes nothing.",
+      "Forget the episodes and raw text of one session. soft (default) marks them deleted_pending and keeps the files; hard removes the files. Shared topics are never deleted: with scope include_shared_unlink the session is removed from their sources, and a topic left with none becomes orphaned. A topic made from episodes is forgotten with the last session it was made from. Repeating the call changes nothing.",
     input: {
       type: 'object',
       properties: {
@@ -31,6 +31,7 @@ export const forgetMemoriesBySessionTool = defineTool(
         deleted_raw_count: { type: 'integer' },
         unlinked_topic_count: { type: 'integer' },
         orphaned_topic_count: { type: 'integer' },
+        forgotten_derived_count: { type: 'integer', description: 'Topics made from episodes (promoted, folded) forgotten because nothing they were made from is left.' },
         affected_paths: { type: 'array', items: { type: 'string' } },
         status_changes: {
           type: 'array',
@@ -54,6 +55,7 @@ export const forgetMemoriesBySessionTool = defineTool(
         'deleted_raw_count',
         'unlinked_topic_count',
         'orphaned_topic_count',
+        'forgotten_derived_count',
         'affected_paths',
         'status_changes',
       ],

@@ -13,7 +13,7 @@ export const memoryAssessTool = defineTool(
     group: 'review',
     description:
       'The evidence gate: before answering from memory, name the search batch (batch_id of a memory_search_hybrid answer), the refs of its hits that support your answer (at most 8, only from that batch), what is still missing, and your next strategy. ' +
-      'The verdict is sufficient only when you say so, at least one ref belongs to that batch, and nextStrategy is answer; otherwise it is insufficient and says what to search next. Refs of other batches are refused and listed. Pass the session_id you gave the search. Every verdict is recorded in the ledger.',
+      'The verdict is sufficient only when you say so, at least one ref belongs to that batch, and nextStrategy is answer; otherwise it is insufficient and says what to search next. Refs of other batches, and refs to memories forgotten since the search, are refused and listed. Pass the session_id you gave the search. Every verdict is recorded in the ledger.',
     input: {
       type: 'object',
       properties: {
@@ -44,7 +44,7 @@ export const memoryAssessTool = defineTool(
             type: 'object',
             properties: {
               ref: { type: 'string' },
-              reason: { type: 'string', enum: ['other-batch', 'unknown'] },
+              reason: { type: 'string', enum: ['other-batch', 'unknown', 'forgotten'], description: 'forgotten: the memory was forgotten or purged since the search.' },
               batchId: { type: 'string', description: 'For other-batch: the batch the ref belongs to.' },
             },
             required: ['ref', 'reason'],

@@ -42,7 +42,8 @@ import { sameSubject } from '../truth/verify.js'
 import { confirmMemory } from '../writing/confirm.js'
 import { setStatus } from '../writing/slots.js'
 import { transact } from '../writing/txn.js'
-import { NEAR_DUPLICATE_THRESHOLD, writeMemory, type WriteOptions, type WriteRequest } from '../writing/write.js'
+import { recoverInterrupted } from './recover.js'
+import { derivedSources, NEAR_DUPLICATE_THRESHOLD, writeMemory, type WriteOptions, type WriteRequest } from '../writing/write.js'
 import { EXCHANGE_TAG, exchanges, FOLD_JOINER } from './fold.js'
 import { consolidationModel, ModelRun, modelTokensOnDay, type ConsolidationModel, type Degraded, type ModelUse } from './model.js'
 import { PROMOTE_PROMPT, promotePrompt, readJudgement, readSummary, REFLECT_PROMPT, reflectPrompt } from './prompts.js'
@@ -220,6 +221,8 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
     await ensureFresh(backend)
     // Read once: the daily cap and the user's confirmations both come from it.
     const ledger = await backend.readLedger()
+    // A run killed mid-way left files without their events, or an episode archived without its raw text.
+    if (!dryRun) await recoverInterrupted(backend, ledger)
     const today = backend.now().slice(0, 10)
     const doneToday = changesOnDay(ledger, today)
     const caps = { perRun: config.consolidateModelTokensPerRun, perDay: config.consolidateModelTokensPerDay, spentToday: modelTokensOnDay(ledger, today), deadline }
@@ -410,7 +413,8 @@ async function addSources(backend: MemoryBackend, holder: IndexEntry, ids: reado
   await transact(backend, async (txn) => {
     const current = txn.index.get(holder.id)
     if (current === undefined) return
-    await txn.update(current, { derived_from: [...new Set([...(current.derived_from ?? []), ...ids])] })
+    const derivedFrom = [...new Set([...(current.derived_from ?? []), ...ids])]
+    await txn.update(current, { derived_from: derivedFrom, sources: derivedSources(txn.index, derivedFrom, { session_id: current.session_id, kind: 'plugin' }) })
     txn.log({ event, id: holder.id, ids: [...ids], reason: 'repeated' })
   })
 }

@@ -3,7 +3,10 @@
  * session become deleted_pending (soft, remembering their status as `deleted_from` so that
  * `restore` can undo it) or are removed from disk (hard). Shared topics are never deleted: with
  * `include_shared_unlink` the session is removed from their sources, and a topic left with none
- * becomes orphaned. Counts report only what this call changed, so a repeated call reports zero.
+ * becomes orphaned. A topic made from episodes (promoted, folded) follows its lineage: once none
+ * of the memories it was derived from is left unforgotten, it is forgotten as they were
+ * (`forgotten_derived_count`); a session's summary is one of its episodes already. Counts report only what this call changed, so a repeated
+ * call reports zero.
  */
 
 import type { MemoryBackend } from '../../store/backend.js'
@@ -28,6 +31,8 @@ export interface ForgetResult {
   deleted_raw_count: number
   unlinked_topic_count: number
   orphaned_topic_count: number
+  /** Derived topics forgotten with the last of the memories they were made from. */
+  forgotten_derived_count: number
   affected_paths: string[]
   status_changes: StatusChange[]
 }
@@ -42,6 +47,7 @@ export function forgetSession(backend: MemoryBackend, sessionId: string, scope: 
       deleted_raw_count: 0,
       unlinked_topic_count: 0,
       orphaned_topic_count: 0,
+      forgotten_derived_count: 0,
       affected_paths: [],
       status_changes: [],
     }
@@ -54,8 +60,27 @@ export function forgetSession(backend: MemoryBackend, sessionId: string, scope: 
       if (target.status === 'deleted_pending') return false
       return (await txn.update(target, { status: 'deleted_pending', deleted_from: target.status })) !== null
     }
-    const fromSession = txn.index.fromSession(sessionId)
-    for (const entry of fromSession) {
+    const record = (target: IndexEntry) => {
+      touched(target)
+      result.status_changes.push({ id: target.id, from: target.status, to: mode === 'hard' ? 'removed' : 'deleted_pending' })
+    }
+    /** Whether nothing it was made from is left: each source forgotten, purged or removed. */
+    const derivedFromNothing = (entry: IndexEntry) =>
+      entry.derived_from !== undefined && entry.derived_from.every((id) => {
+        const source = txn.index.get(id)
+        return source === undefined || source.status === 'deleted_pending'
+      })
+    // Derived memories last: whether they go depends on what this call forgets.
+    const fromSession = txn.index.fromSession(sessionId).sort((a, b) => Number(a.derived_from !== undefined) - Number(b.derived_from !== undefined))
+    for (const listed of fromSession) {
+      const entry = txn.index.get(listed.id) ?? listed
+      if (entry.type === 'topic' && derivedFromNothing(entry)) {
+        if (await forgetOne(entry)) {
+          result.forgotten_derived_count++
+          record(entry)
+        }
+        continue
+      }
       if (entry.type === 'topic') {
         if (scope !== 'include_shared_unlink') continue
         const sources = entry.sources.filter((s) => s.session_id !== sessionId)
@@ -80,8 +105,7 @@ export function forgetSession(backend: MemoryBackend, sessionId: string, scope: 
         if (await forgetOne(target)) {
           if (target.type === 'raw') result.deleted_raw_count++
           else result.deleted_episode_count++
-          touched(target)
-          result.status_changes.push({ id: target.id, from: target.status, to: mode === 'hard' ? 'removed' : 'deleted_pending' })
+          record(target)
         }
       }
     }

@@ -3,7 +3,9 @@
  * every search answer is registered as a batch (an id, and a `ref` per hit), and `assess` judges
  * whether the caller may answer from it. Sufficient takes three things at once: the caller says
  * so, at least one of its refs belongs to the batch it names, and its next strategy is `answer`.
- * Anything else is insufficient, with what to search next. Every verdict is a ledger event.
+ * Anything else is insufficient, with what to search next. A ref to a memory forgotten since the
+ * search (deleted_pending, purged or removed) is refused: it is no evidence any more. Every
+ * verdict is a ledger event.
  *
  * Batches are derived state, kept in `.cache/evidence-batches.jsonl` (one line per batch,
  * appended without the lock: a shared log, store/shared-log.ts; delete it any time): per session
@@ -16,6 +18,7 @@ import { randomBytes } from 'node:crypto'
 import { checkIdentifier, jsonLine } from '../../redact.js'
 import { afterAnswer } from '../../store/after-answer.js'
 import type { MemoryBackend } from '../../store/backend.js'
+import { ensureFresh } from '../../store/freshness.js'
 import { warnOnce } from '../../store/warn-once.js'
 
 export const BATCH_FILE = '.cache/evidence-batches.jsonl'
@@ -109,7 +112,7 @@ export interface AssessRequest {
   session_id?: string
 }
 
-export type RefusalReason = 'other-batch' | 'unknown'
+export type RefusalReason = 'other-batch' | 'unknown' | 'forgotten'
 
 export interface AssessVerdict {
   verdict: 'sufficient' | 'insufficient'
@@ -126,12 +129,23 @@ export async function assessEvidence(backend: MemoryBackend, request: AssessRequ
   const session = request.session_id ?? NO_SESSION
   const batches = latest(parseLines(await backend.readFile(BATCH_FILE))).get(session) ?? []
   const batch = batches.find((b) => b.batch === request.batchId)
+  await ensureFresh(backend)
+  const index = await backend.indexView()
+  // A hit of another store (a merged search's personal hit) is not in this index: an id missing
+  // here is forgotten only when this store's ledger says it forgot or purged it.
+  let gone: Set<string> | null = null
+  const forgottenHere = async () => (gone ??= new Set((await backend.readLedger()).filter((ev) => ev.event === 'forget' || ev.event === 'purge').flatMap((ev) => [ev.id, ...(ev.ids ?? [])].filter((id): id is string => typeof id === 'string'))))
+  const forgotten = async (id: string) => {
+    const entry = index.get(id)
+    return entry === undefined ? (await forgottenHere()).has(id) : entry.status === 'deleted_pending'
+  }
   const accepted: AssessVerdict['accepted'] = []
   const refused: AssessVerdict['refused'] = []
   for (const ref of [...new Set(request.evidenceRefs)]) {
     const own = batch?.refs.find(([r]) => r === ref)
     if (own !== undefined) {
-      accepted.push({ ref, id: own[1] })
+      if (await forgotten(own[1])) refused.push({ ref, reason: 'forgotten' })
+      else accepted.push({ ref, id: own[1] })
       continue
     }
     const other = batches.find((b) => b.refs.some(([r]) => r === ref))

@@ -44,8 +44,18 @@ interface Rule {
   kind: InjectionKind
   pattern: RegExp
   /** A part of the pattern that every match contains (see `rule`). */
-  key: string
+  key: RegExp
+  /**
+   * Whether only zero-width assertions (`\\b`, a lookbehind) come before the key: then every match
+   * begins where the key does, and the rule is tried there alone (`pattern` is sticky).
+   */
+  anchored: boolean
   reach: Reach
+  /**
+   * What it reads: the reading view (whitespace next to Chinese dropped), or the text with its
+   * line breaks, for a rule that needs a line's start (the view joins a Chinese line to the next).
+   */
+  reads: 'view' | 'lines'
 }
 
 const EN_QUALIFIER = '(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system|developer)'
@@ -105,19 +115,23 @@ function atTopLevel(source: string, at: readonly number[]): boolean {
 /**
  * A rule: case-insensitive, Unicode; every repetition is bounded, so no input can make a rule slow.
  * Its key, marked ⟦…⟧ in the source, is a run of the pattern's top-level sequence, not quantified
- * (no marks: the whole pattern), so every text a rule matches holds a match of its key. The keys together are a
- * small pattern that a fresh process compiles in a fraction of the rules' time, and that nearly
- * every text fails.
+ * (no marks: the whole pattern), so every text a rule matches holds a match of its key: a rare
+ * part, much quicker to look for than the rule, which most long texts and nearly all short ones
+ * do not hold. A key at the start of its rule also says where the rule can match.
  */
-function rule(kind: InjectionKind, marked: string, reach: Reach = 'sentence'): Rule {
+/** What may come before a key for its rule to be anchored: nothing, `\\b`, or one lookbehind without groups. */
+const ZERO_WIDTH_LEAD = /^(?:\\b|\(\?<[!=][^()]*\))?$/
+
+function rule(kind: InjectionKind, marked: string, reach: Reach = 'sentence', reads: Rule['reads'] = 'view'): Rule {
   const open = marked.indexOf('⟦')
   const close = marked.indexOf('⟧')
   const source = marked.replace('⟦', '').replace('⟧', '')
-  if (open === -1 && close === -1) return { kind, pattern: new RegExp(source, 'giu'), key: source, reach }
+  if (open === -1 && close === -1) return { kind, pattern: new RegExp(source, 'giu'), key: new RegExp(source, 'giu'), anchored: false, reach, reads }
   const after = source[close - 1]
   const quantified = after !== undefined && '?*+{'.includes(after)
   if (open === -1 || close < open || quantified || !atTopLevel(source, [open, close - 1])) throw new Error(`injection guard: the key of ${marked} is not one run of its top-level sequence`)
-  return { kind, pattern: new RegExp(source, 'giu'), key: source.slice(open, close - 1), reach }
+  const anchored = ZERO_WIDTH_LEAD.test(source.slice(0, open))
+  return { kind, pattern: new RegExp(source, anchored ? 'iuy' : 'giu'), key: new RegExp(source.slice(open, close - 1), 'giu'), anchored, reach, reads }
 }
 
 const RULES: readonly Rule[] = [
@@ -164,9 +178,12 @@ const RULES: readonly Rule[] = [
   rule('hide', `\\b⟦the\\s+user\\s+(?:must|should)\\s+(?:never|not)\\s+⟧(?:know|find\\s+out)\\b`),
   rule('hide', `(?:不要|别|不准|不许|切勿)(?:告诉|告知|通知|透露给)${USER_ZH}|(?:不要|别|不准|不许|切勿)让${USER_ZH}(?:知道|发现)|对${USER_ZH}(?:隐瞒|保密)|瞒着${USER_ZH}`),
   // A fake system turn announced in prose, at any position but not as the end of a phrase
-  // ("Operating system: Ubuntu", "操作系统：" are left alone).
-  rule('role', `(?<![a-z0-9_-]\\s{0,16})⟦system(?:\\s+(?:message|prompt|instructions?|override))?\\s*:⟧(?!\\/\\/)`, 'line'),
+  // ("Operating system: Ubuntu", "操作系统：" are left alone); a line break ends a phrase, so a
+  // turn at the start of a line is one.
+  rule('role', `(?<![a-z0-9_-][^\\S\\n]{0,16})⟦system(?:\\s+(?:message|prompt|instructions?|override))?\\s*:⟧(?!\\/\\/)`, 'line'),
   rule('role', `(?<!\\p{Script=Han})⟦系统(?:消息|提示词?|指令|通知)?\\s*[:：]⟧`, 'line'),
+  // The same turn at the start of a line, after a line that ends in Chinese.
+  rule('role', `(?<=^|\\n)[^\\S\\n]*⟦系统(?:消息|提示词?|指令|通知)?\\s*[:：]⟧`, 'line', 'lines'),
 ]
 
 /**
@@ -203,14 +220,30 @@ export function marker(kind: InjectionKind): string {
   return `[sanitized-${kind}]`
 }
 
-function endFrom(pattern: RegExp, text: string, from: number): number {
-  pattern.lastIndex = from
-  const m = pattern.exec(text)
-  return m === null ? text.length : m.index
+/** Where a reach ends in one text, from a position: the start of the next match of its pattern, else the text's end. */
+type EndFinder = (from: number) => number
+
+/**
+ * An end finder that remembers its last answer: every position between the last `from` and the
+ * end found has that same end (a match depends only on the text from its start), so the many
+ * triggers of one long sentence or line share one scan instead of each scanning to its end,
+ * which made such a text quadratic.
+ */
+function endFinder(pattern: RegExp, text: string): EndFinder {
+  let lastFrom = -1
+  let lastEnd = -1
+  return (from) => {
+    if (from >= lastFrom && from <= lastEnd) return lastEnd
+    pattern.lastIndex = from
+    const m = pattern.exec(text)
+    lastFrom = from
+    lastEnd = m === null ? text.length : m.index
+    return lastEnd
+  }
 }
 
-const sentenceEnd = (text: string, from: number) => endFrom(SENTENCE_END, text, from)
-const lineEnd = (text: string, from: number) => endFrom(/\n/g, text, from)
+const sentenceEnds = (text: string) => endFinder(SENTENCE_END, text)
+const lineEnds = (text: string) => endFinder(/\n/g, text)
 
 /** The end of the marker that closes a turn opened before `from`, else the end of the text. */
 function turnEnd(text: string, from: number): number {
@@ -225,59 +258,101 @@ interface Span {
   kind: InjectionKind
 }
 
-const hanAt = (text: string, i: number) => i >= 0 && i < text.length && HAN.test(String.fromCodePoint(text.codePointAt(i) as number))
+/** No Chinese character is below U+2E80: most characters are told by their code alone. */
+const hanAt = (text: string, i: number) => i >= 0 && i < text.length && text.charCodeAt(i) >= 0x2e80 && HAN.test(String.fromCodePoint(text.codePointAt(i) as number))
 
 /**
  * What the rules read: `clean` without the whitespace that touches a Chinese character, and for
- * each of its UTF-16 units the index in `clean` it came from (null: the same index).
+ * each of its UTF-16 units the index in `clean` it came from (null: the same index). A run of
+ * whitespace goes whole or stays whole, found by one scan: a text of any length is read once.
  */
-function readingView(clean: string): { view: string; from: number[] | null } {
+function readingView(clean: string): { view: string; from: Int32Array | null } {
   if (!SPACED_HAN.test(clean)) return { view: clean, from: null }
-  let view = ''
-  const from: number[] = []
-  for (let i = 0; i < clean.length; i++) {
-    const ch = clean[i] as string
-    if (/\s/.test(ch)) {
-      let next = i + 1
-      while (next < clean.length && /\s/.test(clean[next] as string)) next++
-      if (hanAt(clean, next) || (view.length > 0 && hanAt(view, view.length - 1))) {
-        i = next - 1
-        continue
-      }
-    }
-    view += ch
-    from.push(i)
+  const parts: string[] = []
+  const from = new Int32Array(clean.length)
+  let kept = 0
+  let at = 0
+  const keep = (end: number) => {
+    for (let i = at; i < end; i++) from[kept++] = i
+    parts.push(clean.slice(at, end))
   }
-  return { view, from }
+  WHITESPACE_RUN.lastIndex = 0
+  for (let m = WHITESPACE_RUN.exec(clean); m !== null; m = WHITESPACE_RUN.exec(clean)) {
+    const end = m.index + m[0].length
+    if (hanAt(clean, end) || hanAt(clean, m.index - 1)) {
+      keep(m.index)
+      at = end
+    }
+  }
+  keep(clean.length)
+  return { view: parts.join(''), from: from.subarray(0, kept) }
 }
+const WHITESPACE_RUN = /\s+/g
 
 /**
- * The rules' keys as alternations, ten rules to one: a text that none matches (nearly every text)
- * matches no rule, and is left after four scans instead of one per rule, before any rule is
- * compiled. Not one alternation of all: compiling one costs about twice its four parts.
+ * The rules' keys as alternations, ten rules to one: a text that none matches (nearly every
+ * text) matches no rule, and is left after four scans instead of one per rule, before any rule
+ * is compiled. Not one alternation of all: compiling one costs about twice its parts. Of a group
+ * that does match, a rule is run only on a text that holds its own key.
  */
-const KEY_GROUPS = Array.from({ length: Math.ceil(RULES.length / 10) }, (_, g) => new RegExp(RULES.slice(g * 10, g * 10 + 10).map((r) => `(?:${r.key})`).join('|'), 'iu'))
+const KEY_GROUPS = Array.from({ length: Math.ceil(RULES.length / 10) }, (_, g) => {
+  const rules = RULES.slice(g * 10, g * 10 + 10)
+  return { keys: new RegExp(rules.map((r) => `(?:${r.key.source})`).join('|'), 'iu'), rules }
+})
 
-function phraseSpans(clean: string): Span[] {
+function phraseSpans(clean: string, sentenceEnd: EndFinder): Span[] {
   const { view, from } = readingView(clean)
   const spans: Span[] = []
-  if (!KEY_GROUPS.some((keys) => keys.test(view))) return spans
-  for (const { kind, pattern, reach } of RULES) {
-    pattern.lastIndex = 0
-    for (let m = pattern.exec(view); m !== null; m = pattern.exec(view)) {
-      if (m[0] === '') {
-        pattern.lastIndex++
-        continue
+  const lineEnd = lineEnds(clean)
+  for (const { keys, rules } of KEY_GROUPS) {
+    if (!keys.test(view)) continue
+    for (const { kind, pattern, key, anchored, reach, reads } of rules) {
+      const text = reads === 'view' ? view : clean
+      const at = reads === 'view' ? from : null
+      for (const m of ruleMatches(text, pattern, key, anchored)) {
+        const start = at === null ? m.index : (at[m.index] as number)
+        const matched = (at === null ? m.index + m.length - 1 : (at[m.index + m.length - 1] as number)) + 1
+        spans.push({ start, end: Math.max(matched, reach === 'line' ? lineEnd(matched) : sentenceEnd(matched)), kind })
       }
-      const start = from === null ? m.index : (from[m.index] as number)
-      const matched = (from === null ? m.index + m[0].length - 1 : (from[m.index + m[0].length - 1] as number)) + 1
-      spans.push({ start, end: Math.max(matched, reach === 'line' ? lineEnd(clean, matched) : sentenceEnd(clean, matched)), kind })
     }
   }
   return spans
 }
 
-function markerSpans(clean: string): Span[] {
+/**
+ * A rule's matches in a text, left to right and apart, as its global scan finds them: none
+ * without its key; an anchored rule tried only where its key begins, any other scanned from the
+ * start (a match may begin before its key).
+ */
+function* ruleMatches(text: string, pattern: RegExp, key: RegExp, anchored: boolean): Generator<{ index: number; length: number }> {
+  key.lastIndex = 0
+  let k = key.exec(text)
+  if (k === null) return
+  if (!anchored) {
+    pattern.lastIndex = 0
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      if (m[0] === '') pattern.lastIndex++
+      else yield { index: m.index, length: m[0].length }
+    }
+    return
+  }
+  let next = 0
+  for (; k !== null; k = key.exec(text)) {
+    const place = k.index
+    if (place >= next) {
+      pattern.lastIndex = place
+      const m = pattern.exec(text)
+      if (m !== null && m[0] !== '') {
+        next = place + m[0].length
+        yield { index: place, length: m[0].length }
+      }
+    }
+    // On to the next place the key begins, never into the middle of a surrogate pair.
+    key.lastIndex = place + ((text.codePointAt(place) as number) > 0xffff ? 2 : 1)
+  }
+}
+
+function markerSpans(clean: string, sentenceEnd: EndFinder): Span[] {
   const spans: Span[] = []
   CHAT_MARKER.lastIndex = 0
   for (let m = CHAT_MARKER.exec(clean); m !== null; m = CHAT_MARKER.exec(clean)) {
@@ -288,7 +363,7 @@ function markerSpans(clean: string): Span[] {
       // The marker that closes this turn is part of it, not a lone one.
       CHAT_MARKER.lastIndex = end
     } else {
-      spans.push({ start: m.index, end: sentenceEnd(clean, matched), kind: 'role' })
+      spans.push({ start: m.index, end: sentenceEnd(matched), kind: 'role' })
     }
   }
   return spans
@@ -343,7 +418,8 @@ const LETTER_PAIR = /[A-Za-z]{2}/
 function sanitizeAnew(text: string): SanitizeResult {
   if (text === '') return { text, kinds: [] }
   const clean = text.normalize('NFKC').replace(INVISIBLE, '').replace(ESCAPED_INVISIBLE, '')
-  const spans = [...phraseSpans(clean), ...markerSpans(clean)]
+  const sentenceEnd = sentenceEnds(clean)
+  const spans = [...phraseSpans(clean, sentenceEnd), ...markerSpans(clean, sentenceEnd)]
   if (spans.length === 0) return { text, kinds: [] }
   spans.sort((a, b) => a.start - b.start || b.end - a.end)
   let out = ''

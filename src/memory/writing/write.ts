@@ -354,6 +354,16 @@ export function subjectNeighbours(index: IndexLookup, text: string, self: string
   return [...new Set(found.map((e) => e.id))].slice(0, RELATED_HITS * 4)
 }
 
+/**
+ * The sources of a memory made from others (consolidation): the sessions they were said in, each
+ * as a plugin source, so that forgetting those sessions reaches it; its own source when they name
+ * none (or it is made from nothing).
+ */
+export function derivedSources(index: IndexLookup, derivedFrom: readonly string[] | undefined, own: Source): Source[] {
+  const sessions = new Set((derivedFrom ?? []).flatMap((id) => index.get(id)?.sources.map((s) => s.session_id) ?? []).filter((s): s is string => s !== null))
+  return sessions.size === 0 ? [own] : [...sessions].map((session_id) => ({ session_id, kind: own.kind }))
+}
+
 export async function writeMemory(backend: MemoryBackend, req: WriteRequest, options: WriteOptions = {}): Promise<WriteResult> {
   const config = await loadConfig(backend)
   const w = prepareWrite(config, req, options)
@@ -416,7 +426,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
         time: at,
         status,
         session_id: sessionId,
-        sources: [source],
+        sources: derivedSources(txn.index, options.derivedFrom, source),
         confidence,
         tags,
         entities,
