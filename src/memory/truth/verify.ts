@@ -41,6 +41,7 @@ import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms }
 import { entryClaim, relateClaims, type EntryClaim } from '../writing/revise.js'
 import { sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
 import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
+import { doubtOf, futureChange, negatesValue, saidTerms, type DoubtClaim } from './doubt.js'
 
 /** A claim with no recognisable subject is supported only by a memory that states every one of its terms (and all its numbers, and the memory's own value). */
 export const SUPPORT_COVERAGE = 1
@@ -178,10 +179,15 @@ class Checker {
    * words and value atoms in its text. Words that only overlap are never support.
    */
   states(e: IndexEntry): boolean {
+    // A change yet to come states nothing true now; a memory that negates the value never supports it.
+    if (futureChange(e.summary)) return false
     const mine = entryClaim(e)
     if (this.parsed !== null) {
       const p = this.parsed
       if (isEmptyValue(p.atoms)) return false
+      if (!p.negated && negatesValue(e.summary, p.value)) return false
+      // A memory that tells of a change from the claim's value retires it: it never supports it.
+      if (mine !== null && (mine.retired.some((v) => compareValues(valueAtoms(v), p.atoms) === 'same') || (RETIRING.test(e.summary) && valueSaidBefore(p, e.summary)))) return false
       const subjects = this.subjectsOf(e)
       if (subjects.length > 0 && mine !== null) return (this.namesSlot(e) || this.folds(e, mine)) && mine.negated === p.negated && atomsWithin(p.atoms, mine.atoms)
       if (subjects.length > 0) return false
@@ -371,6 +377,8 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const frame = claimFrame(claim, check)
   const changed: IndexEntry[] = []
   const mentions: IndexEntry[] = []
+  const claimValue = check.parsed?.value ?? claim
+  const doubtClaim: DoubtClaim = { subject: check.parsed?.subject ?? null, value: claimValue, said: saidTerms(claim, check.parsed === null ? '' : claimValue), frame }
   if (support !== null) {
     for (const e of live) {
       if (e.id === support.id || e.type === 'raw' || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || check.states(e)) continue
@@ -379,6 +387,12 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
       // something changed ("Billing portal's Stripe API version changed to 2024-06-20").
       const otherAttribute = check.parsed !== null && !check.namesSlot(e) && check.subjectsOf(e).some((s) => sharesSubjectWord(s, check.parsed?.subject ?? ''))
       const cued = e.time >= support.time && changeCues(e.summary).length > 0
+      // Anything at least as new that may be saying otherwise (doubt.ts): rules cannot read
+      // paraphrase, so the support is not enough.
+      if (doubtOf(e, support, doubtClaim, check) !== null) {
+        ;(cued || futureChange(e.summary) ? changed : mentions).push(e)
+        continue
+      }
       if (otherAttribute && !cued) continue
       const shared = [...frame.terms].filter((w) => check.terms(e).has(w)).length
       const about = frame.terms.size > 0 && (shared >= 2 || (shared >= 1 && frame.terms.size <= 2)) && shared / frame.terms.size >= 0.5
