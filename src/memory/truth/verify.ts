@@ -41,7 +41,7 @@ import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms }
 import { entryClaim, relateClaims, type EntryClaim } from '../writing/revise.js'
 import { sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
 import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
-import { doubtOf, futureChange, negatesValue, saidTerms, type DoubtClaim } from './doubt.js'
+import { futureChange, negatesValue } from './doubt.js'
 
 /** A claim with no recognisable subject is supported only by a memory that states every one of its terms (and all its numbers, and the memory's own value). */
 export const SUPPORT_COVERAGE = 1
@@ -377,8 +377,6 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const frame = claimFrame(claim, check)
   const changed: IndexEntry[] = []
   const mentions: IndexEntry[] = []
-  const claimValue = check.parsed?.value ?? claim
-  const doubtClaim: DoubtClaim = { subject: check.parsed?.subject ?? null, value: claimValue, said: saidTerms(claim, check.parsed === null ? '' : claimValue), frame }
   if (support !== null) {
     for (const e of live) {
       if (e.id === support.id || e.type === 'raw' || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || check.states(e)) continue
@@ -387,15 +385,14 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
       // something changed ("Billing portal's Stripe API version changed to 2024-06-20").
       const otherAttribute = check.parsed !== null && !check.namesSlot(e) && check.subjectsOf(e).some((s) => sharesSubjectWord(s, check.parsed?.subject ?? ''))
       const cued = e.time >= support.time && changeCues(e.summary).length > 0
-      // Anything at least as new that may be saying otherwise (doubt.ts): rules cannot read
-      // paraphrase, so the support is not enough.
-      if (doubtOf(e, support, doubtClaim, check) !== null) {
-        ;(cued || futureChange(e.summary) ? changed : mentions).push(e)
-        continue
-      }
       if (otherAttribute && !cued) continue
       const shared = [...frame.terms].filter((w) => check.terms(e).has(w)).length
       const about = frame.terms.size > 0 && (shared >= 2 || (shared >= 1 && frame.terms.size <= 2)) && shared / frame.terms.size >= 0.5
+      // A change yet to come about the subject: until it takes effect the support may still hold, but not for sure.
+      if (futureChange(e.summary) && (newer.includes(e) || (about && otherValue(frame, `${e.title}\n${e.summary}`)))) {
+        changed.push(e)
+        continue
+      }
       // The same statement with the other polarity ("has no roof rack" / "has a roof rack") is another value too.
       const other = (about && otherValue(frame, `${e.title}\n${e.summary}`)) || polarityTwins(support.summary, e.summary)
       // Newer and says something changed: about the support's subject, or taking back the
