@@ -8,7 +8,10 @@
  *
  * Prints, per split and arm: supersede precision and recall, conflict precision and recall,
  * status accuracy, the false-`supported` rate, and the verdict confusion; `--misses` lists every
- * case that differs. Figures go to bench/results/claims.json. Exit 1 when a target is missed.
+ * case that differs. Then the free-text histories of issue 27 (bench/free-text.ts), per phrasing
+ * and language: revisions caught, look-alikes kept apart, current value ranked first, verify
+ * right, false `supported` (`--split histories` runs only them). Figures go to
+ * bench/results/claims.json. Exit 1 when a target is missed.
  */
 
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -17,18 +20,24 @@ import { flags, resultsFile } from './args.js'
 import { candidateRecall } from './revision-candidates.js'
 import { endpointModel } from './model-endpoint.js'
 import type { ConsolidationModel } from '../lib/api.js'
+import { historyFigures, historyTargets, loadHistories, PHRASINGS, runHistory, type HistoryFigures, type HistoryOutcome } from './free-text.js'
 import { ARMS, figures, loadCases, meetsTargets, runCase, type Arm, type CaseOutcome, type Figures, type Split } from './claim-set.js'
 
 let splits: Split[] = ['dev', 'dev2', 'holdout']
+let histories = true
 let arms: Arm[] = [...ARMS]
 let showMisses = false
 let model: ConsolidationModel | null = null
 for (const f of flags(process.argv.slice(2))) {
-  if (f.name === '--split') splits = [f.value() as Split]
+  if (f.name === '--split') {
+    const v = f.value()
+    histories = v === 'histories'
+    splits = histories ? [] : [v as Split]
+  }
   else if (f.name === '--arm') arms = [f.value() as Arm]
   else if (f.name === '--misses') showMisses = true
   else if (f.name === '--model') model = endpointModel(f.value())
-  else throw new Error(`unknown flag ${f.name} (--split dev|dev2|holdout, --arm ${ARMS.join('|')}, --misses, --model <base URL>#<model>)`)
+  else throw new Error(`unknown flag ${f.name} (--split dev|dev2|holdout|histories, --arm ${ARMS.join('|')}, --misses, --model <base URL>#<model>)`)
 }
 
 const started = Date.now()
@@ -60,6 +69,29 @@ for (const split of splits) {
   }
 }
 failures.push(...(await candidateRecall(splits)))
+const historyResults: Array<{ phrasing: string; lang: string; figures: HistoryFigures }> = []
+if (histories) {
+  const hs = await loadHistories()
+  const os: HistoryOutcome[] = []
+  for (const [i, h] of hs.entries()) {
+    os.push(await runHistory(h))
+    if (process.stderr.isTTY) process.stderr.write(`\rhistories: ${i + 1}/${hs.length}`)
+  }
+  if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
+  console.log('')
+  console.log('| histories | lang | n | revisions caught | look-alikes apart | current first | verify right | false supported |')
+  console.log('|---|---|---|---|---|---|---|---|')
+  for (const phrasing of ['all', ...PHRASINGS]) {
+    for (const lang of ['all', 'en', 'zh']) {
+      const pick = (i: number) => (phrasing === 'all' || hs[i]?.phrasing === phrasing) && (lang === 'all' || hs[i]?.lang === lang)
+      const f = historyFigures(hs.filter((_, i) => pick(i)), os.filter((_, i) => pick(i)))
+      historyResults.push({ phrasing, lang, figures: f })
+      const part = (a: number, b: number) => (b === 0 ? '-' : `${a}/${b}`)
+      console.log(`| ${phrasing} | ${lang} | ${f.histories} | ${part(f.revisionsCaught, f.revisions)} | ${part(f.lookalikesApart, f.lookalikes)} | ${part(f.currentFirst, f.histories)} | ${part(f.verifyRight, f.checks)} | ${part(f.falseSupported, f.notSupportedChecks)} |`)
+      if (phrasing === 'all' && lang === 'all') for (const miss of historyTargets(f)) failures.push(`histories: ${miss}`)
+    }
+  }
+}
 const all = results.filter((r) => r.lang === 'all')
 console.log('')
 console.log('Verdict confusion (expected -> answered), first arm of each split:')
@@ -67,7 +99,7 @@ for (const r of all.filter((x) => x.arm === arms[0])) console.log(`  ${r.split}:
 console.log(`\n(${Date.now() - started} ms)`)
 const out = resultsFile('claims.json')
 await mkdir(dirname(out), { recursive: true })
-await writeFile(out, `${JSON.stringify({ at: new Date().toISOString(), results }, null, 2)}\n`)
+await writeFile(out, `${JSON.stringify({ at: new Date().toISOString(), results, histories: historyResults }, null, 2)}\n`)
 if (failures.length > 0) {
   console.error(`targets missed:\n  ${failures.join('\n  ')}`)
   process.exitCode = 1

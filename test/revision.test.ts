@@ -173,6 +173,21 @@ describe('automatic revision of keyless writes', () => {
     expect((await verify(b, 'The deploy target is staging')).verdict).toBe('unknown')
   })
 
+  it('without a change cue, the later of two typed values of one subject is its new version, with a versioned warning (issue 27)', async () => {
+    const { backend: b } = await store()
+    const a = await write(b, { summary: 'The build cache holds 20 GB.' })
+    const c = await write(b, { summary: 'The build cache holds 50 GB.' })
+    expect(c.status).toBe('active')
+    expect(c.superseded).toEqual([a.id])
+    expect(c.warnings?.some((w) => w.startsWith(`versioned: ${a.id}`))).toBe(true)
+    expect(await statusOf(b, a.id)).toBe('superseded')
+    expect((await verify(b, 'The build cache holds 20 GB')).verdict).toBe('contradicted')
+    expect((await verify(b, 'The build cache holds 50 GB')).verdict).toBe('supported')
+    const zh = await write(b, { summary: '日志服务的数据库是 MySQL。' })
+    const zh2 = await write(b, { summary: '日志服务的数据库是 PostgreSQL。' })
+    expect(zh2.superseded).toEqual([zh.id])
+  })
+
   it('a restatement, another subject, another attribute, an added value and other premises change nothing', async () => {
     const { backend: b } = await store()
     const port = await write(b, { summary: 'The API server listens on port 8080.', scope: 'env=prod' })

@@ -188,3 +188,31 @@ describe('memory_verify', () => {
     expect(text).toContain(`- old version ${old.id} [topic, superseded]`)
   })
 })
+
+describe('memory_verify on rules alone: what never supports (issue 27)', () => {
+  it('a memory that negates the value never supports it', async () => {
+    const b = await store()
+    await writeHandler(b, { summary: 'Nadia no longer plays the cello.' })
+    const v = await verifyHandler(b, { claim: 'Nadia plays the cello' })
+    expect(v.verdict).not.toBe('supported')
+  })
+
+  it('a change yet to come supports nothing now, and casts doubt on the value it replaces', async () => {
+    const b = await store()
+    await writeHandler(b, { summary: 'The design review is on Thursdays.' })
+    const later = await writeHandler(b, { summary: 'Starting next month, the design review is on Mondays.' })
+    expect((await verifyHandler(b, { claim: 'The design review is on Mondays' })).verdict).not.toBe('supported')
+    const old = await verifyHandler(b, { claim: 'The design review is on Thursdays' })
+    expect(old.verdict).not.toBe('supported')
+    expect(old.note).toContain(later.id)
+  })
+
+  it('a sibling subject that shares none of the claim beyond the subject word leaves the support alone', async () => {
+    const b = await store()
+    const m = await writeHandler(b, { summary: 'Lucia prefers green tea.' })
+    await writeHandler(b, { summary: 'Lucia moved her desk to floor 4.' })
+    const v = await verifyHandler(b, { claim: 'Lucia prefers green tea' })
+    expect(v.verdict).toBe('supported')
+    expect(v.support?.id).toBe(m.id)
+  })
+})

@@ -41,6 +41,7 @@ import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms }
 import { entryClaim, relateClaims, type EntryClaim } from '../writing/revise.js'
 import { sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
 import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
+import { futureChange, negatesValue } from './doubt.js'
 
 /** A claim with no recognisable subject is supported only by a memory that states every one of its terms (and all its numbers, and the memory's own value). */
 export const SUPPORT_COVERAGE = 1
@@ -184,10 +185,15 @@ class Checker {
    * words and value atoms in its text. Words that only overlap are never support.
    */
   states(e: IndexEntry): boolean {
+    // A change yet to come states nothing true now; a memory that negates the value never supports it.
+    if (futureChange(e.summary)) return false
     const mine = entryClaim(e)
     if (this.parsed !== null) {
       const p = this.parsed
       if (isEmptyValue(p.atoms)) return false
+      if (!p.negated && negatesValue(e.summary, p.value)) return false
+      // A memory that tells of a change from the claim's value retires it: it never supports it.
+      if (mine !== null && (mine.retired.some((v) => compareValues(valueAtoms(v), p.atoms) === 'same') || (RETIRING.test(e.summary) && valueSaidBefore(p, e.summary)))) return false
       const subjects = this.subjectsOf(e)
       if (subjects.length > 0 && mine !== null) return (this.namesSlot(e) || this.folds(e, mine)) && mine.negated === p.negated && atomsWithin(p.atoms, mine.atoms)
       if (subjects.length > 0) return false
@@ -388,6 +394,11 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
       if (otherAttribute && !cued) continue
       const shared = [...frame.terms].filter((w) => check.terms(e).has(w)).length
       const about = frame.terms.size > 0 && (shared >= 2 || (shared >= 1 && frame.terms.size <= 2)) && shared / frame.terms.size >= 0.5
+      // A change yet to come about the subject: until it takes effect the support may still hold, but not for sure.
+      if (futureChange(e.summary) && (newer.includes(e) || (about && otherValue(frame, `${e.title}\n${e.summary}`)))) {
+        changed.push(e)
+        continue
+      }
       // The same statement with the other polarity ("has no roof rack" / "has a roof rack") is another value too.
       const other = (about && otherValue(frame, `${e.title}\n${e.summary}`)) || polarityTwins(support.summary, e.summary)
       // Newer and says something changed: about the support's subject, or taking back the

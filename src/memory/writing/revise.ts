@@ -8,7 +8,10 @@
  *              longer, migrated, from A to B, 现在, 不再, 改成...), retires the old value by name
  *              ("不再是素食"), or both are structured declarations (`X -> Y`, `X: Y`; setting
  *              `structuredRevises`);
- *   conflict   it is not clear: both become `conflict`, and the write says so in `warnings`;
+ *   version    no cue, but the new memory is the later statement of the same subject: it is the
+ *              new version (as under a key), and the write says so in a `versioned:` warning;
+ *   conflict   the new memory is dated before the current one: both become `conflict`, and the
+ *              write says so in `warnings`;
  *   shielded   the old memory's check passed recently ([VERIFIED]) and the new one has no
  *              passing evidence: both become `conflict` with a `shielded:` warning.
  *
@@ -190,7 +193,14 @@ export async function reviseDerived(
         `shielded: ${other.id} says ${quoteValue(theirs)} for "${other.key}" and its check passed on ${other.evidence?.verified_at?.slice(0, 10)}; this memory has no passing evidence, so both are kept as conflict. Record a passing check (verify_result: pass) or settle it with memory_resolve.`,
       )
     } else if (why !== null && older) losers.push(other)
-    else {
+    else if (older && !freshlyVerified(other, nowMs) && sameKind(mine, theirs) && valueKind(mine) !== 'text') {
+      // No cue word: the later statement of one subject, with a value of the same kind, is its new
+      // version (as under a key); the write says so, so a caller who meant both undoes it
+      // (docs/decisions.md, issue 27). Values of two kinds ("uses React", "uses Postgres") and
+      // plain words, which a relation may hold several of (languages spoken, allergies), conflict.
+      losers.push(other)
+      out.warnings.push(`versioned: ${other.id} said ${quoteValue(theirs)} for "${other.key}"; this later memory says ${quoteValue(mine)} with no change cue, so it is kept as the new version and ${other.id} is superseded. If both hold, write again with expectConflict or restore ${other.id}.`)
+    } else {
       rivals.push(other)
       out.warnings.push(
         `conflict: ${other.id} says ${quoteValue(theirs)} for "${other.key}", this memory says ${quoteValue(mine)}, and nothing says which is current (no change cue such as "now" or "现在"); both are kept as conflict. Settle it with memory_resolve.`,
