@@ -116,8 +116,8 @@ describe('two projects and one personal store', () => {
 
   it('merges search by score with the store on every hit, and keeps top_k', async () => {
     const { a } = await setup()
-    for (let i = 0; i < 4; i++) await a.call('write_memory', { summary: `Redis cache note ${i}: keys expire after ${i + 1} hours.`, tags: ['environment'] })
-    for (let i = 0; i < 4; i++) await a.call('write_memory', { summary: `I prefer Redis ${i} for every cache experiment at home.`, tags: ['preference'] })
+    for (let i = 0; i < 4; i++) await a.call('write_memory', { summary: `Redis cache note ${i}: ${['session', 'token', 'page', 'search'][i]} keys expire after ${i + 1} hours.`, tags: ['environment'] })
+    for (let i = 0; i < 4; i++) await a.call('write_memory', { summary: `For my ${['work', 'hobby', 'school', 'club'][i]} projects I prefer Redis as the cache.`, tags: ['preference'] })
     const all = await a.call('memory_search_hybrid', { query: 'redis cache', top_k: 5 })
     const hits = all['hits'] as Array<Hit & { score: number }>
     expect(all['store']).toBe('all')

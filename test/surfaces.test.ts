@@ -63,7 +63,12 @@ describe('every registry tool on every surface', () => {
       const text = cli(cwd, command, ...args)
       if (json.code !== 0) {
         expect(json.code, `${command}: ${json.stderr}`).toBe(2)
-        expect(json.stderr).toMatch(new RegExp(`^memory-agent: INVALID_INPUT: (${tool.name}: )?\\w+: `))
+        // Under --json the error is one JSON object naming the field; in text, a line naming the kind.
+        const error = (JSON.parse(json.stderr) as { error: { code: string; field?: string } }).error
+        expect(error.code, `${command}: ${json.stderr}`).toBe('INVALID_INPUT')
+        expect(typeof error.field, `${command}: ${json.stderr}`).toBe('string')
+        expect(text.code, `${command}: ${text.stderr}`).toBe(2)
+        expect(text.stderr).toMatch(/^memory-agent: INVALID_INPUT: /)
       } else {
         expect(outputViolation(tool.output, JSON.parse(json.stdout))).toBeNull()
         expect(text.code).toBe(0)

@@ -94,6 +94,16 @@ const CACHE_DIR = '.cache'
 /** The folders init() makes: one of them that links outside is passed over, not an error for every call. */
 const LAYOUT_DIRS: ReadonlySet<string> = new Set(STORE_LAYOUT.filter((item) => item.kind === 'dir').map((item) => item.path))
 
+/** True when something is at abs; false when nothing is, or its name cannot be (too long, a file as a folder). */
+function existsQuietly(abs: string): boolean {
+  try {
+    return fsSync.lstatSync(abs, { throwIfNoEntry: false }) !== undefined
+  } catch (err) {
+    if (errno(err) === 'ENAMETOOLONG' || errno(err) === 'ENOTDIR') return false
+    throw ioError('look up', abs, err)
+  }
+}
+
 function notMemoryFile(relPath: string, why: string): MemoryError {
   return new MemoryError(
     'INVALID_INPUT',
@@ -396,7 +406,11 @@ class FileBackend implements MemoryBackend {
     // Outside the root first (PATH_OUTSIDE_ROOT), then outside the memory files (INVALID_INPUT).
     const abs = this.resolveSync(relPath)
     const rel = assertRelativeInside(relPath)
-    if (!isReadableFile(rel)) throw notMemoryFile(relPath, 'not a markdown file in a memory folder')
+    // Nothing there (an unknown id, a missing file, a name too long): not found, whatever its name.
+    if (!isReadableFile(rel)) {
+      if (!existsQuietly(abs)) return null
+      throw notMemoryFile(relPath, 'not a markdown file in a memory folder')
+    }
     let real: string
     try {
       real = fsSync.realpathSync.native(abs)
