@@ -118,8 +118,17 @@ function sessionMap(view: IndexView): Map<string, string> {
   return new Map(view.sessions())
 }
 
+export interface StateUse {
+  /**
+   * An internal read, not a search of the process (a write's may_revise candidates): it is not
+   * counted as a look (so it never brings the keyword lookup build forward) and starts no timed
+   * save of the search index (a process that only wrote saves it at flushCaches, as before).
+   */
+  quiet?: boolean
+}
+
 /** The retrieval state for the store as it is now, outside edits included. */
-export async function retrievalState(backend: MemoryBackend): Promise<RetrievalState> {
+export async function retrievalState(backend: MemoryBackend, use: StateUse = {}): Promise<RetrievalState> {
   await ensureFresh(backend)
   // index.jsonl as the view is read: the same before and after means the view is exactly it.
   const before = await indexSignature(backend)
@@ -172,9 +181,10 @@ export async function retrievalState(backend: MemoryBackend): Promise<RetrievalS
       c.aliasSignature = signature
     }
   }
-  scheduleSave(backend, c)
-  if (c.keywords !== null && !c.keywords.follow(view)) c.keywords = null
-  c.looks++
+  if (use.quiet !== true) {
+    scheduleSave(backend, c)
+    c.looks++
+  }
   if (c.keywords !== null && !c.keywords.follow(view)) c.keywords = null
   return { entries: view, index: c.index, aliases: c.aliases, keywords: c.keywords }
 }

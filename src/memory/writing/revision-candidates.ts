@@ -4,7 +4,9 @@
  * `supersedes`. Three sources, in this order: the same subject by rules (the write's slot, and
  * the slots its subject reaches through the store's alias groups, which confirmed revisions
  * record), then the search ranking of its text (keyword neighbours, and vectors when an embedder
- * is configured: fusion.ts). Read-only: it never changes a memory and never records use.
+ * is configured: fusion.ts). Read-only: it never changes a memory and never records use. Its
+ * search is an internal read, not a search of the caller's (retrievalState quiet): no query log,
+ * no usage signal, no evidence batch, no step of the keyword lookup, no timed save.
  */
 
 import { searchRanked } from '../../retrieve/fusion.js'
@@ -67,7 +69,7 @@ function bySubject(index: IndexLookup, subject: string, groups: Readonly<Record<
 
 /** Up to MAY_REVISE_LIMIT current memories the written one may revise, best first. */
 export async function revisionCandidates(backend: MemoryBackend, written: WrittenMemory): Promise<RevisionCandidate[]> {
-  const state = await retrievalState(backend)
+  const state = await retrievalState(backend, { quiet: true })
   const eligible = (e: IndexEntry | undefined): e is IndexEntry =>
     e !== undefined &&
     e.id !== written.id &&
