@@ -69,11 +69,14 @@ describe('MCP sampling gives consolidation a model', () => {
     expect(report.degraded).toBeUndefined()
     expect(report.promoted.map((p) => p.summary)).toEqual([FACT])
     expect(report.reflected.find((s) => s.session === 's1')?.summary).toBe(`Session s1 (2026-02-02, 2 episodes): ${EN_SUMMARY}`)
-    expect(sampled).toHaveLength(5)
-    expect(sampled[0]).toMatchObject({ includeContext: 'none', maxTokens: 200, messages: [{ role: 'user', content: { type: 'text' } }] })
+    // The setup's free-text writes are judged in the background too (issue 27): consolidation's own asks are the rest.
+    const asked = () => sampled.filter((p) => !JSON.stringify(p.messages).includes('A new memory was written to a long-term memory store.'))
+    const judgements = sampled.length - asked().length
+    expect(asked()).toHaveLength(5)
+    expect(asked()[0]).toMatchObject({ includeContext: 'none', maxTokens: 200, messages: [{ role: 'user', content: { type: 'text' } }] })
     // The dry run after it asks nothing new.
     const again = await call<ConsolidationReport>(client, 'memory_consolidate', {})
-    expect(sampled).toHaveLength(5)
+    expect(sampled).toHaveLength(5 + judgements)
     expect(again.model?.calls).toBe(0)
   })
 
