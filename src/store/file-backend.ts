@@ -415,7 +415,7 @@ class FileBackend implements MemoryBackend {
     try {
       real = fsSync.realpathSync.native(abs)
     } catch (err) {
-      if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR') return null
+      if (errno(err) === 'ENOENT' || errno(err) === 'ENOTDIR' || errno(err) === 'ENAMETOOLONG') return null
       throw ioError('look up', abs, err)
     }
     const realRel = path.relative(this.realRootSync(), real).split(path.sep).join('/')
