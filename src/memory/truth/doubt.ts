@@ -27,5 +27,5 @@ export function negatesValue(text: string, value: string): boolean {
     .filter((i) => i >= 0)
   if (first.length === 0) return false
   const neg = NEGATION.exec(lower)
-  return neg !== null && neg.index < Math.min(...first)
+  return neg !== null && first.every((i) => neg.index < i)
 }
