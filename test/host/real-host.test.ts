@@ -132,6 +132,8 @@ describe('the real DSH host (rc.8, Node 22)', () => {
         { name: 'memory_consolidate', arguments: {} },
         // Vectors (issue 19): no embedder configured, nothing to embed.
         { name: 'memory_embed', arguments: {} },
+        // The model's judgements (issue 27): with no model, nothing to undo for a memory.
+        { name: 'memory_undo_judgement', arguments: { ids: ['$1.id'] } },
       ]
       const patch = writePatch(sandbox, 'driver.patch.yml', [
         {
