@@ -52,6 +52,15 @@ interface World {
 }
 
 /** A temporary folder with a bare repository and git configured for this test only. */
+/** A world whose store a has one memory, synced once to the remote; remoteHead is the remote's main then. */
+async function pushedOnce(memory: { summary: string; title: string }) {
+  const w = world()
+  const a = w.store('a')
+  await writeHandler(a.backend, memory)
+  await w.sync(a.backend, { remote: w.remote })
+  return { w, a, remoteHead: w.git(w.remote, 'rev-parse', 'main') }
+}
+
 function world(): World {
   const dir = mkdtempSync(path.join(tmpdir(), 'sync-test-'))
   const globalConfig = path.join(dir, 'gitconfig')
@@ -335,11 +344,7 @@ describe('sync: two stores through a bare repository', () => {
   })
 
   it('refuses to commit or push a binary file holding a secret (NUL bytes, UTF-16), and says which file', async () => {
-    const w = world()
-    const a = w.store('a')
-    await writeHandler(a.backend, { summary: 'The deploy key lives in the vault.', title: 'Deploy key' })
-    await w.sync(a.backend, { remote: w.remote })
-    const remoteHead = w.git(w.remote, 'rev-parse', 'main')
+    const { w, a, remoteHead } = await pushedOnce({ summary: 'The deploy key lives in the vault.', title: 'Deploy key' })
     const commits = w.git(a.root, 'rev-list', '--count', 'HEAD')
     const pushedFiles = () => w.git(w.remote, 'ls-tree', '-r', '--name-only', 'main')
     const attempts: Array<[string, Buffer, string]> = [
@@ -376,11 +381,7 @@ describe('sync: two stores through a bare repository', () => {
   })
 
   it('never commits or pushes an embedder key in config.json, whatever its shape; without it config.json syncs', async () => {
-    const w = world()
-    const a = w.store('a')
-    await writeHandler(a.backend, { summary: 'The embedder runs on the GPU box.', title: 'Embedder host' })
-    await w.sync(a.backend, { remote: w.remote })
-    const remoteHead = w.git(w.remote, 'rev-parse', 'main')
+    const { w, a, remoteHead } = await pushedOnce({ summary: 'The embedder runs on the GPU box.', title: 'Embedder host' })
     const config = (apiKey?: string) => JSON.stringify({ embedder: { baseUrl: 'http://127.0.0.1:11434/v1', model: 'nomic', dimensions: 8, ...(apiKey !== undefined ? { apiKey } : {}) } }, null, 2)
     for (const key of ['abc123', 'local-ollama-key', '0f1e2d3c4b5a69788796a5b4c3d2e1f0']) {
       writeFileSync(path.join(a.root, 'config.json'), config(key))
