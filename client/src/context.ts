@@ -4,7 +4,7 @@
  * its listeners, and the line where a card says what its last action did.
  */
 
-import type { OpName, Ops } from './api-types.js'
+import type { OpName, Ops, PanelScope, StoreName, ToolName, Tools } from './api-types.js'
 import { h, replaceChildren } from './dom.js'
 import type { Locale, Translate } from './i18n.js'
 import { ApiError } from './transport.js'
@@ -19,7 +19,14 @@ export interface PanelContext {
    * yields undefined; a missing or refused key locks the panel.
    */
   run<K extends OpName>(op: K, args?: Ops[K]['args'], line?: ResultLine): Promise<Ops[K]['result'] | undefined>
+  /** Runs a registry tool through the `tool` op, as every other surface calls it; failures as `run`. */
+  tool<N extends ToolName>(name: N, input: Tools[N]['input'], line?: ResultLine): Promise<Tools[N]['output'] | undefined>
   status(): Status | null
+  /** Which stores the panel shows: both (all), the personal store (user) or the project store. */
+  scope(): PanelScope
+  onScope(listener: (scope: PanelScope) => void): () => void
+  /** Switches to the memories tab and opens one memory there (a link from the operation log). */
+  showMemory(id: string, store: StoreName): void
   refreshStatus(): Promise<void>
   onStatus(listener: (status: Status) => void): () => void
   /** Switches to the memories tab and searches there. */

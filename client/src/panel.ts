@@ -8,18 +8,21 @@
  * and a box to paste it; nothing else is drawn until a key works.
  */
 
-import type { Call, OpName, Ops } from './api-types.js'
+import type { Call, ListCounts, OpName, Ops, PanelScope } from './api-types.js'
 import { ResultLine, type PanelContext, type Status } from './context.js'
+import { countsIn } from './counts.js'
 import { button, h, replaceChildren, withNodes } from './dom.js'
 import { translator, type Locale, type MessageKey } from './i18n.js'
 import { browserKeyStore, normalizeKey, type KeyStore } from './key.js'
 import { installStyles, type StyleMode } from './styles.js'
 import { isLockError } from './transport.js'
+import { ledgerView } from './views/ledger.js'
 import { maintenanceView } from './views/maintenance.js'
 import { memoriesView } from './views/memories.js'
 import { queryLogView } from './views/query-log.js'
 import { roomsView } from './views/rooms.js'
 import { settingsView } from './views/settings.js'
+import { todayView } from './views/today.js'
 import type { View } from './views/view.js'
 
 export interface PanelOptions {
@@ -33,24 +36,32 @@ export interface PanelOptions {
   styles?: StyleMode
 }
 
-type TabId = 'memories' | 'rooms' | 'settings' | 'maintenance' | 'queryLog'
+type TabId = 'memories' | 'today' | 'rooms' | 'settings' | 'maintenance' | 'queryLog' | 'ledger'
 
 const TABS: ReadonlyArray<{ id: TabId; label: MessageKey; make: (ctx: PanelContext) => View }> = [
   { id: 'memories', label: 'tabMemories', make: memoriesView },
+  { id: 'today', label: 'tabToday', make: todayView },
   { id: 'rooms', label: 'tabRooms', make: roomsView },
   { id: 'settings', label: 'tabSettings', make: settingsView },
   { id: 'maintenance', label: 'tabMaintenance', make: maintenanceView },
   { id: 'queryLog', label: 'tabQueryLog', make: queryLogView },
+  { id: 'ledger', label: 'tabLedger', make: ledgerView },
 ]
 
-const STATS: ReadonlyArray<{ key: keyof Status['stats']; label: MessageKey; alert?: boolean }> = [
-  { key: 'total', label: 'statTotal' },
-  { key: 'searchable', label: 'statSearchable' },
+/** The head's counters: lists of the memories tab, counted as the list counts its rows (counts.ts). */
+const STATS: ReadonlyArray<{ key: keyof ListCounts; label: MessageKey; alert?: boolean }> = [
+  { key: 'all', label: 'statTotal' },
   { key: 'suggested', label: 'statSuggested', alert: true },
   { key: 'conflict', label: 'statConflict', alert: true },
-  { key: 'pendingCleanup', label: 'statPendingCleanup' },
+  { key: 'deleted_pending', label: 'statPendingCleanup' },
   { key: 'orphaned', label: 'statOrphaned' },
   { key: 'archived', label: 'statArchived' },
+]
+
+const SCOPES: ReadonlyArray<{ id: PanelScope; label: MessageKey }> = [
+  { id: 'all', label: 'scopeAll' },
+  { id: 'user', label: 'scopeUser' },
+  { id: 'project', label: 'scopeProject' },
 ]
 
 export function mountPanel(container: HTMLElement, options: PanelOptions): () => void {
@@ -72,7 +83,11 @@ export function mountPanel(container: HTMLElement, options: PanelOptions): () =>
   let pathEl: HTMLElement | null = null
   let statsEl: HTMLElement | null = null
   let vectorsEl: HTMLElement | null = null
+  let scopeEl: HTMLElement | null = null
+  let userPathEl: HTMLElement | null = null
   let locked = false
+  let scope: PanelScope = 'all'
+  const scopeListeners = new Set<(scope: PanelScope) => void>()
 
   const ctx: PanelContext = {
     t,
@@ -87,7 +102,20 @@ export function mountPanel(container: HTMLElement, options: PanelOptions): () =>
         return undefined
       }
     },
+    async tool(name, input, line) {
+      // The op answers what the tool answers; Tools declares it per name from the tool's own types.
+      return (await ctx.run('tool', { name, input: input as Record<string, unknown> }, line)) as never
+    },
     status: () => status,
+    scope: () => scope,
+    onScope(listener) {
+      scopeListeners.add(listener)
+      return () => scopeListeners.delete(listener)
+    },
+    showMemory(id, store) {
+      selectTab('memories')
+      views.get('memories')?.reveal?.(id, store)
+    },
     async refreshStatus() {
       const next = await ctx.run('status')
       if (next === undefined || disposed) return
@@ -110,7 +138,13 @@ export function mountPanel(container: HTMLElement, options: PanelOptions): () =>
     if (status === null || pathEl === null || statsEl === null) return
     pathEl.textContent = status.root
     pathEl.title = status.root
-    const s = status.stats
+    const user = status.stores.user
+    if (userPathEl !== null) {
+      userPathEl.hidden = user === undefined
+      replaceChildren(userPathEl, h('span', { class: 'dma-pathlabel' }, t('userStorePath')), h('code', { class: 'dma-path', attrs: { title: user?.root } }, user?.root ?? ''))
+    }
+    drawScopes()
+    const s = countsIn(status, scope)
     replaceChildren(
       statsEl,
       ...STATS.map(({ key, label, alert }) =>
@@ -123,6 +157,32 @@ export function mountPanel(container: HTMLElement, options: PanelOptions): () =>
       ),
     )
     drawVectors()
+  }
+
+  /** The personal / project switch: shown only when a personal store is served beside the project store. */
+  function drawScopes(): void {
+    if (scopeEl === null || status === null) return
+    const current = status
+    scopeEl.hidden = current.stores.user === undefined
+    if (scopeEl.hidden) return
+    replaceChildren(
+      scopeEl,
+      ...SCOPES.map(({ id, label }) =>
+        h(
+          'button',
+          { class: 'dma-chip', attrs: { type: 'button', 'data-scope': id, 'aria-pressed': String(scope === id) }, on: { click: () => setScope(id) } },
+          t(label),
+          h('span', { class: 'dma-chip-n' }, countsIn(current, id).all),
+        ),
+      ),
+    )
+  }
+
+  function setScope(next: PanelScope): void {
+    if (next === scope) return
+    scope = next
+    drawStatus()
+    for (const listener of scopeListeners) listener(next)
   }
 
   /** The embedder's line under the counters: shown only when the store has one. */
@@ -160,6 +220,8 @@ export function mountPanel(container: HTMLElement, options: PanelOptions): () =>
     pathEl = h('code', { class: 'dma-path', attrs: { 'data-role': 'store-path' } }, t('loading'))
     statsEl = h('ul', { class: 'dma-stats' })
     vectorsEl = h('p', { class: 'dma-vectors', attrs: { 'data-role': 'vectors', hidden: true } })
+    scopeEl = h('div', { class: 'dma-filters dma-scopes', attrs: { role: 'group', 'data-role': 'scope', 'aria-label': t('scopeLabel'), hidden: true } })
+    userPathEl = h('div', { class: 'dma-pathrow', attrs: { 'data-role': 'user-store-path', hidden: true } })
     const actions = h(
       'div',
       { class: 'dma-headactions' },
@@ -178,7 +240,7 @@ export function mountPanel(container: HTMLElement, options: PanelOptions): () =>
     )
     replaceChildren(
       root,
-      h('div', { class: 'dma-head' }, h('div', { class: 'dma-pathrow' }, h('span', { class: 'dma-pathlabel' }, t('storePath')), pathEl, actions), statsEl, vectorsEl),
+      h('div', { class: 'dma-head' }, h('div', { class: 'dma-pathrow' }, h('span', { class: 'dma-pathlabel' }, t('storePath')), pathEl, actions), userPathEl, scopeEl, statsEl, vectorsEl),
       notice.el,
       h('div', { class: 'dma-tabs', attrs: { role: 'tablist' } }, ...tabButtons.values()),
       body,
@@ -255,6 +317,7 @@ export function mountPanel(container: HTMLElement, options: PanelOptions): () =>
     for (const view of views.values()) view.dispose?.()
     views.clear()
     listeners.clear()
+    scopeListeners.clear()
     root.remove()
   }
 }

@@ -24,7 +24,7 @@ box-sizing:border-box;width:100%;max-width:760px;color:var(--dma-fg);font-size:1
 .dma-pathlabel{color:var(--dma-fg3);font-size:12px;flex:none}
 .dma-path{flex:1 1 240px;min-width:0;overflow-wrap:anywhere;color:var(--dma-fg2);background:var(--dma-subtle);border-radius:6px;padding:3px 8px}
 .dma-headactions{display:flex;gap:6px;flex:none}
-.dma-stats{display:grid;grid-template-columns:repeat(7,minmax(0,1fr));gap:8px;margin:0;padding:0;list-style:none}
+.dma-stats{display:grid;grid-template-columns:repeat(6,minmax(0,1fr));gap:8px;margin:0;padding:0;list-style:none}
 .dma-stat{border:1px solid var(--dma-border);background:var(--dma-card);border-radius:10px;padding:8px 10px;min-width:0}
 .dma-stat-n{display:block;font-size:20px;line-height:26px;font-weight:600;font-variant-numeric:tabular-nums}
 .dma-vectors{margin:8px 0 0;color:var(--dma-fg3);font-size:12px;line-height:16px}.dma-vectors[data-alert="true"]{color:var(--dma-fg2)}
@@ -116,7 +116,25 @@ box-sizing:border-box;width:100%;max-width:760px;color:var(--dma-fg);font-size:1
 .dma-lock{align-items:flex-start;max-width:560px}
 .dma-lock .dma-inline{width:100%}
 .dma-empty{color:var(--dma-fg3);padding:14px;text-align:center}
-@media (max-width:640px){.dma-stats{grid-template-columns:repeat(4,minmax(0,1fr))}.dma-form{grid-template-columns:minmax(0,1fr) 110px}.dma-form .dma-input{width:110px}.dma-rowtop{flex-wrap:wrap}}
+.dma-badge-store{background:color-mix(in srgb,var(--dma-accent) 8%,transparent);color:var(--dma-fg2)}
+.dma-badge-store[data-store=user]{background:color-mix(in srgb,#8e44ad 12%,transparent);color:#7d3c98}
+.dma-edit{display:flex;flex-direction:column;gap:8px;margin-top:6px;padding:10px 12px;border-radius:8px;border:1px solid color-mix(in srgb,var(--dma-accent) 35%,transparent)}
+.dma-health{display:flex;align-items:center;gap:16px;flex-wrap:wrap}
+.dma-health-score{flex:none;font-size:40px;line-height:48px;font-weight:700;font-variant-numeric:tabular-nums;color:var(--dma-ok)}
+.dma-health-score[data-level=fair]{color:var(--dma-warn)}.dma-health-score[data-level=poor]{color:var(--dma-danger)}
+.dma-health .dma-hint{flex:1 1 240px;margin:0}
+.dma-health-parts{list-style:none;margin:0;padding:0;display:flex;flex-direction:column}
+.dma-health-part{display:grid;grid-template-columns:minmax(90px,max-content) 40px 40px minmax(0,1fr);gap:4px 12px;align-items:baseline;padding:5px 0;border-top:1px solid var(--dma-border)}
+.dma-health-part:first-child{border-top:0}
+.dma-health-name{font-weight:500}
+.dma-health-n,.dma-health-cost{font-variant-numeric:tabular-nums;text-align:right}
+.dma-health-part[data-penalty]:not([data-penalty="0"]) .dma-health-cost{color:var(--dma-danger)}
+.dma-review{display:flex;flex-direction:column;gap:8px;min-width:0}
+.dma-link{appearance:none;border:0;background:none;padding:0;font:inherit;color:var(--dma-accent);cursor:pointer;text-align:left;overflow-wrap:anywhere;min-width:0}
+.dma-link:hover{text-decoration:underline}
+.dma-ledgerrow{flex-wrap:wrap;gap:6px 10px}
+.dma-logdetail{flex:1 1 100%;min-width:0;overflow-wrap:anywhere}
+@media (max-width:640px){.dma-stats{grid-template-columns:repeat(3,minmax(0,1fr))}.dma-health-part{grid-template-columns:minmax(0,1fr) 32px 32px}.dma-health-part .dma-hint{grid-column:1/-1}.dma-form{grid-template-columns:minmax(0,1fr) 110px}.dma-form .dma-input{width:110px}.dma-rowtop{flex-wrap:wrap}}
 body.dma-page{margin:0;background:#f4f5f7;font-family:system-ui,-apple-system,"Segoe UI","PingFang SC","Hiragino Sans GB","Microsoft YaHei","Noto Sans CJK SC",sans-serif;-webkit-font-smoothing:antialiased}
 .dma-pagebar{display:flex;align-items:center;gap:10px;max-width:808px;margin:0 auto;padding:18px 24px 0}
 .dma-pagebar h1{margin:0;font-size:16px;line-height:24px;font-weight:600;color:#1f2329}

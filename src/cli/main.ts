@@ -361,7 +361,7 @@ async function main(argv: string[]): Promise<number> {
     case 'stats':
       return stats(args, embedder)
     case 'serve':
-      return (await import('./serve.js')).serve(storeRoot(args), args)
+      return (await import('./serve.js')).serve(storeRoot(args), args, personalStore(args, storeRoot(args)))
     case 'panel-key':
       return (await import('./serve.js')).printPanelKey(storeRoot(args))
     default: {

@@ -27,10 +27,13 @@ import { usageError } from './tool-commands.js'
 
 export const SERVE_HELP = `memory-agent serve: the settings panel in a browser, for one store
 
-Usage: memory-agent serve [--root DIR | --user] [--port N] [--host ADDRESS]
+Usage: memory-agent serve [--root DIR | --user] [--user-root DIR] [--no-user-root] [--port N] [--host ADDRESS]
 
   --port N        port to listen on (default 0: a free one)
   --host ADDRESS  a loopback address (default 127.0.0.1; ::1 and localhost also work)
+
+The panel shows the personal store beside the project store, as tool commands serve it
+(--user-root DIR, else $MEMORY_AGENT_USER_ROOT, else ~/.agent/memory; --no-user-root: none).
 
 Prints the panel's link, which carries the store's panel key after '#', and serves until
 interrupted (Ctrl-C). The key stays the same across restarts (<root>/.cache/panel-key).
@@ -76,6 +79,8 @@ export interface ServeOptions {
   port: number
   /** The model the panel's consolidation may use (the CLI's MEMORY_AGENT_LLM_* endpoint); none when absent. */
   model?: ConsolidationModel | null
+  /** The personal store shown beside the project store, and the project's identity recorded with writes routed there. */
+  personal?: { root: string; projectId: string }
 }
 
 /** Whether a --host value names this machine: a loopback address or `localhost`. */
@@ -117,7 +122,9 @@ export async function startPanelServer(options: ServeOptions): Promise<RunningPa
   const backend = createFileBackend(options.root)
   setConsolidationModel(backend, options.model ?? null)
   const key = panelKey(options.root)
-  const api = apiRouteHandler(storeApiDeps(backend, key))
+  const user = options.personal !== undefined ? createFileBackend(options.personal.root) : undefined
+  if (user !== undefined) setConsolidationModel(user, options.model ?? null)
+  const api = apiRouteHandler({ ...storeApiDeps(backend, key), ...(user !== undefined ? { user, projectId: options.personal?.projectId ?? '' } : {}) })
   // Vouches for the store while serving (store/watcher.ts).
   const watching = watchStore(backend, (err) => console.error(`memory-agent serve: watching: ${err instanceof Error ? err.message : String(err)}`))
 
@@ -158,14 +165,15 @@ export async function startPanelServer(options: ServeOptions): Promise<RunningPa
       })
       await (await watching)()
       await flushCaches(backend)
+      if (user !== undefined) await flushCaches(user)
     })())
   return { server, url, close }
 }
 
 /** `memory-agent serve`: start, print the link, run until a signal. */
-export async function serve(root: string, args: string[]): Promise<number> {
+export async function serve(root: string, args: string[], personal?: { root: string; projectId: string }): Promise<number> {
   const { host, port } = parseServeFlags(args)
-  const running = await startPanelServer({ root, host, port, model: modelFromEnv(process.env) })
+  const running = await startPanelServer({ root, host, port, model: modelFromEnv(process.env), ...(personal !== undefined ? { personal } : {}) })
   process.stdout.write(`memory-agent panel: ${running.url}\n`)
   let stop = (): void => undefined
   const stopped = new Promise<void>((resolve) => (stop = resolve))

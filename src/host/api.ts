@@ -43,7 +43,6 @@ import { DEFAULT_BUNDLE_BYTES, exportBundle } from '../memory/transfer/export.js
 import { INJECT_MAX_BUDGET, INJECT_MIN_BUDGET, injectionText } from '../memory/reading/inject.js'
 import { guardValue } from '../memory/truth/injection-guard.js'
 import { purgeDeleted } from '../memory/forgetting/purge-deleted.js'
-import { listMemories } from '../memory/reading/listing.js'
 import { listSessions } from '../memory/reading/sessions.js'
 import { readQueryLog, readUsage } from '../memory/organisation/signals.js'
 import { restore, softDelete } from '../memory/forgetting/soft-delete.js'
@@ -53,17 +52,13 @@ import type { MemoryBackend } from '../store/backend.js'
 import { unreadableFiles } from '../store/frontmatter.js'
 import { rebuildIndex } from '../store/rebuild.js'
 import { syncStore } from '../sync/sync.js'
-import { forgetMemoriesBySessionTool } from '../tools/forget-memories-by-session.js'
-import { memoryConfirmTool } from '../tools/memory-confirm.js'
-import { memoryConsolidateTool } from '../tools/memory-consolidate.js'
+import { routeTools } from '../stores/route.js'
+import { TOOLS } from '../tools/index.js'
 import { memoryNavTool } from '../tools/memory-nav.js'
-import { memoryResolveTool } from '../tools/memory-resolve.js'
-import { memoryRestoreTool } from '../tools/memory-restore.js'
-import { memoryRoomsTool } from '../tools/memory-rooms.js'
-import { memorySearchHybridTool } from '../tools/memory-search-hybrid.js'
 import { parseInput, type Infer, type ObjectSchema } from '../tools/declare/schema.js'
 import { idField, statusField } from '../tools/declare/shapes.js'
-import { writeMemoryTool } from '../tools/write-memory.js'
+import type { ToolDeclaration } from '../tools/declare/tool.js'
+import { backendOf, healthOf, ledgerView, listScope, storeStatus, type PanelStores } from './panel-stores.js'
 import { PANEL_HEADER, TOKEN_HEADER } from './panel-protocol.js'
 
 export { API_PATH, PANEL_HEADER, TOKEN_HEADER } from './panel-protocol.js'
@@ -105,6 +100,10 @@ export interface ApiDeps {
   sessions?: () => BackfillSessionSource | undefined
   /** Where `backfill` puts a memory (the project or the personal store); default `backend`. */
   backfillStoreFor?: BackfillOptions['storeFor']
+  /** The personal store served beside `backend` (the project store): the panel shows both, and every tool is routed over both. */
+  user?: MemoryBackend
+  /** The project's identity, recorded in the personal store's ledger with a write routed there. */
+  projectId?: string
 }
 
 /** Codes of answers that no handler gave: the gates, and a failure nobody expected. */
@@ -164,13 +163,51 @@ interface CheckingTool {
   handler(backend: MemoryBackend, input: unknown): Promise<unknown>
 }
 
-/** An op served by a tool, with some arguments fixed by the panel's rules. */
-function viaTool(tool: CheckingTool, fixed: Args = {}): OpHandler {
-  return (args, deps) => tool.handler(deps.backend, { ...args, ...fixed })
+/** The registry's tools as this API serves them: routed over both stores when there is a personal one. */
+const servedTools = new WeakMap<ApiDeps, readonly ToolDeclaration[]>()
+
+function toolsOf(deps: ApiDeps): readonly ToolDeclaration[] {
+  let tools = servedTools.get(deps)
+  if (tools === undefined) {
+    tools = deps.user !== undefined ? routeTools(TOOLS, { user: deps.user, ...(deps.projectId !== undefined ? { projectId: deps.projectId } : {}) }) : TOOLS
+    servedTools.set(deps, tools)
+  }
+  return tools
+}
+
+/** A registry tool by name; an unknown name is INVALID_INPUT listing the known ones. */
+function toolNamed(deps: ApiDeps, name: string): CheckingTool {
+  const tool = toolsOf(deps).find((t) => t.name === name)
+  if (tool === undefined) throw new MemoryError('INVALID_INPUT', `name: a tool of the registry (${TOOLS.map((t) => t.name).join(', ')}), got ${JSON.stringify(name).slice(0, 60)}`, 'name')
+  return tool as unknown as CheckingTool
+}
+
+/**
+ * A tool's input as this API passes it: without a personal store the tools are not routed and
+ * take no `store`, so "project" and "all" (the only store there is) are dropped and "user" is refused.
+ */
+function servedInput(deps: ApiDeps, input: Args): Args {
+  if (deps.user !== undefined || !Object.hasOwn(input, 'store')) return input
+  const { store, ...rest } = input
+  if (store === 'user') backendOf({ project: deps.backend }, 'user')
+  return store === 'project' || store === 'all' ? rest : input
+}
+
+/** An op served by a registry tool, with some arguments fixed by the panel's rules. */
+function viaTool(name: string, fixed: Args = {}): OpHandler {
+  return (args, deps) => toolNamed(deps, name).handler(deps.backend, servedInput(deps, { ...args, ...fixed }))
+}
+
+function storesOf(deps: ApiDeps): PanelStores {
+  return { project: deps.backend, ...(deps.user !== undefined ? { user: deps.user } : {}) }
 }
 
 const NO_ARGS = { type: 'object', properties: {}, additionalProperties: false } as const
-const ID_ARGS = { type: 'object', properties: { id: idField }, required: ['id'], additionalProperties: false } as const
+/** One store: where the memory an op names is (default the project store). */
+const storeField = { type: 'string', enum: ['project', 'user'], default: 'project' } as const
+/** The stores an op reads: all (default: both, when there is a personal store), project or user. */
+const scopeField = { type: 'string', enum: ['all', 'project', 'user'], default: 'all' } as const
+const ID_ARGS = { type: 'object', properties: { id: idField, store: storeField }, required: ['id'], additionalProperties: false } as const
 
 /** A panel result with memory text sanitised as for a model, and `injectionWarnings` when anything was. */
 function guarded<T extends object>(value: T): T & { injectionWarnings?: ReturnType<typeof guardValue>['warnings'] } {
@@ -221,6 +258,8 @@ const OPS: Readonly<Record<string, OpHandler>> = {
       ...(embeddings !== null ? { embeddings } : {}),
       // Whether `backfill` can run here: only a host with sessions (DSH) has any to read.
       backfill: deps.sessions?.() !== undefined,
+      // Each store's list counts: the one source of every counter the panel shows.
+      stores: { project: await storeStatus(deps.backend), ...(deps.user !== undefined ? { user: await storeStatus(deps.user) } : {}) },
     }
   }),
   'config.set': async (args, deps) => {
@@ -233,21 +272,21 @@ const OPS: Readonly<Record<string, OpHandler>> = {
     return { written, config, ...(replacedInvalid ? { replaced_invalid_file: true } : {}) }
   },
   rebuild: withArgs(NO_ARGS, (_args, deps) => rebuildIndex(deps.backend)),
-  confirm: viaTool(memoryConfirmTool),
-  resolve: viaTool(memoryResolveTool),
-  softDelete: withArgs(ID_ARGS, (args, deps) => softDelete(deps.backend, args.id)),
-  restore: withArgs(ID_ARGS, (args, deps) => restore(deps.backend, args.id)),
+  confirm: viaTool('memory_confirm'),
+  resolve: viaTool('memory_resolve'),
+  softDelete: withArgs(ID_ARGS, (args, deps) => softDelete(backendOf(storesOf(deps), args.store), args.id)),
+  restore: withArgs(ID_ARGS, (args, deps) => restore(backendOf(storesOf(deps), args.store), args.id)),
   purgeDeleted: withArgs(
     { type: 'object', properties: { includeTopics: { type: 'boolean', default: false } }, additionalProperties: false } as const,
     (args, deps) => purgeDeleted(deps.backend, { includeTopics: args.includeTopics }),
   ),
   // The panel's searches are usage like the model's: the handler records them.
-  search: viaTool(memorySearchHybridTool),
-  detail: withArgs(ID_ARGS, (args, deps) => detail(deps.backend, args.id)),
+  search: viaTool('memory_search_hybrid'),
+  detail: withArgs(ID_ARGS, (args, deps) => detail(backendOf(storesOf(deps), args.store), args.id)),
   // The palace as the model sees it: the rooms in tour order, or one room's memories by slot.
-  rooms: viaTool(memoryRoomsTool),
+  rooms: viaTool('memory_rooms'),
   // Archived (by decay) is not soft-deleted: it comes back through memory_restore, not `restore`.
-  restoreArchived: viaTool(memoryRestoreTool),
+  restoreArchived: viaTool('memory_restore'),
   // The rows the panel lists: search finds only active and conflict memories, yet pending,
   // soft-deleted and orphaned ones need a row to be confirmed, restored or looked at.
   list: withArgs(
@@ -257,14 +296,37 @@ const OPS: Readonly<Record<string, OpHandler>> = {
         status: statusField,
         limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
         offset: { type: 'integer', minimum: 0, default: 0 },
+        store: scopeField,
       },
       additionalProperties: false,
     } as const,
-    async (args, deps) => guarded(await listMemories(deps.backend, args)),
+    async (args, deps) => guarded(await listScope(storesOf(deps), args.store, { ...(args.status !== undefined ? { status: args.status } : {}), limit: args.limit, offset: args.offset })),
   ),
   // Written by a person at the panel: straight in, past the confirmation gate.
-  create: viaTool(writeMemoryTool, { source: 'user', requireConfirmation: false }),
-  forgetSession: viaTool(forgetMemoriesBySessionTool),
+  create: viaTool('write_memory', { source: 'user', requireConfirmation: false }),
+  forgetSession: viaTool('forget_memories_by_session'),
+  // Any tool of the registry, as every other surface calls it (routed over both stores when
+  // there are two): the panel's edits, review card and health use the tools, not ops of their own.
+  tool: withArgs(
+    {
+      type: 'object',
+      properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, input: { type: 'object', properties: {}, additionalProperties: true } },
+      required: ['name'],
+      additionalProperties: false,
+    } as const,
+    async (args, deps) => guarded((await toolNamed(deps, args.name).handler(deps.backend, servedInput(deps, args.input ?? {}))) as object),
+  ),
+  // The operation log: both ledgers merged, newest first, of one kind when asked.
+  ledger: withArgs(
+    {
+      type: 'object',
+      properties: { store: scopeField, event: { type: 'string', minLength: 1, maxLength: 100 }, limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 } },
+      additionalProperties: false,
+    } as const,
+    async (args, deps) => guarded(await ledgerView(storesOf(deps), args.store, { ...(args.event !== undefined ? { event: args.event } : {}), limit: args.limit })),
+  ),
+  // One figure with its parts, from memory_sweep, the conflict list and memory_review_queue.
+  health: withArgs({ type: 'object', properties: { store: scopeField }, additionalProperties: false } as const, (args, deps) => healthOf(storesOf(deps), args.store)),
   listSessions: withArgs(NO_ARGS, async (_args, deps) => ({ sessions: await listSessions(deps.backend) })),
   export: withArgs(
     { type: 'object', properties: { maxBytes: { type: 'integer', minimum: 1024, maximum: DEFAULT_BUNDLE_BYTES } }, additionalProperties: false } as const,
@@ -285,7 +347,7 @@ const OPS: Readonly<Record<string, OpHandler>> = {
   sync: withArgs(NO_ARGS, (_args, deps) => syncStore(deps.backend, { interactive: false })),
   // Consolidation as memory_consolidate does it (a preview unless dryRun is false); the report
   // quotes memory text, sanitised as every listing is.
-  consolidate: async (args, deps) => guarded(await memoryConsolidateTool.handler(deps.backend, args)),
+  consolidate: async (args, deps) => guarded((await viaTool('memory_consolidate')(args, deps, 'consolidate')) as object),
   // History backfill from the host's sessions: an estimate unless dryRun is false.
   backfill: withArgs(
     {

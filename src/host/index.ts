@@ -165,7 +165,8 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
     const deps = {
       ...storeApiDeps(backend, key),
       sessions: () => sessions,
-      ...(personal !== undefined ? { backfillStoreFor: storeByKind({ project: backend, user: personal.user }) } : {}),
+      // The panel shows and routes over both stores, as the tools registered above do.
+      ...(personal !== undefined ? { backfillStoreFor: storeByKind({ project: backend, user: personal.user }), user: personal.user, ...(personal.projectId !== undefined ? { projectId: personal.projectId } : {}) } : {}),
     }
     const handler = apiRouteHandler(deps)
     wctx.effect(() => server.register({ kind: 'exact', path: API_PATH, handler }), 'memory-agent: panel API route')

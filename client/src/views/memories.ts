@@ -7,31 +7,22 @@
  * query log records only what a person searched.
  */
 
-import type { Detail, ListedMemory, MemoryStatus, SearchHit } from '../api-types.js'
-import { ResultLine, type PanelContext, type Status } from '../context.js'
+import type { Detail, ListedMemory, MemoryStatus, SearchHit, StoreName } from '../api-types.js'
+import { ResultLine, type PanelContext } from '../context.js'
+import { countsIn, FILTERS, type Filter } from '../counts.js'
 import { button, formatTime, h, replaceChildren } from '../dom.js'
 import type { MessageKey } from '../i18n.js'
+import { editForm, historyNodes, storeBadge, storeChoice } from './memory-edit.js'
 import type { View } from './view.js'
 
 const PAGE = 20
 const SEARCH_TOP_K = 20
 const PREVIEW_CHARS = 4000
 
-type Row = ListedMemory | SearchHit
+/** A row of the list, with the store it is in (absent only from a search without a personal store). */
+export type Row = (ListedMemory | SearchHit) & { store?: StoreName }
 
-type Filter = 'all' | 'suggested' | 'conflict' | 'deleted_pending' | 'orphaned' | 'archived' | 'superseded'
-
-const FILTERS: ReadonlyArray<{ id: Filter; label: MessageKey; count: (s: Status['stats']) => number }> = [
-  { id: 'all', label: 'filterAll', count: (s) => s.total - s.pendingCleanup },
-  { id: 'suggested', label: 'filterSuggested', count: (s) => s.suggested },
-  { id: 'conflict', label: 'filterConflict', count: (s) => s.conflict },
-  { id: 'deleted_pending', label: 'filterDeleted', count: (s) => s.pendingCleanup },
-  { id: 'orphaned', label: 'filterOrphaned', count: (s) => s.orphaned },
-  { id: 'archived', label: 'filterArchived', count: (s) => s.archived },
-  { id: 'superseded', label: 'filterSuperseded', count: (s) => s.total - s.searchable - s.suggested - s.pendingCleanup - s.orphaned - s.archived },
-]
-
-type Mode = { kind: 'browse'; filter: Filter } | { kind: 'search'; query: string; tag: string | null }
+type Mode = { kind: 'browse'; filter: Filter } | { kind: 'search'; query: string; tag: string | null } | { kind: 'one'; id: string; store: StoreName }
 
 export function memoriesView(ctx: PanelContext): View {
   const { t } = ctx
@@ -41,6 +32,8 @@ export function memoriesView(ctx: PanelContext): View {
   /** Bumped by every new list or search: an answer to an older one is dropped. */
   let generation = 0
   const open = new Set<string>()
+  /** Rows whose edit form is open. */
+  const editing = new Set<string>()
   const line = new ResultLine()
 
   const input = h('input', {
@@ -69,10 +62,11 @@ export function memoriesView(ctx: PanelContext): View {
   // ---- the list -------------------------------------------------------------------------
 
   function drawFilters(): void {
-    const stats = ctx.status()?.stats
+    const status = ctx.status()
+    const counts = status !== null ? countsIn(status, ctx.scope()) : undefined
     replaceChildren(
       filtersEl,
-      ...FILTERS.map(({ id, label, count }) =>
+      ...FILTERS.map(({ id, label }) =>
         h(
           'button',
           {
@@ -81,7 +75,7 @@ export function memoriesView(ctx: PanelContext): View {
             on: { click: () => void browse(id) },
           },
           t(label),
-          stats !== undefined ? h('span', { class: 'dma-chip-n' }, count(stats)) : null,
+          counts !== undefined ? h('span', { class: 'dma-chip-n' }, counts[id]) : null,
         ),
       ),
     )
@@ -90,7 +84,7 @@ export function memoriesView(ctx: PanelContext): View {
   function drawList(): void {
     replaceChildren(listEl, ...rows.map(drawRow))
     // What the list shows, for anyone (a test, an assistive tool) waiting for it to settle.
-    listEl.dataset['mode'] = mode.kind === 'browse' ? `browse:${mode.filter}` : `search:${mode.tag ?? mode.query}`
+    listEl.dataset['mode'] = mode.kind === 'browse' ? `browse:${mode.filter}` : mode.kind === 'one' ? `memory:${mode.id}` : `search:${mode.tag ?? mode.query}`
     listEl.removeAttribute('aria-busy')
     listEl.hidden = rows.length === 0
     const browsing = mode.kind === 'browse'
@@ -109,7 +103,7 @@ export function memoriesView(ctx: PanelContext): View {
     const status = mode.filter === 'all' ? undefined : (mode.filter as MemoryStatus)
     const asked = offset === 0 ? ++generation : generation
     listEl.setAttribute('aria-busy', 'true')
-    const page = await ctx.run('list', { ...(status !== undefined ? { status } : {}), limit: PAGE, offset }, line)
+    const page = await ctx.run('list', { ...(status !== undefined ? { status } : {}), limit: PAGE, offset, store: ctx.scope() }, line)
     if (asked !== generation) return
     if (page === undefined) {
       listEl.removeAttribute('aria-busy')
@@ -136,7 +130,7 @@ export function memoriesView(ctx: PanelContext): View {
     line.clear()
     const asked = ++generation
     listEl.setAttribute('aria-busy', 'true')
-    const result = await ctx.run('search', { query, ...(tag !== null ? { tags: [tag] } : {}), top_k: SEARCH_TOP_K }, line)
+    const result = await ctx.run('search', { query, ...(tag !== null ? { tags: [tag] } : {}), top_k: SEARCH_TOP_K, store: ctx.scope() }, line)
     if (asked !== generation) return
     if (result === undefined) {
       listEl.removeAttribute('aria-busy')
@@ -166,6 +160,29 @@ export function memoriesView(ctx: PanelContext): View {
     drawList()
   }
 
+  /** One memory alone, its details open (a link from the operation log). */
+  async function reveal(id: string, store: StoreName): Promise<void> {
+    line.clear()
+    const asked = ++generation
+    listEl.setAttribute('aria-busy', 'true')
+    const d = await ctx.run('detail', { id, store }, line)
+    if (asked !== generation) return
+    if (d === undefined) {
+      listEl.removeAttribute('aria-busy')
+      return
+    }
+    const e = d.entry
+    mode = { kind: 'one', id, store }
+    rows = [{ id: e.id, path: e.path, type: e.type, title: e.title, summary: e.summary, time: e.time, status: e.status, tags: e.tags, hits: d.usage.hits, last_used_at: d.usage.last_used_at, store }]
+    total = 1
+    open.add(id)
+    drawFilters()
+    const back = button(t('clearSearch'), () => browse('all'), 'ghost', { 'data-action': 'clear-search' })
+    replaceChildren(summaryEl, h('strong', null, t('oneMemory', { title: e.title })), back)
+    summaryEl.hidden = false
+    drawList()
+  }
+
   // ---- one row ------------------------------------------------------------------------------
 
   function drawRow(row: Row): HTMLLIElement {
@@ -178,6 +195,7 @@ export function memoriesView(ctx: PanelContext): View {
       { class: 'dma-meta' },
       h('span', { class: 'dma-badge', attrs: { 'data-status': row.status } }, t(`status_${row.status}` as MessageKey)),
       h('span', { class: 'dma-badge' }, t(`type_${row.type}` as MessageKey)),
+      storeBadge(ctx, row.store),
       'reason' in row && row.reason === 'alias' ? h('span', { class: 'dma-badge dma-badge-alias', attrs: { 'data-role': 'alias-mark' } }, t('alias')) : null,
       h('span', null, formatTime(row.time)),
       'hits' in row ? h('span', { attrs: { 'data-role': 'usage' } }, row.hits > 0 ? t('hits', { n: row.hits }) : t('neverHit')) : null,
@@ -186,29 +204,47 @@ export function memoriesView(ctx: PanelContext): View {
     // A title derived from the summary says the same thing: shown once.
     const summary = row.summary !== row.title ? h('p', { class: 'dma-summary' }, row.summary) : null
     li.append(h('div', { class: 'dma-rowtop' }, h('span', { class: 'dma-rowtitle' }, row.title), actions), ...(summary !== null ? [summary] : []), meta)
+    if (editing.has(row.id))
+      li.append(
+        editForm(ctx, row, {
+          done: () => {
+            editing.delete(row.id)
+            redrawRow(row.id)
+          },
+          saved: async (message) => {
+            editing.delete(row.id)
+            line.ok(message)
+            await settle()
+          },
+        }),
+      )
     if (isOpen) {
       const box = h('div', { class: 'dma-details', attrs: { 'data-role': 'details' } }, t('loading'))
       li.append(box)
-      void fillDetails(row.id, box)
+      void fillDetails(row, box)
     }
     return li
   }
 
   function rowActions(row: Row): HTMLButtonElement[] {
-    const act = (label: MessageKey, name: string, run: () => Promise<void>, variant: '' | 'danger' | 'primary' = '') => {
+    const act = (label: MessageKey, name: string, run: () => unknown, variant: '' | 'danger' | 'primary' = '') => {
       const b = button(t(label), run, variant, { 'data-action': name })
       b.classList.add('dma-btn-sm')
       return b
     }
+    // A current memory is edited into a new version (write_memory with supersedes).
+    const edit = act('edit', 'edit', () => toggleEdit(row))
     switch (row.status) {
       case 'suggested':
         return [act('confirm', 'confirm', () => confirm(row), 'primary'), act('softDelete', 'soft-delete', () => softDelete(row), 'danger')]
       case 'conflict':
-        return [act('keep', 'keep', () => resolve(row, 'keep'), 'primary'), act('drop', 'drop', () => resolve(row, 'drop'), 'danger')]
+        return [edit, act('keep', 'keep', () => resolve(row, 'keep'), 'primary'), act('drop', 'drop', () => resolve(row, 'drop'), 'danger')]
       case 'deleted_pending':
         return [act('restore', 'restore', () => restore(row))]
       case 'archived':
         return [act('restore', 'restore-archived', () => restoreArchived(row), 'primary')]
+      case 'active':
+        return [edit, act('softDelete', 'soft-delete', () => softDelete(row), 'danger')]
       default:
         return [act('softDelete', 'soft-delete', () => softDelete(row), 'danger')]
     }
@@ -220,13 +256,22 @@ export function memoriesView(ctx: PanelContext): View {
     redrawRow(row.id)
   }
 
-  async function fillDetails(id: string, box: HTMLElement): Promise<void> {
-    const d = await ctx.run('detail', { id }, line)
+  function toggleEdit(row: Row): void {
+    if (editing.has(row.id)) editing.delete(row.id)
+    else editing.add(row.id)
+    redrawRow(row.id)
+  }
+
+  async function fillDetails(row: Row, box: HTMLElement): Promise<void> {
+    const d = await ctx.run('detail', { id: row.id, ...storeArg(row) }, line)
     if (d === undefined) {
       box.remove()
       return
     }
     replaceChildren(box, ...detailNodes(d))
+    // Every version of the memory, as memory_history gives it: an edit keeps the old one here.
+    const history = await ctx.tool('memory_history', { id: row.id, ...storeArg(row) }, line)
+    if (history !== undefined) box.append(...historyNodes(ctx, history))
   }
 
   function detailNodes(d: Detail): Node[] {
@@ -288,8 +333,13 @@ export function memoriesView(ctx: PanelContext): View {
     if (mode.kind === 'browse') await loadPage(0)
   }
 
+  /** The store a row's action goes to, when the row says it. */
+  function storeArg(row: Row): { store?: StoreName } {
+    return row.store !== undefined ? { store: row.store } : {}
+  }
+
   async function confirm(row: Row): Promise<void> {
-    const r = await ctx.run('confirm', { id: row.id }, line)
+    const r = await ctx.run('confirm', { id: row.id, ...storeArg(row) }, line)
     if (r === undefined) return
     patch(r.id, r.status)
     for (const id of r.superseded) patch(id, 'superseded')
@@ -298,7 +348,7 @@ export function memoriesView(ctx: PanelContext): View {
   }
 
   async function resolve(row: Row, action: 'keep' | 'drop'): Promise<void> {
-    const r = await ctx.run('resolve', { id: row.id, action }, line)
+    const r = await ctx.run('resolve', { id: row.id, action, ...storeArg(row) }, line)
     if (r === undefined) return
     patch(r.id, r.status)
     for (const id of r.superseded) patch(id, 'superseded')
@@ -308,7 +358,7 @@ export function memoriesView(ctx: PanelContext): View {
   }
 
   async function softDelete(row: Row): Promise<void> {
-    const r = await ctx.run('softDelete', { id: row.id }, line)
+    const r = await ctx.run('softDelete', { id: row.id, ...storeArg(row) }, line)
     if (r === undefined) return
     patch(r.id, r.status)
     line.ok(t('deleted', { id: row.title }))
@@ -316,7 +366,7 @@ export function memoriesView(ctx: PanelContext): View {
   }
 
   async function restore(row: Row): Promise<void> {
-    const r = await ctx.run('restore', { id: row.id }, line)
+    const r = await ctx.run('restore', { id: row.id, ...storeArg(row) }, line)
     if (r === undefined) return
     patch(r.id, r.status)
     line.ok(t('restored', { id: row.title, status: t(`status_${r.status}` as MessageKey) }))
@@ -325,7 +375,7 @@ export function memoriesView(ctx: PanelContext): View {
 
   /** Archived by decay: back through memory_restore (active, or superseded if a newer version came meanwhile). */
   async function restoreArchived(row: Row): Promise<void> {
-    const r = await ctx.run('restoreArchived', { ids: [row.id] }, line)
+    const r = await ctx.run('restoreArchived', { ids: [row.id], ...storeArg(row) }, line)
     if (r === undefined) return
     const back = r.restored.find((x) => x.id === row.id)
     if (back === undefined) line.fail(t('restoreNotArchived', { id: row.title }))
@@ -342,6 +392,7 @@ export function memoriesView(ctx: PanelContext): View {
   const summaryInput = h('textarea', { class: 'dma-textarea', attrs: { rows: 3, placeholder: t('writeSummary'), 'aria-label': t('writeSummary'), 'data-role': 'write-summary' } })
   const titleInput = h('input', { class: 'dma-input', attrs: { type: 'text', placeholder: t('writeTitleField'), 'aria-label': t('writeTitleField'), 'data-role': 'write-title' } })
   const tagsInput = h('input', { class: 'dma-input', attrs: { type: 'text', placeholder: t('writeTags'), 'aria-label': t('writeTags'), 'data-role': 'write-tags' } })
+  const where = storeChoice(ctx)
 
   async function write(): Promise<void> {
     const summary = summaryInput.value.trim()
@@ -354,9 +405,11 @@ export function memoriesView(ctx: PanelContext): View {
       .split(/[,，、]/)
       .map((s) => s.trim())
       .filter((s) => s !== '')
-    const r = await ctx.run('create', { summary, ...(title !== '' ? { title } : {}), ...(tags.length > 0 ? { tags } : {}) }, writeLine)
+    const store = where.value()
+    const r = await ctx.run('create', { summary, ...(title !== '' ? { title } : {}), ...(tags.length > 0 ? { tags } : {}), ...(store !== undefined ? { store } : {}) }, writeLine)
     if (r === undefined) return
     const parts = [r.dedupe !== undefined ? t('writeDuplicate', { id: r.id }) : t('writeSaved', { title: r.title })]
+    if (r.store === 'user' || r.store === 'project') parts.push(` ${t(r.store === 'user' ? 'writeInUser' : 'writeInProject')}`)
     if (r.redactions.length > 0) parts.push(` ${t('writeRedacted', { kinds: r.redactions.join(', ') })}`)
     writeLine.ok(...parts)
     summaryInput.value = ''
@@ -371,13 +424,21 @@ export function memoriesView(ctx: PanelContext): View {
     h('h3', null, t('writeTitle')),
     h('p', { class: 'dma-hint' }, t('writeHint')),
     summaryInput,
-    h('div', { class: 'dma-inline' }, titleInput, tagsInput),
+    h('div', { class: 'dma-inline' }, titleInput, tagsInput, where.el),
     h('div', { class: 'dma-actions' }, button(t('writeSave'), write, 'primary', { 'data-action': 'write' })),
     writeLine.el,
   )
 
   const el = h('div', { class: 'dma-body', attrs: { 'data-view': 'memories' } }, searchCard, writeCard)
-  const offStatus = ctx.onStatus(() => drawFilters())
+  const offStatus = ctx.onStatus(() => {
+    drawFilters()
+    where.draw()
+  })
+  // Another scope: the list of that scope (a search is run again in it).
+  const offScope = ctx.onScope(() => {
+    if (mode.kind === 'search') void runSearch(mode.query, mode.tag)
+    else void browse(mode.kind === 'browse' ? mode.filter : 'all')
+  })
   let shown = false
 
   return {
@@ -392,8 +453,12 @@ export function memoriesView(ctx: PanelContext): View {
       input.value = query
       void runSearch(query, null)
     },
+    reveal(id, store) {
+      void reveal(id, store)
+    },
     dispose() {
       offStatus()
+      offScope()
     },
   }
 }

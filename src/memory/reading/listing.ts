@@ -7,7 +7,7 @@
 
 import type { MemoryBackend } from '../../store/backend.js'
 import { ensureFresh } from '../../store/freshness.js'
-import type { MemoryStatus } from '../../types.js'
+import { MEMORY_STATUSES, type IndexEntry, type MemoryStatus } from '../../types.js'
 import type { NavEntry } from './browse.js'
 import { readUsage } from '../organisation/signals.js'
 
@@ -33,11 +33,29 @@ export interface ListResult {
   has_more: boolean
 }
 
+/** Whether the list of `status` (undefined: every status but deleted_pending) shows this entry. Pure. */
+function listed(e: IndexEntry, status: MemoryStatus | undefined): boolean {
+  return e.type !== 'raw' && (status === undefined ? e.status !== 'deleted_pending' : e.status === status)
+}
+
+/** How many rows each list has: `all` (no status given) and one per status. The panel's every counter. */
+export type ListCounts = Record<'all' | MemoryStatus, number>
+
+/** The rows of every list, counted by the very test the list filters with. Read-only. */
+export async function listCounts(backend: MemoryBackend): Promise<ListCounts> {
+  await ensureFresh(backend)
+  const counts = Object.fromEntries([['all', 0], ...MEMORY_STATUSES.map((s) => [s, 0])]) as ListCounts
+  for (const e of (await backend.indexView()).values()) {
+    if (listed(e, undefined)) counts.all++
+    if (listed(e, e.status)) counts[e.status]++
+  }
+  return counts
+}
+
 export async function listMemories(backend: MemoryBackend, request: ListRequest): Promise<ListResult> {
   await ensureFresh(backend)
-  const wanted = (status: MemoryStatus) => (request.status === undefined ? status !== 'deleted_pending' : status === request.status)
   const all = [...(await backend.indexView()).values()]
-    .filter((e) => e.type !== 'raw' && wanted(e.status))
+    .filter((e) => listed(e, request.status))
     .sort((a, b) => b.time.localeCompare(a.time) || a.id.localeCompare(b.id))
   const page = all.slice(request.offset, request.offset + request.limit)
   const usage = page.length > 0 ? await readUsage(backend) : new Map()
