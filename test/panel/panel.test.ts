@@ -17,6 +17,7 @@ import path from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFileBackend, decayHandler, embedHandler, roomsHandler, flushCaches, memoryStats, softDelete, writeHandler, type MemoryBackend, type MemoryStatus } from '../../src/api.js'
+import { listCounts } from '../../src/memory/reading/listing.js'
 import { apiFetch, artifacts, ensureBuilt, ensureChromium, launchBrowser, repo, startServe, type Served } from './harness.js'
 import { startEmbeddingsServer } from '../embeddings-server.js'
 
@@ -72,7 +73,7 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(artifacts, `panel-${name}.png`), fullPage: true })
 }
 
-async function tab(name: 'memories' | 'rooms' | 'settings' | 'maintenance' | 'queryLog'): Promise<void> {
+async function tab(name: 'memories' | 'today' | 'rooms' | 'settings' | 'maintenance' | 'queryLog' | 'ledger'): Promise<void> {
   await page.click(`[data-tab=${name}]`)
   await page.locator(`[data-tab=${name}][aria-selected=true]`).waitFor()
 }
@@ -152,11 +153,13 @@ describe('memory-agent serve: the gates', () => {
 })
 
 describe('the panel, clicked through (Chinese)', () => {
-  it('shows the store path and the seven counters', async () => {
-    const stats = await memoryStats(store)
-    expect(stats.archived).toBe(1)
-    for (const [key, value] of Object.entries({ total: stats.total, searchable: stats.searchable, suggested: stats.suggested, conflict: stats.conflict, pendingCleanup: stats.pendingCleanup, orphaned: stats.orphaned, archived: stats.archived }))
-      expect(await page.locator(`[data-stat=${key}] .dma-stat-n`).textContent()).toBe(String(value))
+  it('shows the store path and the six counters, each the row count of its list; no store switch without a personal store', async () => {
+    const counts = await listCounts(store)
+    expect(counts.archived).toBe(1)
+    for (const key of ['all', 'suggested', 'conflict', 'deleted_pending', 'orphaned', 'archived'] as const)
+      expect(await page.locator(`[data-stat=${key}] .dma-stat-n`).textContent()).toBe(String(counts[key]))
+    expect(await page.isHidden('[data-role=scope]')).toBe(true)
+    expect(await page.locator('[data-role=store]').count()).toBe(0)
     expect(await page.locator('[data-stat=suggested] .dma-stat-l').textContent()).toBe('待确认')
     // The style sheet is in force under the page's CSP (a constructed sheet, no inline style).
     expect(await page.locator('.dma-card').first().evaluate((el) => getComputedStyle(el).borderRadius)).toBe('10px')
@@ -456,7 +459,7 @@ describe('the panel in English, and locked again', () => {
   it('shows every view in English and switches language in place', async () => {
     await openPanel(`${served.base}?lang=en`)
     expect(await page.locator('[data-tab=memories]').textContent()).toBe('Memories')
-    expect(await page.locator('[data-stat=pendingCleanup] .dma-stat-l').textContent()).toBe('To clean')
+    expect(await page.locator('[data-stat=deleted_pending] .dma-stat-l').textContent()).toBe('To clean')
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('en')
     await row('Database').waitFor()
     await shot('en-memories')
@@ -500,7 +503,7 @@ describe('the panel in English, and locked again', () => {
     await page.setViewportSize({ width: 360, height: 800 })
     try {
       for (const locale of ['en', 'zh']) {
-        for (const name of ['memories', 'rooms', 'settings', 'maintenance', 'queryLog'] as const) {
+        for (const name of ['memories', 'today', 'rooms', 'settings', 'maintenance', 'queryLog', 'ledger'] as const) {
           const box = await page.locator(`[data-tab=${name}]`).boundingBox()
           expect(box, `${locale}: tab ${name}`).not.toBeNull()
           expect((box?.x ?? 0) + (box?.width ?? 0), `${locale}: tab ${name} ends past 360px`).toBeLessThanOrEqual(360)
