@@ -246,7 +246,7 @@ describe('panel API gates', () => {
       [
         'status', 'config.set', 'rebuild', 'confirm', 'resolve', 'softDelete', 'restore', 'purgeDeleted', 'search', 'detail', 'list', 'create',
         'forgetSession', 'listSessions', 'export', 'injectPreview', 'queryLog', 'sync', 'rooms',
-        'restoreArchived', 'backfill', 'consolidate',
+        'restoreArchived', 'backfill', 'consolidate', 'tool', 'ledger', 'health',
       ].sort(),
     )
   })

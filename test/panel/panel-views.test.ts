@@ -308,7 +308,9 @@ for (const locale of ['zh', 'en'] as const) {
 
       const first = await current()
       const entry = (await backendOf(first.store).indexView()).get(first.id)
-      expect(await item.locator('[data-field=review-summary]').textContent()).toBe(entry?.summary)
+      const said = [await item.locator('[data-field=review-title]').textContent(), ...(await item.locator('[data-field=review-summary]').allTextContents())]
+      expect(said).toContain(entry?.summary)
+      expect(said[0]).toBe(entry?.title)
       expect(await item.locator('[data-field=review-sources]').textContent()).toBe(entry?.sources.map((x) => (x.session_id !== null ? `${x.kind}: ${x.session_id}` : x.kind)).join(', '))
       expect(await item.locator('[data-field=review-confidence]').textContent()).toBe(String(entry?.confidence))
       expect(await page.locator('[data-role=review-count]').textContent()).toContain(String((await dueIds('project')).length + (await dueIds('user')).length))

@@ -111,7 +111,8 @@ export function todayView(ctx: PanelContext): View {
       { class: 'dma-review', attrs: { 'data-role': 'review-item', 'data-id': cue.id, 'data-store': cue.store } },
       h('div', { class: 'dma-meta' }, h('span', { class: 'dma-badge' }, cue.location ?? t('reviewNoLocation')), storeBadge(ctx, cue.store), h('span', null, t('reviewOverdue', { n: cue.days_overdue, reps: cue.reps }))),
       h('strong', { class: 'dma-rowtitle', attrs: { 'data-field': 'review-title' } }, shown.title),
-      h('p', { class: 'dma-summary', attrs: { 'data-field': 'review-summary' } }, shown.summary),
+      // A title derived from the summary says the same thing: shown once.
+      shown.summary !== shown.title ? h('p', { class: 'dma-summary', attrs: { 'data-field': 'review-summary' } }, shown.summary) : null,
       shown.details.trim() !== '' ? h('pre', { class: 'dma-pre', attrs: { 'data-field': 'review-details' } }, shown.details) : null,
       h(
         'dl',
