@@ -58,7 +58,7 @@ import { memoryNavTool } from '../tools/memory-nav.js'
 import { parseInput, type Infer, type ObjectSchema } from '../tools/declare/schema.js'
 import { idField, statusField } from '../tools/declare/shapes.js'
 import type { ToolDeclaration } from '../tools/declare/tool.js'
-import { backendOf, healthOf, ledgerView, listScope, storeStatus, type PanelStores } from './panel-stores.js'
+import { backendOf, healthOf, ledgerView, listScope, noPersonalStore, storeStatus, type PanelStores } from './panel-stores.js'
 import { PANEL_HEADER, TOKEN_HEADER } from './panel-protocol.js'
 
 export { API_PATH, PANEL_HEADER, TOKEN_HEADER } from './panel-protocol.js'
@@ -189,7 +189,7 @@ function toolNamed(deps: ApiDeps, name: string): CheckingTool {
 function servedInput(deps: ApiDeps, input: Args): Args {
   if (deps.user !== undefined || !Object.hasOwn(input, 'store')) return input
   const { store, ...rest } = input
-  if (store === 'user') backendOf({ project: deps.backend }, 'user')
+  if (store === 'user') throw noPersonalStore()
   return store === 'project' || store === 'all' ? rest : input
 }
 

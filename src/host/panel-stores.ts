@@ -8,7 +8,7 @@
  */
 
 import { MemoryError } from '../errors.js'
-import { listCounts, listMemories, type ListCounts, type ListedMemory, type ListRequest, type ListResult } from '../memory/reading/listing.js'
+import { listCounts, listMemories, noCounts, type ListCounts, type ListedMemory, type ListRequest, type ListResult } from '../memory/reading/listing.js'
 import type { MemoryBackend } from '../store/backend.js'
 import type { StoreName } from '../stores/kind.js'
 import { findTool } from '../tools/index.js'
@@ -22,10 +22,15 @@ export interface PanelStores {
   readonly user?: MemoryBackend
 }
 
-/** The backend of one store; `user` without a personal store is INVALID_INPUT naming `store`. */
+/** What asking for the personal store where none is served is: INVALID_INPUT naming `store`. */
+export function noPersonalStore(): MemoryError {
+  return new MemoryError('INVALID_INPUT', 'store: "project" (no personal store is served here)', 'store')
+}
+
+/** The backend of one store. */
 export function backendOf(stores: PanelStores, store: StoreName): MemoryBackend {
   if (store === 'project') return stores.project
-  if (stores.user === undefined) throw new MemoryError('INVALID_INPUT', 'store: "project" (no personal store is served here)', 'store')
+  if (stores.user === undefined) throw noPersonalStore()
   return stores.user
 }
 
@@ -44,11 +49,9 @@ export interface StoreStatus {
   counts: ListCounts
 }
 
-const NO_COUNTS = (): ListCounts => ({ all: 0, active: 0, suggested: 0, superseded: 0, conflict: 0, deleted_pending: 0, orphaned: 0, archived: 0 })
-
 export async function storeStatus(backend: MemoryBackend): Promise<StoreStatus> {
   const exists = await backend.exists()
-  return { root: backend.root, exists, counts: exists ? await listCounts(backend) : NO_COUNTS() }
+  return { root: backend.root, exists, counts: exists ? await listCounts(backend) : noCounts() }
 }
 
 export type StoredMemory = ListedMemory & { store: StoreName }

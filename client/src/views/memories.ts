@@ -12,7 +12,7 @@ import { ResultLine, type PanelContext } from '../context.js'
 import { countsIn, FILTERS, type Filter } from '../counts.js'
 import { button, formatTime, h, replaceChildren } from '../dom.js'
 import type { MessageKey } from '../i18n.js'
-import { editForm, historyNodes, storeBadge, storeChoice } from './memory-edit.js'
+import { editForm, historyNodes, sourcesText, storeBadge, storeChoice } from './memory-edit.js'
 import type { View } from './view.js'
 
 const PAGE = 20
@@ -277,7 +277,6 @@ export function memoriesView(ctx: PanelContext): View {
   function detailNodes(d: Detail): Node[] {
     const e = d.entry
     const field = (label: MessageKey, value: Node | string, name: string) => [h('dt', null, t(label)), h('dd', { attrs: { 'data-field': name } }, value)]
-    const sources = e.sources.map((s) => (s.session_id !== null ? `${s.kind}: ${s.session_id}` : s.kind)).join(', ')
     const usage = d.usage.hits > 0 ? `${t('hits', { n: d.usage.hits })} · ${formatTime(d.usage.last_used_at ?? '')}` : t('neverHit')
     const dl = h(
       'dl',
@@ -288,7 +287,7 @@ export function memoriesView(ctx: PanelContext): View {
       ...field('fieldStatus', t(`status_${e.status}` as MessageKey), 'status'),
       ...field('fieldTime', formatTime(e.time), 'time'),
       ...field('fieldConfidence', String(e.confidence), 'confidence'),
-      ...field('fieldSources', sources === '' ? '—' : sources, 'sources'),
+      ...field('fieldSources', sourcesText(e.sources), 'sources'),
       ...field('fieldTags', e.tags.length > 0 ? e.tags.join(', ') : t('noTags'), 'tags'),
       ...field('fieldUsage', usage, 'usage'),
     )

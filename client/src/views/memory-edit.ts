@@ -6,11 +6,17 @@
  * its code), and the history list of a memory's details (memory_history).
  */
 
-import type { StoreName, Tools } from '../api-types.js'
+import type { IndexEntry, StoreName, Tools } from '../api-types.js'
 import { ResultLine, type PanelContext } from '../context.js'
 import { button, formatTime, h } from '../dom.js'
 import type { MessageKey } from '../i18n.js'
 import type { Row } from './memories.js'
+
+/** Who said a memory, in which session: `session: s-1, user`; a dash for none. */
+export function sourcesText(sources: IndexEntry['sources']): string {
+  const text = sources.map((s) => (s.session_id !== null ? `${s.kind}: ${s.session_id}` : s.kind)).join(', ')
+  return text === '' ? '—' : text
+}
 
 /** Which store a row is in; shown only while a personal store is served beside the project store. */
 export function storeBadge(ctx: PanelContext, store: StoreName | undefined): HTMLElement | null {

@@ -7,12 +7,12 @@
  * (the next one; nothing is written). Both follow the panel's scope.
  */
 
-import type { Health, StoreName, Tools } from '../api-types.js'
+import type { Health, IndexEntry, StoreName, Tools } from '../api-types.js'
 import { ResultLine, type PanelContext } from '../context.js'
 import { storesOf } from '../counts.js'
 import { button, formatTime, h, replaceChildren } from '../dom.js'
 import type { MessageKey } from '../i18n.js'
-import { storeBadge } from './memory-edit.js'
+import { sourcesText, storeBadge } from './memory-edit.js'
 import type { View } from './view.js'
 
 /** Cues fetched per store: the card shows one at a time. */
@@ -100,9 +100,8 @@ export function todayView(ctx: PanelContext): View {
     replaceChildren(itemEl, itemNodes(next, shown, detail?.entry))
   }
 
-  function itemNodes(cue: Cue, shown: Tools['memory_review']['output'], entry: { sources: Array<{ kind: string; session_id: string | null }>; confidence: number; evidence?: { cmd: string | null; result: string | null; verified_at: string | null } } | undefined): HTMLElement {
+  function itemNodes(cue: Cue, shown: Tools['memory_review']['output'], entry: IndexEntry | undefined): HTMLElement {
     const field = (label: MessageKey, value: string, name: string) => [h('dt', null, t(label)), h('dd', { attrs: { 'data-field': name } }, value)]
-    const sources = entry?.sources.map((s) => (s.session_id !== null ? `${s.kind}: ${s.session_id}` : s.kind)).join(', ') ?? ''
     const evidence = entry?.evidence
     const checked = evidence !== undefined && evidence.verified_at !== null ? t('reviewChecked', { result: evidence.result ?? '?', at: formatTime(evidence.verified_at), cmd: evidence.cmd ?? '' }) : t('reviewUnchecked')
     const act = (label: MessageKey, name: string, run: () => Promise<void>, variant: '' | 'primary' | 'danger' | 'ghost') => button(t(label), run, variant, { 'data-action': name })
@@ -117,7 +116,7 @@ export function todayView(ctx: PanelContext): View {
       h(
         'dl',
         { class: 'dma-dl' },
-        ...field('fieldSources', sources === '' ? '—' : sources, 'review-sources'),
+        ...field('fieldSources', entry !== undefined ? sourcesText(entry.sources) : '—', 'review-sources'),
         ...field('fieldConfidence', entry !== undefined ? String(entry.confidence) : '—', 'review-confidence'),
         ...field('reviewEvidence', checked, 'review-evidence'),
       ),

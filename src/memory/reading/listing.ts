@@ -42,9 +42,14 @@ function listed(e: IndexEntry, status: MemoryStatus | undefined): boolean {
 export type ListCounts = Record<'all' | MemoryStatus, number>
 
 /** The rows of every list, counted by the very test the list filters with. Read-only. */
+/** Every list empty: the counts of a store not written yet. */
+export function noCounts(): ListCounts {
+  return Object.fromEntries([['all', 0], ...MEMORY_STATUSES.map((s) => [s, 0])]) as ListCounts
+}
+
 export async function listCounts(backend: MemoryBackend): Promise<ListCounts> {
   await ensureFresh(backend)
-  const counts = Object.fromEntries([['all', 0], ...MEMORY_STATUSES.map((s) => [s, 0])]) as ListCounts
+  const counts = noCounts()
   for (const e of (await backend.indexView()).values()) {
     if (listed(e, undefined)) counts.all++
     if (listed(e, e.status)) counts[e.status]++
