@@ -433,6 +433,20 @@ describe('the DSH plugin in process', () => {
     expect(renderContextSnapshot(asm)).toContain('short bullet points')
   })
 
+  it('the panel API of the DSH route shows the personal store beside the project store: counts, rows with their store, tools routed', async () => {
+    const key = (await fs.readFile(path.join(dir, 'store', PANEL_KEY_FILE), 'utf8')).trim()
+    const api = async (body: Record<string, unknown>) => (await postApi(root, JSON.stringify(body), key)).json.result
+    const status = await api({ op: 'status' })
+    expect(status.stores.user).toMatchObject({ root: path.join(dir, 'personal'), exists: true })
+    const personal = await api({ op: 'list', store: 'user', limit: 200 })
+    expect(personal.total).toBe(status.stores.user.counts.all)
+    const pref = personal.entries.find((e: { title: string }) => e.title === 'Answer style')
+    expect(pref).toMatchObject({ store: 'user' })
+    expect((await api({ op: 'list', store: 'project', limit: 200 })).entries.some((e: { id: string }) => e.id === pref.id)).toBe(false)
+    // A tool naming the personal memory finds it in the personal store, as the registered tools do.
+    expect((await api({ op: 'tool', name: 'memory_history', input: { id: pref.id } })).store).toBe('user')
+  })
+
   it('backfills the host sessions through the panel API: 409 without them, estimate, run routed by kind, then nothing new', async () => {
     const key = (await fs.readFile(path.join(dir, 'store', PANEL_KEY_FILE), 'utf8')).trim()
     const backfill = (args: Record<string, unknown>) => postApi(root, JSON.stringify({ op: 'backfill', ...args }), key)
