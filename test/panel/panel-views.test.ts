@@ -398,6 +398,27 @@ for (const locale of ['zh', 'en'] as const) {
       await page.click('[data-action=clear-search]')
       await listSettled('browse:all')
     })
+
+    it('fits a phone: the switch, today and the operation log scroll no wider than 360 px', async () => {
+      await page.setViewportSize({ width: 360, height: 800 })
+      try {
+        const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+        expect(await page.locator('[data-scope=project]').boundingBox().then((b) => (b?.x ?? 0) + (b?.width ?? 0))).toBeLessThanOrEqual(360)
+        expect(await overflow()).toBe(0)
+        await tab('today')
+        await page.locator('[data-role=health-parts]:not([aria-busy]) [data-part]').first().waitFor()
+        await page.locator('[data-role=review-item], [data-role=review-empty]').first().waitFor()
+        expect(await overflow()).toBe(0)
+        await shot(locale, 'phone-today')
+        await tab('ledger')
+        await page.locator('[data-role=ledger]:not([aria-busy]) > li[data-event]').first().waitFor()
+        expect(await overflow()).toBe(0)
+        await shot(locale, 'phone-ledger')
+        await tab('memories')
+      } finally {
+        await page.setViewportSize({ width: 1000, height: 900 })
+      }
+    })
   })
 }
 
