@@ -82,7 +82,7 @@ export interface Ops {
   purgeDeleted: { args: { includeTopics?: boolean }; result: PurgeResult }
   search: { args: { query: string; tags?: string[]; top_k?: number; store?: PanelScope }; result: SearchResult & { hits: Array<SearchHit & { store?: StoreName }> } }
   detail: { args: { id: string; store?: StoreName }; result: Detail }
-  rooms: { args: { room?: string }; result: RoomsListing }
+  rooms: { args: { room?: string; store?: StoreName }; result: RoomsListing }
   restoreArchived: { args: { ids: string[]; store?: StoreName }; result: RestoreResult }
   list: { args: { status?: MemoryStatus; limit?: number; offset?: number; store?: PanelScope }; result: ListResult & { entries: StoredMemory[] } }
   create: { args: { summary: string; title?: string; tags?: string[]; store?: StoreName }; result: WriteResult & { store?: StoreName } }

@@ -198,6 +198,25 @@ for (const locale of ['zh', 'en'] as const) {
       await shot(locale, 'stores')
     })
 
+    it('shows the palace of the store the switch picks: the personal store’s rooms under Personal', async () => {
+      const slotOf = async (store: StoreName, id: string) => (await backendOf(store).indexView()).get(id)?.location
+      const preference = ids[`${locale}-preference`] ?? '?'
+      await tab('rooms')
+      await page.locator('[data-role=rooms-store][data-store=project]').waitFor()
+      await page.locator('[data-role=rooms]:not([aria-busy]) > li[data-room]').first().waitFor()
+      expect(await page.locator(`[data-role=rooms] li[data-id="${preference}"]`).count()).toBe(0)
+      await scope('user')
+      await page.locator('[data-role=rooms-store][data-store=user]').waitFor()
+      const slot = page.locator(`[data-role=rooms]:not([aria-busy]) li[data-id="${preference}"]`)
+      await slot.waitFor()
+      expect(await slot.locator('.dma-slotloc').textContent()).toBe(await slotOf('user', preference))
+      expect(await page.locator(`[data-role=rooms] li[data-id="${ids[`${locale}-gate`]}"]`).count()).toBe(0)
+      await shot(locale, 'rooms-personal')
+      await scope('all')
+      await tab('memories')
+      await listSettled('browse:all')
+    })
+
     it('shows every counter equal to the rows of its list, in every scope (one source for all of them)', async () => {
       for (const [name, stores] of [['all', ['project', 'user']], ['user', ['user']], ['project', ['project']]] as const) {
         await scope(name)

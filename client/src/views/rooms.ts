@@ -1,11 +1,12 @@
 /**
  * The rooms tab: the memory palace as the model walks it (the `memory_rooms` tool through the
  * `rooms` op): every room in tour order with how many of its slots are used, and the current
- * memories standing in it by slot (room#slot, title, status). Read-only: it changes nothing and
- * records no search.
+ * memories standing in it by slot (room#slot, title, status). Each store is a palace of its own:
+ * the personal store's when the panel's scope is Personal, else the project store's. Read-only: it
+ * changes nothing and records no search.
  */
 
-import type { RoomsListing } from '../api-types.js'
+import type { RoomsListing, StoreName } from '../api-types.js'
 import { ResultLine, type PanelContext } from '../context.js'
 import { h, replaceChildren } from '../dom.js'
 import type { MessageKey } from '../i18n.js'
@@ -19,6 +20,8 @@ export function roomsView(ctx: PanelContext): View {
   const line = new ResultLine()
   const list = h('ol', { class: 'dma-rooms', attrs: { 'data-role': 'rooms' } })
   const unplacedEl = h('p', { class: 'dma-hint', attrs: { 'data-role': 'unplaced', hidden: true } })
+  const whichEl = h('p', { class: 'dma-hint', attrs: { 'data-role': 'rooms-store', hidden: true } })
+  const storeOf = (): StoreName => (ctx.scope() === 'user' ? 'user' : 'project')
   /** Bumped by every load: an answer to an older one is dropped. */
   let generation = 0
 
@@ -49,7 +52,11 @@ export function roomsView(ctx: PanelContext): View {
   async function load(): Promise<void> {
     const asked = ++generation
     list.setAttribute('aria-busy', 'true')
-    const top = await ctx.run('rooms', {}, line)
+    const store = storeOf()
+    whichEl.hidden = ctx.status()?.stores.user === undefined
+    whichEl.dataset['store'] = store
+    whichEl.textContent = t('roomsOf', { store: t(store === 'user' ? 'storeUser' : 'storeProject') })
+    const top = await ctx.run('rooms', { store }, line)
     if (asked !== generation) return
     if (top === undefined) {
       list.removeAttribute('aria-busy')
@@ -57,7 +64,7 @@ export function roomsView(ctx: PanelContext): View {
     }
     // One answer per room with memories in it; rooms are few (a room holds `capacity` slots).
     const members = await Promise.all(
-      top.rooms.map(async (r) => (r.current > 0 ? ((await ctx.run('rooms', { room: r.room }, line))?.members ?? []) : [])),
+      top.rooms.map(async (r) => (r.current > 0 ? ((await ctx.run('rooms', { room: r.room, store }, line))?.members ?? []) : [])),
     )
     if (asked !== generation) return
     if (top.rooms.length === 0) replaceChildren(list, h('li', { class: 'dma-empty' }, t('roomsEmpty')))
@@ -72,15 +79,21 @@ export function roomsView(ctx: PanelContext): View {
     { class: 'dma-card', attrs: { 'data-card': 'rooms' } },
     h('h3', null, t('roomsTitle')),
     h('p', { class: 'dma-hint' }, t('roomsHint')),
+    whichEl,
     line.el,
     list,
     unplacedEl,
   )
 
+  const offScope = ctx.onScope(() => void load())
+
   return {
     el: h('div', { class: 'dma-body', attrs: { 'data-view': 'rooms' } }, card),
     show() {
       void load()
+    },
+    dispose() {
+      offScope()
     },
   }
 }
