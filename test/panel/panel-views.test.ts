@@ -195,6 +195,17 @@ for (const locale of ['zh', 'en'] as const) {
       await scope('all')
       await listSettled('browse:all')
       await preference.waitFor()
+
+      // Written from the panel into the personal store, chosen by hand: there on disk, marked in the list.
+      const said = locale === 'zh' ? '我的默认 shell 是 fish。' : 'My default shell is fish.'
+      await page.fill('[data-role=write-summary]', said)
+      await page.selectOption('[data-role=write-store]', 'user')
+      await page.click('[data-action=write]')
+      await page.locator('[data-card=write] [data-kind=ok]', { hasText: locale === 'zh' ? '写在个人库' : 'in the personal store' }).waitFor()
+      const written = [...(await user.indexView()).values()].find((e) => e.summary === said)
+      expect(written).toMatchObject({ status: 'active', sources: [{ kind: 'user' }] })
+      expect([...(await project.indexView()).values()].some((e) => e.summary === said)).toBe(false)
+      await rowOf(written?.id ?? '?').locator('[data-role=store][data-store=user]').waitFor()
       await shot(locale, 'stores')
     })
 

@@ -29,7 +29,7 @@ export function storeChoice(ctx: PanelContext): { el: HTMLSelectElement; value()
   const { t } = ctx
   const el = h(
     'select',
-    { class: 'dma-input', attrs: { 'data-role': 'write-store', 'aria-label': t('writeStore') } },
+    { class: 'dma-input', attrs: { 'data-role': 'write-store', 'aria-label': t('writeStore'), title: t('writeStore') } },
     h('option', { attrs: { value: '' } }, t('writeStoreAuto')),
     h('option', { attrs: { value: 'project' } }, t('storeProject')),
     h('option', { attrs: { value: 'user' } }, t('storeUser')),
