@@ -2,12 +2,14 @@
  * The panel over two stores in a real headless Chromium against the built `memory-agent serve
  * --user-root`, in Chinese and in English, each view checked against the stores' files: both
  * stores listed (a preference in the personal store shown, each row with its store, the
- * All / Personal / Project switch), every counter equal to the rows of its list in every scope,
+ * All / Personal / Project switch, a write into the store chosen, the palace of the store picked),
+ * every counter equal to the rows of its list in every scope,
  * editing (a new version on disk through write_memory, the old one superseded and in the
  * history, ledger events; refusals by the confirmation gate and by the supersedes guard shown
  * with their code, nothing written), the review card (confirm schedules the next review, reject
  * soft-deletes, later writes nothing), the health score (its parts, a broken file costing its
- * points) and the operation log (newest first, by kind, a link to the memory). Screenshots go to
+ * points), the operation log (newest first, by kind, a link to the memory), and today and the log
+ * at phone width. Screenshots go to
  * test/artifacts/ (panel-<locale>-<view>.png). The memories are keyless free text, in both languages.
  */
 
