@@ -124,7 +124,7 @@ box-sizing:border-box;width:100%;max-width:760px;color:var(--dma-fg);font-size:1
 .dma-health-score[data-level=fair]{color:var(--dma-warn)}.dma-health-score[data-level=poor]{color:var(--dma-danger)}
 .dma-health .dma-hint{flex:1 1 240px;margin:0}
 .dma-health-parts{list-style:none;margin:0;padding:0;display:flex;flex-direction:column}
-.dma-health-part{display:grid;grid-template-columns:minmax(90px,max-content) 40px 40px minmax(0,1fr);gap:4px 12px;align-items:baseline;padding:5px 0;border-top:1px solid var(--dma-border)}
+.dma-health-part{display:grid;grid-template-columns:130px 40px 44px minmax(0,1fr);gap:4px 12px;align-items:baseline;padding:5px 0;border-top:1px solid var(--dma-border)}
 .dma-health-part:first-child{border-top:0}
 .dma-health-name{font-weight:500}
 .dma-health-n,.dma-health-cost{font-variant-numeric:tabular-nums;text-align:right}

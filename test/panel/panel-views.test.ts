@@ -62,6 +62,15 @@ const WORDS: Record<Locale, { user: string; project: string; today: string; ledg
 const backendOf = (store: StoreName) => (store === 'user' ? user : project)
 
 async function seed(): Promise<void> {
+  // Checked five days ago, so due first: the review card shows their evidence.
+  clock = new Date(Date.now() - 5 * 86_400_000).toISOString()
+  for (const [i, [summary, cmd]] of [
+    ['构建需要 Node 20。', 'node --version'],
+    ['The lockfile is package-lock.json.', 'ls package-lock.json'],
+    ['测试覆盖率门槛是 80%。', 'npm run coverage'],
+    ['The CLI entry is lib/cli/main.js.', 'ls lib/cli/main.js'],
+  ].entries())
+    ids[`evidence${i}`] = (await writeHandler(project, { summary: summary ?? '', source: 'user', verify_cmd: cmd, verify_expect: 'exit 0', verify_result: 'pass', verified_at: clock })).id
   // Written three days ago: every current memory is due for review (the first review is a day after writing).
   clock = new Date(Date.now() - 3 * 86_400_000).toISOString()
   for (const locale of ['zh', 'en'] as const) {
@@ -345,6 +354,9 @@ for (const locale of ['zh', 'en'] as const) {
       expect(said[0]).toBe(entry?.title)
       expect(await item.locator('[data-field=review-sources]').textContent()).toBe(entry?.sources.map((x) => (x.session_id !== null ? `${x.kind}: ${x.session_id}` : x.kind)).join(', '))
       expect(await item.locator('[data-field=review-confidence]').textContent()).toBe(String(entry?.confidence))
+      // The most overdue first: a memory whose check passed, with that check as its evidence.
+      expect(entry?.evidence).toMatchObject({ result: 'pass' })
+      expect(await item.locator('[data-field=review-evidence]').textContent()).toContain(`pass${locale === 'zh' ? '：' : ': '}${entry?.evidence?.cmd}`)
       expect(await page.locator('[data-role=review-count]').textContent()).toContain(String((await dueIds('project')).length + (await dueIds('user')).length))
       await shot(locale, 'review')
       await item.locator('[data-action=review-confirm]').click()
