@@ -431,6 +431,9 @@ for (const locale of ['zh', 'en'] as const) {
       const supersedes = all.filter((e) => e.event === 'supersede')
       expect(await list.count()).toBe(supersedes.length)
       expect(await list.evaluateAll((els) => [...new Set(els.map((e) => e.getAttribute('data-event')))])).toEqual(['supersede'])
+      // The kind in the panel's language, the logged name in its title.
+      expect(await list.first().locator('[data-role=kind]').textContent()).toBe(locale === 'zh' ? '取代旧版本' : 'Replaced an old version')
+      expect(await list.first().locator('[data-role=kind]').getAttribute('title')).toBe('supersede')
 
       const edited = ids[`${locale}-edited`] ?? '?'
       await page.locator(`[data-role=ledger] > li[data-id="${edited}"] [data-action=open-memory]`).click()

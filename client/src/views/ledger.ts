@@ -8,6 +8,7 @@ import type { LedgerView } from '../api-types.js'
 import { ResultLine, type PanelContext } from '../context.js'
 import { formatTime, h, replaceChildren } from '../dom.js'
 import type { MessageKey } from '../i18n.js'
+import { eventLabel } from '../i18n-events.js'
 import { storeBadge } from './memory-edit.js'
 import type { View } from './view.js'
 
@@ -32,7 +33,7 @@ export function ledgerView(ctx: PanelContext): View {
     replaceChildren(
       select,
       h('option', { attrs: { value: '' } }, t('ledgerAllKinds', { n: all })),
-      ...view.kinds.map((k) => h('option', { attrs: { value: k.event } }, `${k.event} (${k.n})`)),
+      ...view.kinds.map((k) => h('option', { attrs: { value: k.event } }, `${eventLabel(ctx.locale, k.event)} (${k.n})`)),
     )
     select.value = kind
   }
@@ -70,7 +71,7 @@ export function ledgerView(ctx: PanelContext): View {
           'li',
           { class: 'dma-logrow dma-ledgerrow', attrs: { 'data-event': e.event, 'data-store': e.store, 'data-id': e.id ?? undefined } },
           h('span', { class: 'dma-logtime' }, formatTime(e.at)),
-          h('span', { class: 'dma-badge', attrs: { 'data-role': 'kind' } }, e.event),
+          h('span', { class: 'dma-badge', attrs: { 'data-role': 'kind', title: e.event } }, eventLabel(ctx.locale, e.event)),
           storeBadge(ctx, e.store),
           target,
           e.memory !== null ? h('span', { class: 'dma-badge', attrs: { 'data-status': e.memory.status } }, t(`status_${e.memory.status}` as MessageKey)) : null,
