@@ -1,10 +1,11 @@
 /**
- * The memories tab: search (the model's own search, alias hits marked, common tags offered on
- * zero hits), the list by status when no search is active, one row per memory with its details
- * and the actions its status allows (confirm, keep / drop, soft delete, restore, restore from the
- * archive), its place in the palace (room#slot) in the details, and the form
- * to write a memory. A row action patches the rows it changed instead of searching again, so the
- * query log records only what a person searched.
+ * The memories tab, over the stores of the panel's scope: search (the model's own search, alias
+ * hits marked, common tags offered on zero hits), the list by status when no search is active
+ * (each chip's count that list's rows, counts.ts), or one memory opened from the operation log;
+ * one row per memory with its store, its details (its place in the palace, its versions) and the
+ * actions its status allows (confirm, keep / drop, soft delete, restore, restore from the
+ * archive, edit: memory-edit.ts), and the form to write a memory. A row action patches the rows
+ * it changed instead of searching again, so the query log records only what a person searched.
  */
 
 import type { Detail, ListedMemory, MemoryStatus, SearchHit, StoreName } from '../api-types.js'
