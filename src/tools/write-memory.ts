@@ -26,10 +26,7 @@ export const writeMemoryTool = defineTool(
     title: 'Write a memory',
     group: 'core',
     description:
-      'Save one fact as a memory. Without raw it is a topic (lasting knowledge); with raw it is an episode of a session, kept with its original text. ' +
-      'outcome says what happened: created; updated (it replaced the current version of its fact: replaced gives that one\'s id, version and summary); duplicate (already stored: nothing new saved, the memory grows stronger); appended (the episode was stored, its new raw text was added to it); conflict (kept beside another value, for memory_resolve); held (suggested, for memory_confirm). ' +
-      'A new value under the same key or title replaces the old one; with expectConflict both are kept. neighbours lists up to 3 current memories near it, each with why. A write without key or title also returns them as may_revise: when one states an older value of the same fact, write again with supersedes: [its id] to confirm (a listed memory is never replaced without it). ' +
-      'importance (0-1, default 0.5) weighs the memory in ranking and decay; repeats and search hits add to it for a while. Secrets are masked before saving.',
+      'Save one fact as a memory. Without raw it is a topic; with raw an episode of a session, kept with its original text (a repeat adds new raw text). outcome says what happened; neighbours lists nearby memories. A new value under the same key or title replaces the old one (replaced); with expectConflict both are kept for memory_resolve. Without key or title, may_revise lists memories it may replace: confirm one by writing again with supersedes: [its id]. Secrets are masked.',
     input: {
       type: 'object',
       properties: {
@@ -70,7 +67,7 @@ export const writeMemoryTool = defineTool(
           maxItems: 8,
           description: 'Ids of current memories this one replaces (confirm a may_revise entry): each must exist and be active or in conflict.',
         },
-        importance: { type: 'number', minimum: 0, maximum: 1, description: 'How much it matters, 0 to 1 (default 0.5): a lasting preference 0.9, a one-off observation 0.3. Weighs it in search and decay.' },
+        importance: { type: 'number', minimum: 0, maximum: 1, description: 'How much it matters, 0-1 (default 0.5); weighs search and decay.' },
         claim: {
           type: 'object',
           description: 'What the memory states, when you know it better than the text reads: the subject ("the API"), the attribute ("port") and the value ("9090"). Subject and attribute are then the key (not with key): writes with the same ones are versions of one fact.',
@@ -95,7 +92,12 @@ export const writeMemoryTool = defineTool(
         status: statusField,
         title: { type: 'string' },
         raw_ref: nullableString,
-        outcome: { type: 'string', enum: WRITE_OUTCOMES, description: 'What the write did: created, updated, duplicate, appended, conflict or held.' },
+        outcome: {
+          type: 'string',
+          enum: WRITE_OUTCOMES,
+          description:
+            'created; updated (it replaced the current version of its fact: see replaced); duplicate (already stored, nothing new saved: the memory grows stronger); appended (the episode was stored, its new raw text was added); conflict (kept beside another value, for memory_resolve); held (suggested, for memory_confirm).',
+        },
         replaced: {
           type: 'object',
           description: 'The current memory this write replaced (the newest, when several: superseded lists them all).',
