@@ -67,7 +67,7 @@ export const writeMemoryTool = defineTool(
           maxItems: 8,
           description: 'Ids of current memories this one replaces (confirm a may_revise entry): each must exist and be active or in conflict.',
         },
-        importance: { type: 'number', minimum: 0, maximum: 1, description: 'How much it matters, 0-1 (default 0.5); weighs search and decay.' },
+        importance: { type: 'number', minimum: 0, maximum: 1, description: 'How much it matters, 0-1 (default 0.5).' },
         claim: {
           type: 'object',
           description: 'What the memory states, when you know it better than the text reads: the subject ("the API"), the attribute ("port") and the value ("9090"). Subject and attribute are then the key (not with key): writes with the same ones are versions of one fact.',
