@@ -12,6 +12,7 @@ import { promises as fs } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as api from '../src/api.js'
+import { backfillHistory } from '../src/lifecycle/backfill.js'
 import { importanceLookup } from '../src/memory/organisation/strength-fold.js'
 import { STRENGTH } from '../src/memory/organisation/strength.js'
 import { signalsSettled } from '../src/memory/organisation/signals.js'
@@ -119,6 +120,35 @@ describe.each(LANGS)('write results, keyless free text ($lang)', (c) => {
     expect((await backend.indexView()).get(weighty.id)?.importance).toBe(0.9)
     // Equal words, equal length: the important one comes first whichever id sorts first.
     expect(await search(backend, c.query)).toEqual([weighty.id, plain.id])
+  })
+})
+
+describe.each([
+  { lang: 'zh', said: '记住：我的电脑是 M2 MacBook Air。', first: '先到这里。', second: '明天继续。' },
+  { lang: 'en', said: 'Remember: my laptop is an M2 MacBook Air.', first: 'That is all for today.', second: 'More tomorrow.' },
+])('auto-settle and backfill say the outcome ($lang)', (c) => {
+  it('a sentence settled again from another message keeps that message as raw text (appended)', async () => {
+    const { backend, root } = await newStore()
+    let rpc = 0
+    const typed = (t: string): api.HostMessage => ({ role: 'user', content: [{ type: 'text', text: t }], source: { kind: 'user', rpcId: `rpc-${++rpc}` } })
+    const one = await api.settleCandidates(backend, { sessionId: 's1', messages: [typed(`${c.said} ${c.first}`)] })
+    expect(one.errors).toEqual([])
+    expect(one.written.map((w) => w.outcome)).toEqual(['held'])
+    const two = await api.settleCandidates(backend, { sessionId: 's2', messages: [typed(`${c.said} ${c.second}`)] })
+    expect(two.skipped).toMatchObject([{ id: one.written[0]?.id, outcome: 'appended' }])
+    const entry = (await backend.indexView()).get(one.written[0]?.id as string) as api.IndexEntry
+    const raw = await fs.readFile(path.join(root, entry.raw_ref as string), 'utf8')
+    expect(raw).toContain(c.first)
+    expect(raw).toContain(c.second)
+  })
+
+  it('backfill counts a sentence said again in another session as a duplicate whose turn text was kept', async () => {
+    const { backend } = await newStore()
+    let rpc = 0
+    const typed = (t: string): api.HostMessage => ({ role: 'user', content: [{ type: 'text', text: t }], source: { kind: 'user', rpcId: `rpc-${++rpc}` } })
+    const session = (id: string, t: string) => ({ id, deriveMessages: () => [typed(t)] })
+    const report = await backfillHistory(backend, { list: () => [session('b1', `${c.said} ${c.first}`), session('b2', `${c.said} ${c.second}`)] }, { dryRun: false })
+    expect(report).toMatchObject({ written: [expect.any(String)], duplicates: 1, appended: 1, failed: 0 })
   })
 })
 
