@@ -38,7 +38,7 @@ export interface SearchSignal {
 export function recordSearch(backend: MemoryBackend, signal: SearchSignal): void {
   const at = backend.now()
   const top = signal.hitIds.slice(0, USAGE_TOP)
-  if (top.length > 0) afterAnswer(backend, USAGE_FILE, () => backend.appendLog(USAGE_FILE, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
+  if (top.length > 0) afterAnswer(backend, USAGE_FILE, () => appendUsage(backend, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
   // Redacted before the cut, so a cut never leaves the head of a secret that no longer looks like one.
   const query = truncate(redactSecrets(signal.query.replace(/\s+/g, ' ').trim()).text, 120)
   if (query === '') return
@@ -48,7 +48,21 @@ export function recordSearch(backend: MemoryBackend, signal: SearchSignal): void
 /** Records that a write repeated a memory (strength.ts), without ever failing the write. */
 export function recordRepeat(backend: MemoryBackend, id: string): void {
   const line = jsonLine({ id, at: backend.now(), repeat: true }) + '\n'
-  afterAnswer(backend, USAGE_FILE, () => backend.appendLog(USAGE_FILE, line))
+  afterAnswer(backend, USAGE_FILE, () => appendUsage(backend, line))
+}
+
+/**
+ * Appends to usage.jsonl and, when the file is exactly what this process knew plus these lines
+ * (nobody else wrote meanwhile), folds them into the known fold, so the next search reads no file.
+ */
+async function appendUsage(backend: MemoryBackend, lines: string): Promise<void> {
+  await backend.appendLog(USAGE_FILE, lines)
+  const known = usageFolds.get(backend)
+  if (known === undefined || known.bytes < 0) return
+  const st = await backend.stat(USAGE_FILE)
+  if (st === null || st.size !== known.bytes + Buffer.byteLength(lines) || usageFolds.get(backend) !== known) return
+  foldUsage(lines, known.stats)
+  usageFolds.set(backend, { signature: signatureOf(st), bytes: st.size, text: known.text + lines, stats: known.stats })
 }
 
 async function appendQuery(backend: MemoryBackend, line: string): Promise<void> {
@@ -130,6 +144,8 @@ function foldUsage(text: string, stats: Map<string, UsageStats>): Map<string, Us
  */
 interface UsageFold {
   signature: string
+  /** The file's length in bytes that the fold stands for; -1 when it ended in a torn line (then the next change is read). */
+  bytes: number
   text: string
   stats: Map<string, UsageStats>
 }
@@ -137,21 +153,18 @@ const usageFolds = new WeakMap<MemoryBackend, UsageFold>()
 
 function refold(backend: MemoryBackend, signature: string, text: string | null): Map<string, UsageStats> {
   const known = usageFolds.get(backend)
+  const full = text ?? ''
   // Whole lines only: a line being appended right now is read once it is complete.
-  const now = (text ?? '').slice(0, (text ?? '').lastIndexOf('\n') + 1)
-  const stats = known !== undefined && known.text !== '' && now.startsWith(known.text) ? foldUsage(now.slice(known.text.length), cloneStats(known.stats)) : foldUsage(now, new Map())
-  usageFolds.set(backend, { signature, text: now, stats })
+  const now = full.slice(0, full.lastIndexOf('\n') + 1)
+  // Extended in place: a reader that holds the map sees later uses too, never fewer.
+  const stats = known !== undefined && known.text !== '' && now.startsWith(known.text) ? foldUsage(now.slice(known.text.length), known.stats) : foldUsage(now, new Map())
+  usageFolds.set(backend, { signature, bytes: now.length === full.length ? Buffer.byteLength(full) : -1, text: now, stats })
   return stats
-}
-
-/** A copy a fold may extend, so that a map already handed out never changes under its reader. */
-function cloneStats(stats: ReadonlyMap<string, UsageStats>): Map<string, UsageStats> {
-  return new Map([...stats].map(([id, s]) => [id, { ...s }]))
 }
 
 const signatureOf = (st: { size: number; mtimeMs: number } | null) => (st === null ? 'none' : `${st.size}:${st.mtimeMs}`)
 
-/** Hits, repeats and the faded sum of uses per memory id, from usage.jsonl. Read-only for callers. */
+/** Hits, repeats and the faded sum of uses per memory id, from usage.jsonl. Read-only for callers; later uses are folded into it. */
 export async function readUsage(backend: MemoryBackend): Promise<Map<string, UsageStats>> {
   const signature = signatureOf(await backend.stat(USAGE_FILE))
   const known = usageFolds.get(backend)
