@@ -108,6 +108,10 @@ export interface IndexEntry {
   derived_from?: string[]
   /** Retrieval practice (src/store/review-fields.ts): the SM-2 schedule, or `off`; only when the file states it. */
   review?: ReviewState | 'off'
+  /** How much the memory matters, 0-1, as the file states it (front-matter `importance`: a write's, or retrieval practice's); absent: the default, 0.5. */
+  importance?: number
+  /** Strength from use (repeats, search hits) as last folded into the file: front-matter `strength` at `strength_at` (src/memory/organisation/strength.ts). */
+  strength?: { value: number; at: string }
   // Identity fields (src/store/identity.ts): present only when they apply.
   /** The id the file states when another file keeps that id: this one is indexed under an id of its own. */
   claimed_id?: string

@@ -127,7 +127,7 @@ async function demo(root: string): Promise<void> {
   let suggested: string | null = null
   for (const input of writes) {
     const out = await writeHandler(backend, input)
-    const note = out.dedupe ? `duplicate (${out.dedupe}, similarity ${out.similarity})` : out.superseded.length > 0 ? `supersedes ${out.superseded.join(', ')}` : out.status
+    const note = out.dedupe ? `${out.outcome} (${out.dedupe}, similarity ${out.similarity})` : out.superseded.length > 0 ? `${out.outcome}: supersedes ${out.superseded.join(', ')}` : `${out.outcome}, ${out.status}`
     console.log(`write  ${out.id}  ${note}`)
     if (out.status === 'suggested') suggested = out.id
   }

@@ -12,6 +12,7 @@ import type { RedactionKind } from '../redact.js'
 import { redactSecrets } from '../redact.js'
 import type { MemoryBackend } from '../store/backend.js'
 import { truncateUnits } from '../text.js'
+import type { WriteOutcome } from '../memory/writing/write-result.js'
 import { writeHandler } from '../tools/write-memory.js'
 import { AUTO_SETTLE_TAG, extractCandidates, userTypedMessages, type HostMessage, type SignalClass } from './auto-settle.js'
 
@@ -81,6 +82,8 @@ export interface SettleRequest {
 
 export interface SettledMemory {
   id: string
+  /** What the write did: `held` (suggested) unless the store settles otherwise. */
+  outcome: WriteOutcome
   summary: string
   classes: SignalClass[]
   redactions: RedactionKind[]
@@ -90,7 +93,7 @@ export interface SettleResult {
   /** New suggested memories. */
   written: SettledMemory[]
   /** Candidates the store already held (dedupe by the write path). */
-  skipped: { id: string; summary: string; dedupe: 'exact' | 'near' }[]
+  skipped: { id: string; summary: string; dedupe: 'exact' | 'near'; outcome: WriteOutcome }[]
   /** One line per failure, also sent to console.warn. */
   errors: string[]
   /** Candidates found in the messages this call looked at. */
@@ -173,10 +176,11 @@ async function settleOne(backend: MemoryBackend, sessionId: string, sentence: st
       requireConfirmation: true,
     })
     if (out.dedupe !== undefined) {
-      result.skipped.push({ id: out.id, summary: summary.text, dedupe: out.dedupe })
+      // `appended`: the sentence was settled before, and this message is kept as its raw text too.
+      result.skipped.push({ id: out.id, summary: summary.text, dedupe: out.dedupe, outcome: out.outcome })
     } else {
       const redactions = [...new Set([...summary.kinds, ...rawText.kinds, ...out.redactions])]
-      result.written.push({ id: out.id, summary: summary.text, classes, redactions })
+      result.written.push({ id: out.id, outcome: out.outcome, summary: summary.text, classes, redactions })
     }
   } catch (err) {
     warn(result, `candidate "${truncateUnits(summary.text, 40)}"`, err)

@@ -82,7 +82,10 @@ export interface BackfillReport {
   /** Turns finished by this run. */
   turnsDone: number
   written: string[]
+  /** Sentences the store held already (the write's outcome `duplicate` or `appended`). */
   duplicates: number
+  /** Of those, the ones whose turn text was new: kept in the stored episode's raw file (outcome `appended`). */
+  appended: number
   failed: number
   errors: string[]
   interrupted: boolean
@@ -141,6 +144,7 @@ export async function backfillHistory(backend: MemoryBackend, sessions: Backfill
     turnsDone: 0,
     written: [],
     duplicates: 0,
+    appended: 0,
     failed: 0,
     errors: [],
     interrupted: false,
@@ -167,6 +171,7 @@ export async function backfillHistory(backend: MemoryBackend, sessions: Backfill
         const target = options.storeFor?.(judgement.classes, t.session) ?? backend
         const out = await settle(target, t, sentence, judgement.classes)
         if (out.dedupe !== undefined) report.duplicates++
+        if (out.outcome === 'appended') report.appended++
         else report.written.push(out.id)
         ids.push(out.id)
       } catch (err) {

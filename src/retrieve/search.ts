@@ -30,6 +30,21 @@ export interface SearchRequest {
   scope?: string
   /** The time the entries were taken as of (memory_search_hybrid's asOf), for the guidance only. */
   asOf?: string
+  /**
+   * A memory's effective importance, 0-1 (its own plus strength from use: memory/organisation/
+   * strength.ts); absent: every memory weighs the same. Weighs a match by importanceWeight.
+   */
+  importance?: (entry: IndexEntry) => number
+}
+
+/** How much importance moves a match: ±IMPORTANCE_RANK_WEIGHT / 2 at importance 1 or 0, nothing at the default 0.5. */
+export const IMPORTANCE_RANK_WEIGHT = 0.3
+/** The most importanceWeight gives (importance 1). */
+export const MAX_IMPORTANCE_WEIGHT = 1 + IMPORTANCE_RANK_WEIGHT / 2
+
+/** What a match is multiplied by for its importance: 0.85 at 0, 1 at 0.5, 1.15 at 1. Pure. */
+export function importanceWeight(importance: number): number {
+  return 1 + IMPORTANCE_RANK_WEIGHT * (Math.min(1, Math.max(0, importance)) - 0.5)
 }
 
 export interface SearchHit {
@@ -266,7 +281,9 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   const sharedIds = index.literal(identifiersOf(req.query), acceptId)
   // Those that a keyword boost can raise, when few enough to score apart (null: the draw reaches for them).
   const boosted = keywords?.naming(querySet, BOOSTED_APART_LIMIT) ?? null
-  const reach = boosted === null ? RANKING.keywordMatchBoost : 1
+  // Importance raises a match by at most MAX_IMPORTANCE_WEIGHT, on top of the keyword boost.
+  const weighOf = req.importance
+  const reach = (boosted === null ? RANKING.keywordMatchBoost : 1) * (weighOf !== undefined ? MAX_IMPORTANCE_WEIGHT : 1)
   // The draw below wants top_k hits besides the shared ones, each raised by at most `reach`.
   const draw = { depth: req.top_k + sharedIds.size, reach }
   const ranking = index.rank([...weights.keys()], weights, acceptId, { strongOnly: drawQualified, qualifies, top: draw })
@@ -285,13 +302,14 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   const scored: Array<{ entry: IndexEntry; score: number; reason: SearchHit['reason'] }> = []
   const byScore = (a: { entry: IndexEntry; score: number }, b: { entry: IndexEntry; score: number }) =>
     b.score - a.score || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0)
-  // A match's score: raised when the query names one of its keywords, spread over its sources.
-  const scoreOf = (entry: IndexEntry, raw: number) => (namesKeyword(entry, querySet) ? raw * RANKING.keywordMatchBoost : raw) * perSource(entry)
+  // A match's score: raised when the query names one of its keywords, spread over its sources, weighed by its importance.
+  const scoreOf = (entry: IndexEntry, raw: number) =>
+    (namesKeyword(entry, querySet) ? raw * RANKING.keywordMatchBoost : raw) * perSource(entry) * (weighOf !== undefined ? importanceWeight(weighOf(entry)) : 1)
   let threshold = -Infinity
   const consider = (r: RankedDoc): void => {
     const entry = source.get(r.id)
     if (entry === undefined) return
-    // perSource is at most 1, so r.score times the boost stays an upper bound (the draw's break).
+    // perSource is at most 1, so r.score times `reach` stays an upper bound (the draw's break).
     const score = scoreOf(entry, r.score)
     // Below the k-th best it could only be cut again (ties at the k-th are ordered by id).
     if (score < threshold) return

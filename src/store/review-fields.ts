@@ -9,10 +9,10 @@
 
 import type { IndexEntry, ReviewState } from '../types.js'
 
-export type ReviewFields = Pick<IndexEntry, 'review'>
+export type ReviewFields = Pick<IndexEntry, 'review' | 'importance' | 'strength'>
 
 /** The front-matter names, as a person writes them. */
-export const REVIEW_FRONT_MATTER = ['review', 'review_due', 'review_interval', 'review_ease', 'review_reps', 'review_lapses', 'reviewed_at', 'importance'] as const
+export const REVIEW_FRONT_MATTER = ['review', 'review_due', 'review_interval', 'review_ease', 'review_reps', 'review_lapses', 'reviewed_at', 'importance', 'strength', 'strength_at'] as const
 
 export const DEFAULT_EASE = 2.5
 export const MIN_EASE = 1.3
@@ -52,20 +52,42 @@ function stateOf(r: Record<string, unknown>, due: string): ReviewState {
   }
 }
 
-/** The review fields a file states: a schedule needs `review_due`; `review: off` wins over it. */
-export function reviewFieldsFromFrontMatter(data: Record<string, unknown>): ReviewFields {
-  if (isOff(data.review)) return { review: 'off' }
-  const due = time(data.review_due)
-  return due === null ? {} : { review: stateOf(data, due) }
+/** A number brought within 0-1 (as the schedule reads it), or undefined for anything not a number. */
+function unit(value: unknown): number | undefined {
+  const n = number(value, NaN, 0, 1)
+  return Number.isNaN(n) ? undefined : n
 }
 
-/** The review field of an index line (written by this program, but read defensively). */
+/** Importance and folded strength, each only when stated (and valid). */
+function weightFields(importance: unknown, strength: unknown, strengthAt: unknown): ReviewFields {
+  const imp = unit(importance)
+  const value = unit(strength)
+  const at = time(strengthAt)
+  return { ...(imp !== undefined ? { importance: imp } : {}), ...(value !== undefined && at !== null ? { strength: { value, at } } : {}) }
+}
+
+/** The review fields a file states: a schedule needs `review_due`; `review: off` wins over it. Importance and strength stand on their own. */
+export function reviewFieldsFromFrontMatter(data: Record<string, unknown>): ReviewFields {
+  const weights = weightFields(data.importance, data.strength, data.strength_at)
+  if (isOff(data.review)) return { review: 'off', ...weights }
+  const due = time(data.review_due)
+  return due === null ? weights : { review: stateOf(data, due), ...weights }
+}
+
+/** The review fields of an index line (written by this program, but read defensively). */
 export function reviewFieldsFromIndexLine(r: Record<string, unknown>): ReviewFields {
-  if (r.review === 'off') return { review: 'off' }
-  if (typeof r.review !== 'object' || r.review === null) return {}
+  const s = typeof r.strength === 'object' && r.strength !== null ? (r.strength as Record<string, unknown>) : {}
+  const weights = weightFields(r.importance, s.value, s.at)
+  if (r.review === 'off') return { review: 'off', ...weights }
+  if (typeof r.review !== 'object' || r.review === null) return weights
   const rec = r.review as Record<string, unknown>
   const due = time(rec.due)
-  return due === null ? {} : { review: stateOf(rec, due) }
+  return due === null ? weights : { review: stateOf(rec, due), ...weights }
+}
+
+/** How much a memory matters as its file states it (retrieval practice moves it), the default when it states none. */
+export function importanceOf(entry: Pick<IndexEntry, 'importance' | 'review'>): number {
+  return entry.importance ?? (typeof entry.review === 'object' ? entry.review.importance : DEFAULT_IMPORTANCE)
 }
 
 /**

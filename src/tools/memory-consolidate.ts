@@ -84,6 +84,7 @@ export const memoryConsolidateTool = defineTool(
         merge_candidates: { type: 'integer', description: 'Groups of near restatements below the merge threshold (memory_duplicates lists them).' },
         archived: ids,
         decayed: ids,
+        strengthened: { ...ids, description: 'Memories whose strength from use (repeats, search hits) was written into their files as strength and strength_at.' },
         stale: {
           type: 'array',
           items: {
@@ -139,7 +140,7 @@ export const memoryConsolidateTool = defineTool(
         },
         guidance: { type: 'string' },
       },
-      required: ['dry_run', 'promoted', 'reinforced', 'reflected', 'exchanges', 'merged', 'merge_candidates', 'archived', 'decayed', 'stale', 'skipped', 'guidance'],
+      required: ['dry_run', 'promoted', 'reinforced', 'reflected', 'exchanges', 'merged', 'merge_candidates', 'archived', 'decayed', 'strengthened', 'stale', 'skipped', 'guidance'],
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: false },

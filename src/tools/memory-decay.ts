@@ -10,7 +10,7 @@ export const memoryDecayTool = defineTool(
     title: 'Decay',
     group: 'curate',
     description:
-      `Archive active memories of low importance (confidence below ${DECAY_CONFIDENCE_BELOW}, or importance lowered by failed recalls; or failing review again and again) without a search hit for days (default: the store's decayAfterDays, 90). Archived memories leave search and injection but keep their files; memory_restore brings them back, memory_audit_forgotten lists them. A preview unless dryRun is false.`,
+      `Archive active memories of low importance (confidence below ${DECAY_CONFIDENCE_BELOW}, or importance plus strength from use below decayImportanceBelow; or failing review again and again) without a search hit or repeat for days (default: the store's decayAfterDays, 90). Archived memories leave search and injection but keep their files; memory_restore brings them back, memory_audit_forgotten lists them. A preview unless dryRun is false.`,
     input: {
       type: 'object',
       properties: {

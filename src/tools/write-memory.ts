@@ -1,12 +1,21 @@
 /** write_memory: store one memory (topic, or episode with its raw text). */
 
 import { writeMemory } from '../memory/writing/write.js'
+import { WRITE_OUTCOMES } from '../memory/writing/write-result.js'
 import { REDACTION_KINDS } from '../redact.js'
 import { ANCHOR_KINDS, SOURCE_KINDS } from '../types.js'
 import { idList, nullableString, sessionIdField, statusField } from './declare/shapes.js'
 import { claimInputFields } from './declare/claim-shapes.js'
 import { linksInput, locationField, placardShape } from './declare/place-shapes.js'
 import { defineTool } from './declare/tool.js'
+
+/** A memory near the one written: its id, its summary and why it is listed. */
+const nearbyItem = {
+  type: 'object',
+  properties: { id: { type: 'string' }, summary: { type: 'string' }, why: { type: 'string' } },
+  required: ['id', 'summary', 'why'],
+  additionalProperties: false,
+} as const
 
 const textList = (what: string) =>
   ({ type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 }, maxItems: 32, description: what }) as const
@@ -17,7 +26,7 @@ export const writeMemoryTool = defineTool(
     title: 'Write a memory',
     group: 'core',
     description:
-      'Save one fact as a memory. Without raw it is a topic (lasting knowledge); with raw it is an episode of a session, kept with its original text. A repeat of a stored memory is not saved twice (dedupe). A new value under the same key or title replaces the old one; with expectConflict both are kept for memory_resolve. A write without key or title returns may_revise: up to 3 current memories it may replace; when one states an older value of the same fact, write again with supersedes: [its id] to confirm (a listed memory is never replaced without it). Secrets are masked before saving.',
+      'Save one fact as a memory. Without raw it is a topic; with raw an episode of a session, kept with its original text (a repeat adds new raw text). outcome says what happened; neighbours lists nearby memories. A new value under the same key or title replaces the old one (replaced); with expectConflict both are kept for memory_resolve. Without key or title, may_revise lists memories it may replace: confirm one by writing again with supersedes: [its id]. Secrets are masked.',
     input: {
       type: 'object',
       properties: {
@@ -58,6 +67,7 @@ export const writeMemoryTool = defineTool(
           maxItems: 8,
           description: 'Ids of current memories this one replaces (confirm a may_revise entry): each must exist and be active or in conflict.',
         },
+        importance: { type: 'number', minimum: 0, maximum: 1, description: 'How much it matters, 0-1 (default 0.5).' },
         claim: {
           type: 'object',
           description: 'What the memory states, when you know it better than the text reads: the subject ("the API"), the attribute ("port") and the value ("9090"). Subject and attribute are then the key (not with key): writes with the same ones are versions of one fact.',
@@ -82,6 +92,19 @@ export const writeMemoryTool = defineTool(
         status: statusField,
         title: { type: 'string' },
         raw_ref: nullableString,
+        outcome: {
+          type: 'string',
+          enum: WRITE_OUTCOMES,
+          description:
+            'created; updated (it replaced the current version of its fact: see replaced); duplicate (already stored, nothing new saved: the memory grows stronger); appended (the episode was stored, its new raw text was added); conflict (kept beside another value, for memory_resolve); held (suggested, for memory_confirm).',
+        },
+        replaced: {
+          type: 'object',
+          description: 'The current memory this write replaced (the newest, when several: superseded lists them all).',
+          properties: { id: { type: 'string' }, version: { type: 'integer', minimum: 1 }, summary: { type: 'string' } },
+          required: ['id', 'version', 'summary'],
+          additionalProperties: false,
+        },
         dedupe: { type: 'string', enum: ['exact', 'near'], description: 'Set when the memory was already stored; id is the existing one.' },
         similarity: { type: 'number' },
         superseded: { ...idList, description: 'Ids of older versions this write replaced.' },
@@ -100,16 +123,17 @@ export const writeMemoryTool = defineTool(
         may_revise: {
           type: 'array',
           maxItems: 3,
-          description: 'For a write without key or title: current memories it may replace, best first; confirm one by writing again with supersedes.',
-          items: {
-            type: 'object',
-            properties: { id: { type: 'string' }, summary: { type: 'string' }, why: { type: 'string' } },
-            required: ['id', 'summary', 'why'],
-            additionalProperties: false,
-          },
+          description: 'For a write without key or title: current memories it may replace, best first (its neighbours); confirm one by writing again with supersedes.',
+          items: nearbyItem,
+        },
+        neighbours: {
+          type: 'array',
+          maxItems: 3,
+          description: 'Current memories near this one, best first, each with why (same subject, shared words, close in meaning).',
+          items: nearbyItem,
         },
       },
-      required: ['id', 'path', 'type', 'status', 'title', 'raw_ref', 'superseded', 'variants', 'redactions'],
+      required: ['id', 'path', 'type', 'status', 'title', 'raw_ref', 'outcome', 'superseded', 'variants', 'redactions'],
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: false, idempotent: true },
@@ -117,7 +141,7 @@ export const writeMemoryTool = defineTool(
     createsStore: true,
     cli: { command: 'write', argument: 'summary' },
   },
-  (backend, input) => writeMemory(backend, input, { listRevisions: true }),
+  (backend, input) => writeMemory(backend, input, { nearby: true }),
 )
 
 export const writeHandler = writeMemoryTool.handler

@@ -36,6 +36,7 @@ import { decay } from '../forgetting/decay.js'
 import { restatementGroups } from '../organisation/duplicates.js'
 import { mergeMemories } from '../organisation/merge.js'
 import { readUsage } from '../organisation/signals.js'
+import { foldStrength } from '../organisation/strength-fold.js'
 import { loadConfig } from '../settings/config.js'
 import { changeCues, deriveClaim } from '../truth/claim-extract.js'
 import { sameSubject } from '../truth/verify.js'
@@ -94,6 +95,8 @@ export interface ConsolidationReport {
   merge_candidates: number
   archived: string[]
   decayed: string[]
+  /** Memories whose strength from use (repeats, search hits) was written into their files (organisation/strength.ts). */
+  strengthened: string[]
   stale: Array<{ id: string; gone: Array<{ id: string; status: MemoryStatus | 'missing' }> }>
   skipped: Array<{ step: string; reason: string }>
   /** Present when a model was available: what it was asked and cost, and where its answer was not taken. */
@@ -103,7 +106,7 @@ export interface ConsolidationReport {
   guidance: string
 }
 
-const STEPS = ['promote', 'reflect', 'fold', 'merge', 'archive', 'decay'] as const
+const STEPS = ['promote', 'reflect', 'fold', 'merge', 'archive', 'strength', 'decay'] as const
 type Step = (typeof STEPS)[number]
 
 /** The run's caps: how many memories it may change, until when, and what it stopped at. */
@@ -212,6 +215,7 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
     merge_candidates: 0,
     archived: [],
     decayed: [],
+    strengthened: [],
     stale: [],
     skipped: budget.skipped,
     guidance: '',
@@ -237,6 +241,7 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
       await fold(backend, report, budget, dryRun, config.consolidateIdleDays, restored)
       await merge(backend, report, budget, dryRun)
       await archiveCovered(backend, report, budget, dryRun, config.consolidateArchiveDays, restored)
+      report.strengthened = await foldStrength(backend, dryRun, { allows: () => budget.allows('strength'), spend: () => budget.spend() })
       if (budget.allows('decay')) {
         const d = await decay(backend, { days: config.consolidateIdleDays, dryRun, limit: Math.max(1, (options.maxItems ?? config.consolidateMaxItems) - budget.used) })
         report.decayed = d.archived.map((c) => c.id)
@@ -260,6 +265,7 @@ export async function consolidate(backend: MemoryBackend, options: ConsolidateOp
           merged: report.merged.length,
           archived: report.archived.length,
           decayed: report.decayed.length,
+          strengthened: report.strengthened.length,
           stale: report.stale.length,
           ...(budget.skipped.length > 0 ? { skipped: budget.skipped.map((s) => `${s.step}: ${s.reason}`) } : {}),
           ...(run !== null ? { model: run.use.id, model_tokens: run.use.tokens, model_calls: run.use.calls, model_cached: run.use.cached } : {}),
@@ -596,5 +602,6 @@ function guidance(r: ConsolidationReport): string {
   const stale = r.stale.length > 0 ? ' Stale: some sources of the listed memories were replaced or forgotten; read them (memory_lineage) and rewrite or forget them.' : ''
   const degraded = r.degraded !== undefined ? ` Without the model since ${r.degraded.at}: ${r.degraded.reason}.` : ''
   const candidates = r.merge_candidates > 0 ? ` ${r.merge_candidates} group(s) of near restatements are below the merge threshold: memory_duplicates lists them.` : ''
-  return head + skipped + degraded + stale + candidates
+  const strengthened = r.strengthened.length > 0 ? ` Strength from use ${r.dry_run ? 'would be' : 'was'} written into ${r.strengthened.length} memory file(s).` : ''
+  return head + skipped + degraded + stale + candidates + strengthened
 }

@@ -3,7 +3,9 @@
  * candidate when it is an active topic or episode, not a guard, of low importance, and it has had
  * no search hit (or, never hit, was written) `decayAfterDays` days ago or earlier. Low importance:
  * its confidence is below 0.5 (the writer was unsure: an ordinary write has 0.6), or retrieval
- * practice has brought its importance below `decayImportanceBelow` (0.3). A memory in practice is otherwise kept by its
+ * its effective importance (its own, as written or as practice moved it, plus strength from use:
+ * organisation/strength.ts) is below `decayImportanceBelow` (0.3). A repeat counts as use, as a
+ * search hit does. A memory in practice is otherwise kept by its
  * schedule, unless it keeps failing review (three lapses without a recall since); a memory
  * enrolled but never graded follows its schedule like any other. Archiving sets status `archived` with
  * `archived_at` and `archived_reason` in the file and a ledger `archive` event; nothing is ever
@@ -16,7 +18,8 @@ import { ensureFresh } from '../../store/freshness.js'
 import { isUnderReview } from '../../store/review-fields.js'
 import type { IndexEntry } from '../../types.js'
 import { loadConfig } from '../settings/config.js'
-import { readUsage } from '../organisation/signals.js'
+import { readUsage, type UsageStats } from '../organisation/signals.js'
+import { effectiveImportance, EMPTY_SUM } from '../organisation/strength.js'
 import { setStatus, slotMates } from '../writing/slots.js'
 import { transact } from '../writing/txn.js'
 
@@ -46,8 +49,8 @@ export interface DecayResult {
   guidance: string
 }
 
-/** Why an entry may decay, whatever its idle time, or null when it may not. Pure. */
-export function decayGround(e: IndexEntry, importanceBelow: number): string | null {
+/** Why an entry may decay, whatever its idle time, or null when it may not; `importance` is its effective importance. Pure. */
+export function decayGround(e: IndexEntry, importanceBelow: number, importance: number): string | null {
   if (!((e.type === 'topic' || e.type === 'episode') && e.status === 'active' && e.guard === undefined)) return null
   // A file whose front-matter does not parse is not rewritten until a person fixes it.
   if (e.front_matter_error !== undefined) return null
@@ -55,7 +58,7 @@ export function decayGround(e: IndexEntry, importanceBelow: number): string | nu
   // A memory in retrieval practice is kept by its schedule, not by search hits, unless it keeps failing.
   if (isUnderReview(e)) return review !== null && review.lapses >= DECAY_FAILED_LAPSES && review.reps === 0 ? `failed review ${review.lapses} times without a recall` : null
   if (e.confidence < DECAY_CONFIDENCE_BELOW) return `confidence ${e.confidence} < ${DECAY_CONFIDENCE_BELOW}`
-  if (review !== null && review.importance < importanceBelow) return `importance ${review.importance} < ${importanceBelow}`
+  if (importance < importanceBelow) return `importance ${Math.round(importance * 100) / 100} < ${importanceBelow}`
   return null
 }
 
@@ -63,22 +66,23 @@ export function decayGround(e: IndexEntry, importanceBelow: number): string | nu
 /** The candidates among entries, most idle first, given hit records and the time. Pure. */
 export function decayCandidates(
   entries: Iterable<IndexEntry>,
-  usage: ReadonlyMap<string, { hits: number; lastHitAt: string | null }>,
+  usage: ReadonlyMap<string, UsageStats>,
   now: number,
   days: number,
   importanceBelow: number,
 ): DecayCandidate[] {
   const out: DecayCandidate[] = []
   for (const e of entries) {
-    const ground = decayGround(e, importanceBelow)
-    if (ground === null) continue
     const used = usage.get(e.id)
-    const since = Date.parse(used?.lastHitAt ?? e.time)
+    const ground = decayGround(e, importanceBelow, effectiveImportance(e, used?.uses ?? EMPTY_SUM, now))
+    if (ground === null) continue
+    // The last use: a search hit or a repeat, whichever came later.
+    const last = [used?.lastHitAt ?? null, used?.lastRepeatAt ?? null].reduce<string | null>((a, b) => (b !== null && (a === null || b > a) ? b : a), null)
+    const since = Date.parse(last ?? e.time)
     if (Number.isNaN(since)) continue
     const idleDays = Math.floor((now - since) / DAY_MS)
     if (idleDays < days) continue
-    const last = used?.lastHitAt ?? null
-    const reason = `${ground} and ${last === null ? 'never found by a search' : 'no search hit'} for ${idleDays} days (window ${days})`
+    const reason = `${ground} and ${last === null ? 'never found by a search' : 'no search hit or repeat'} for ${idleDays} days (window ${days})`
     out.push({ id: e.id, path: e.path, title: e.title, idleDays, confidence: e.confidence, last_used_at: last, reason })
   }
   return out.sort((a, b) => b.idleDays - a.idleDays || a.id.localeCompare(b.id))

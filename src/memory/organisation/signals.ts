@@ -5,12 +5,15 @@
  * 250 lines). Both are shared logs (store/shared-log.ts): appended without the lock, and a trim or
  * a purge that rewrites one meanwhile never drops nor keeps a line it should not. A failure to
  * record never fails the search: evidence, not state. It is said once per store and file.
+ * A write the store already held adds `{ id, at, repeat: true }` to usage.jsonl (recordRepeat):
+ * the other use that strengthens a memory (strength.ts).
  */
 
 import { afterAnswer, afterAnswerSettled } from '../../store/after-answer.js'
 import type { MemoryBackend } from '../../store/backend.js'
 import { jsonLine, redactSecrets } from '../../redact.js'
 import { truncate } from '../../text.js'
+import { addGain, EMPTY_SUM, STRENGTH, type LogSum } from './strength.js'
 
 export const USAGE_FILE = 'usage.jsonl'
 export const QUERY_LOG_FILE = 'query-log.jsonl'
@@ -35,11 +38,31 @@ export interface SearchSignal {
 export function recordSearch(backend: MemoryBackend, signal: SearchSignal): void {
   const at = backend.now()
   const top = signal.hitIds.slice(0, USAGE_TOP)
-  if (top.length > 0) afterAnswer(backend, USAGE_FILE, () => backend.appendLog(USAGE_FILE, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
+  if (top.length > 0) afterAnswer(backend, USAGE_FILE, () => appendUsage(backend, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
   // Redacted before the cut, so a cut never leaves the head of a secret that no longer looks like one.
   const query = truncate(redactSecrets(signal.query.replace(/\s+/g, ' ').trim()).text, 120)
   if (query === '') return
   afterAnswer(backend, QUERY_LOG_FILE, () => appendQuery(backend, jsonLine({ at, query, hits: signal.hitIds.length }) + '\n'))
+}
+
+/** Records that a write repeated a memory (strength.ts), without ever failing the write. */
+export function recordRepeat(backend: MemoryBackend, id: string): void {
+  const line = jsonLine({ id, at: backend.now(), repeat: true }) + '\n'
+  afterAnswer(backend, USAGE_FILE, () => appendUsage(backend, line))
+}
+
+/**
+ * Appends to usage.jsonl and, when the file is exactly what this process knew plus these lines
+ * (nobody else wrote meanwhile), folds them into the known fold, so the next search reads no file.
+ */
+async function appendUsage(backend: MemoryBackend, lines: string): Promise<void> {
+  await backend.appendLog(USAGE_FILE, lines)
+  const known = usageFolds.get(backend)
+  if (known === undefined || known.bytes < 0) return
+  const st = await backend.stat(USAGE_FILE)
+  if (st === null || st.size !== known.bytes + Buffer.byteLength(lines) || usageFolds.get(backend) !== known) return
+  foldUsage(lines, known.stats)
+  usageFolds.set(backend, { signature: signatureOf(st), bytes: st.size, text: known.text + lines, stats: known.stats })
 }
 
 async function appendQuery(backend: MemoryBackend, line: string): Promise<void> {
@@ -68,8 +91,14 @@ export interface QueryLogLine {
 }
 
 export interface UsageStats {
+  /** Searches whose top 5 held the memory. */
   hits: number
   lastHitAt: string | null
+  /** Writes that repeated it. */
+  repeats: number
+  lastRepeatAt: string | null
+  /** Every use, each gain faded by its age (strength.ts). */
+  uses: LogSum
 }
 
 function parseLines<T>(text: string | null, valid: (v: Record<string, unknown>) => boolean): T[] {
@@ -90,31 +119,66 @@ export async function readQueryLog(backend: MemoryBackend): Promise<QueryLogLine
   return parseLines<QueryLogLine>(await backend.readFile(QUERY_LOG_FILE), (v) => typeof v.at === 'string' && typeof v.query === 'string' && typeof v.hits === 'number')
 }
 
-function foldUsage(text: string | null, stats: Map<string, UsageStats>): Map<string, UsageStats> {
-  for (const { id, at } of parseLines<{ id: string; at: string }>(text, (v) => typeof v.id === 'string' && typeof v.at === 'string')) {
-    const s = stats.get(id) ?? { hits: 0, lastHitAt: null }
-    s.hits++
-    if (s.lastHitAt === null || at > s.lastHitAt) s.lastHitAt = at
+function foldUsage(text: string, stats: Map<string, UsageStats>): Map<string, UsageStats> {
+  for (const { id, at, repeat } of parseLines<{ id: string; at: string; repeat?: unknown }>(text, (v) => typeof v.id === 'string' && typeof v.at === 'string')) {
+    const s = stats.get(id) ?? { hits: 0, lastHitAt: null, repeats: 0, lastRepeatAt: null, uses: EMPTY_SUM }
+    const ms = Date.parse(at)
+    if (repeat === true) {
+      s.repeats++
+      if (s.lastRepeatAt === null || at > s.lastRepeatAt) s.lastRepeatAt = at
+      if (!Number.isNaN(ms)) s.uses = addGain(s.uses, STRENGTH.repeatGain, ms)
+    } else {
+      s.hits++
+      if (s.lastHitAt === null || at > s.lastHitAt) s.lastHitAt = at
+      if (!Number.isNaN(ms)) s.uses = addGain(s.uses, STRENGTH.hitGain, ms)
+    }
     stats.set(id, s)
   }
   return stats
 }
 
-/** Hit count and last hit time per memory id, from usage.jsonl. */
-export async function readUsage(backend: MemoryBackend): Promise<Map<string, UsageStats>> {
-  return foldUsage(await backend.readFile(USAGE_FILE), new Map())
+/**
+ * The fold of usage.jsonl per backend, kept with the text it was made from: the file is only
+ * appended to between the rare rewrites (a purge), so a later read folds only what was appended
+ * since, and folds all again when the text it knew is no longer the start of the file.
+ */
+interface UsageFold {
+  signature: string
+  /** The file's length in bytes that the fold stands for; -1 when it ended in a torn line (then the next change is read). */
+  bytes: number
+  text: string
+  stats: Map<string, UsageStats>
+}
+const usageFolds = new WeakMap<MemoryBackend, UsageFold>()
+
+function refold(backend: MemoryBackend, signature: string, text: string | null): Map<string, UsageStats> {
+  const known = usageFolds.get(backend)
+  const full = text ?? ''
+  // Whole lines only: a line being appended right now is read once it is complete.
+  const now = full.slice(0, full.lastIndexOf('\n') + 1)
+  // Extended in place: a reader that holds the map sees later uses too, never fewer.
+  const stats = known !== undefined && known.text !== '' && now.startsWith(known.text) ? foldUsage(now.slice(known.text.length), known.stats) : foldUsage(now, new Map())
+  usageFolds.set(backend, { signature, bytes: now.length === full.length ? Buffer.byteLength(full) : -1, text: now, stats })
+  return stats
 }
 
-/** The same, read synchronously and cached by the file's size and mtime (for resident injection). */
-const usageCache = new WeakMap<MemoryBackend, { signature: string; stats: Map<string, UsageStats> }>()
+const signatureOf = (st: { size: number; mtimeMs: number } | null) => (st === null ? 'none' : `${st.size}:${st.mtimeMs}`)
+
+/** Hits, repeats and the faded sum of uses per memory id, from usage.jsonl. Read-only for callers; later uses are folded into it. */
+export async function readUsage(backend: MemoryBackend): Promise<Map<string, UsageStats>> {
+  const signature = signatureOf(await backend.stat(USAGE_FILE))
+  const known = usageFolds.get(backend)
+  if (known?.signature === signature) return known.stats
+  return refold(backend, signature, await backend.readFile(USAGE_FILE))
+}
+
+/** The same, read synchronously (for resident injection). */
 export function readUsageSync(backend: MemoryBackend): Map<string, UsageStats> {
   const sync = backend.sync
   if (sync === undefined) return new Map()
   const st = sync.stat(USAGE_FILE)
-  const signature = st === null ? 'none' : `${st.size}:${st.mtimeMs}`
-  const known = usageCache.get(backend)
+  const signature = signatureOf(st)
+  const known = usageFolds.get(backend)
   if (known?.signature === signature) return known.stats
-  const stats = foldUsage(st === null ? null : sync.readFile(USAGE_FILE), new Map())
-  usageCache.set(backend, { signature, stats })
-  return stats
+  return refold(backend, signature, st === null ? null : sync.readFile(USAGE_FILE))
 }

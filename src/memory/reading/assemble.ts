@@ -21,6 +21,7 @@ import type { IndexLookup } from '../../store/index-view.js'
 import { retrievalState } from '../../retrieve/retriever.js'
 import { isSearchable } from '../../retrieve/search-index.js'
 import { searchRanked } from '../../retrieve/fusion.js'
+import { importanceLookup } from '../organisation/strength-fold.js'
 import { findSlot, isStale, readDigest } from '../organisation/digest.js'
 import { recordSearch } from '../organisation/signals.js'
 import { loadConfig } from '../settings/config.js'
@@ -229,7 +230,7 @@ export async function assembleForTask(backend: MemoryBackend, input: AssembleInp
       .map(({ h }) => state.entries.get(h.id))
       .filter((e): e is IndexEntry => e !== undefined && isSearchable(e))
   } else {
-    const found = await searchRanked(backend, state, { query: input.task, top_k: ASSEMBLE_SEARCH_K })
+    const found = await searchRanked(backend, state, { query: input.task, top_k: ASSEMBLE_SEARCH_K, importance: await importanceLookup(backend) })
     recordSearch(backend, { query: input.task, hitIds: found.hits.map((h) => h.id) })
     ranked = found.hits.map((h) => state.entries.get(h.id)).filter((e): e is IndexEntry => e !== undefined)
     const closest = found.reason === 'below-threshold' ? found.nearMisses[0] : undefined

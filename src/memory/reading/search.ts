@@ -6,7 +6,8 @@
  * language, ground); nothing above (tools, stores, adapters).
  *
  * A search as one operation, for every caller (the tool, the library, the panel): the store as
- * it is now or as of a time, the store's top_k cap, the ranking (retrieve/search.ts), each hit's
+ * it is now or as of a time, the store's top_k cap, the ranking (retrieve/search.ts, weighed by
+ * each memory's effective importance: organisation/strength.ts), each hit's
  * premises, evidence and guards, the evidence batch the answer is registered as, and the usage
  * signal. Inputs are already checked against the tool's schema; dates are checked here.
  */
@@ -18,6 +19,7 @@ import type { SearchRequest, SearchResult } from '../../retrieve/search.js'
 import { afterAnswer } from '../../store/after-answer.js'
 import type { MemoryBackend } from '../../store/backend.js'
 import { recordSearch } from '../organisation/signals.js'
+import { importanceLookup } from '../organisation/strength-fold.js'
 import { loadConfig } from '../settings/config.js'
 import { parseAsOf, retrievalAsOf } from '../time/as-of.js'
 import { annotateSearch, requestPremises, type SearchAnnotations } from '../truth/hit-marks.js'
@@ -48,8 +50,13 @@ export async function searchMemories(backend: MemoryBackend, input: SearchInput)
     if (value !== undefined && Number.isNaN(Date.parse(value))) throw invalidInput(`time_range.${field}`, 'an ISO-8601 date-time such as 2026-01-02T10:00:00Z')
   }
   const asOf = input.asOf !== undefined ? parseAsOf(input.asOf) : null
-  const [config, state] = await Promise.all([loadConfig(backend), asOf !== null ? retrievalAsOf(backend, asOf) : retrievalState(backend)])
-  const request: SearchRequest = { ...input, scope: requestPremises(input.scope), top_k: Math.min(input.top_k, config.maxTopK) }
+  // A look into the past ranks without today's strength from use.
+  const [config, state, importance] = await Promise.all([
+    loadConfig(backend),
+    asOf !== null ? retrievalAsOf(backend, asOf) : retrievalState(backend),
+    asOf !== null ? undefined : importanceLookup(backend),
+  ])
+  const request: SearchRequest = { ...input, scope: requestPremises(input.scope), top_k: Math.min(input.top_k, config.maxTopK), ...(importance !== undefined ? { importance } : {}) }
   const result = await searchRanked(backend, state, request)
   const annotated: Annotated = { ...result, ...annotateSearch(state, request, result.hits, asOf ?? Date.parse(backend.now())) }
   // First, so a search refused for its session (a credential) is not recorded as use.

@@ -32,6 +32,8 @@ import { valueAtoms } from '../truth/claim-value.js'
 import { callerClaim, confirmRevision, namedRevisions, type CallerClaim } from './confirmed-revision.js'
 import { revisionCandidates, type RevisionCandidate } from './revision-candidates.js'
 import { judgeInBackground } from './write-judge.js'
+import { keepRawEvidence, replacedOf, storedOutcome, type ReplacedMemory, type WriteOutcome } from './write-result.js'
+import { recordRepeat } from '../organisation/signals.js'
 import {
   differentScopeWarning,
   enrichRepeat,
@@ -66,6 +68,8 @@ export interface WriteRequest extends ClaimRequest {
   supersedes?: string[]
   /** What the memory states, as the caller reads it: its subject and attribute are the key, and the rules' reading is not used. */
   claim?: CallerClaim
+  /** How much the memory matters, 0-1 (front-matter `importance`; default 0.5): weighs it in ranking and decay. */
+  importance?: number
 }
 
 export interface WriteResult {
@@ -75,6 +79,10 @@ export interface WriteResult {
   status: MemoryStatus
   title: string
   raw_ref: string | null
+  /** What the write did (write-result.ts). */
+  outcome: WriteOutcome
+  /** The current memory it replaced, newest first when several: id, version, summary. */
+  replaced?: ReplacedMemory
   dedupe?: 'exact' | 'near'
   similarity?: number
   superseded: string[]
@@ -97,8 +105,10 @@ export interface WriteResult {
   location?: string
   /** How well its title serves as a placard, with a rewrite hint below 1. */
   placard?: PlacardCheck
-  /** For a free-text write: up to 3 current memories it may revise, to confirm with `supersedes` (revision-candidates.ts). */
+  /** For a free-text write: up to 3 current memories it may revise, to confirm with `supersedes` (revision-candidates.ts): its neighbours. */
   may_revise?: RevisionCandidate[]
+  /** Up to 3 current memories near this one (same subject, shared words, close meaning), each with why: what the store already holds nearby. */
+  neighbours?: RevisionCandidate[]
 }
 
 /** Near duplicates: same slot and character 2-gram Jaccard at least this. */
@@ -126,16 +136,32 @@ function hasSource(entry: IndexEntry, source: Source): boolean {
   return entry.sources.some((s) => s.session_id === source.session_id && s.kind === source.kind)
 }
 
-/** A duplicate write adds its source to the memory it repeats (a shared topic gains a session). */
-async function acknowledgeDuplicate(txn: Txn, existing: IndexEntry, source: Source, kind: 'exact' | 'near', similarity: number, redactions: RedactionKind[]): Promise<WriteResult> {
+/**
+ * A duplicate write adds its source to the memory it repeats (a shared topic gains a session), its
+ * raw text to the episode's raw file when the file does not hold it yet (`appended`), and its
+ * importance, when given, to the memory.
+ */
+async function acknowledgeDuplicate(txn: Txn, existing: IndexEntry, w: Pick<PreparedWrite, 'source' | 'raw' | 'importance' | 'redactions'>, kind: 'exact' | 'near', similarity: number): Promise<WriteResult> {
+  const { source, redactions } = w
   let entry = existing
-  if (source.session_id !== null && !hasSource(existing, source)) {
-    entry = (await txn.update(existing, { sources: [...existing.sources, source], session_id: existing.session_id ?? source.session_id })) ?? existing
+  const newSource = source.session_id !== null && !hasSource(existing, source)
+  const reweighed = w.importance !== null && existing.importance !== w.importance
+  if (newSource || reweighed) {
+    const patch = {
+      ...(newSource ? { sources: [...existing.sources, source], session_id: existing.session_id ?? source.session_id } : {}),
+      ...(reweighed ? { importance: w.importance } : {}),
+    }
+    entry = (await txn.update(existing, patch)) ?? existing
+  }
+  // Raw text said again is evidence of the same episode: kept, never dropped.
+  const appended = w.raw !== undefined && entry.type === 'episode' && (await keepRawEvidence(txn, entry, w.raw, source))
+  if (appended) entry = txn.index.get(entry.id) ?? entry
+  else if (newSource) {
     // The raw text shares its episode's sources, so forgetting a session treats both alike.
-    const raw = rawSibling(txn, existing)
+    const raw = rawSibling(txn, entry)
     if (raw !== undefined && !hasSource(raw, source)) await txn.update(raw, { sources: [...raw.sources, source] })
   }
-  txn.log({ event: 'dedupe', id: entry.id, dedupe: kind, similarity, session_id: source.session_id, source: source.kind })
+  txn.log({ event: 'dedupe', id: entry.id, dedupe: kind, similarity, session_id: source.session_id, source: source.kind, ...(appended ? { raw_appended: true } : {}) })
   return {
     id: entry.id,
     path: entry.path,
@@ -143,6 +169,7 @@ async function acknowledgeDuplicate(txn: Txn, existing: IndexEntry, source: Sour
     status: entry.status,
     title: entry.title,
     raw_ref: entry.raw_ref,
+    outcome: appended ? 'appended' : 'duplicate',
     dedupe: kind,
     similarity,
     superseded: [],
@@ -170,8 +197,12 @@ export interface WriteOptions {
    * derived from it and it revises nothing. Default true.
    */
   assertsFacts?: boolean
-  /** True: a free-text write returns `may_revise` (revision-candidates.ts), for a caller that can confirm one; write_memory sets it. Default false. */
-  listRevisions?: boolean
+  /**
+   * True: the write returns `neighbours` (revision-candidates.ts: one quiet read after the write)
+   * and, for a free-text write that stored a memory, the same list as `may_revise`, for a caller
+   * that can confirm one; write_memory sets it. Default false.
+   */
+  nearby?: boolean
 }
 
 /** Front-matter fields this program writes or derives; everything else in a file is a person's own. */
@@ -213,6 +244,8 @@ export interface PreparedWrite {
   redactions: RedactionKind[]
   /** Premises, evidence, retraction and guard, checked and redacted. */
   claim: PreparedClaim
+  /** The importance given, 0-1, or null for none. */
+  importance: number | null
 }
 
 /**
@@ -244,6 +277,7 @@ export function prepareWrite(config: RuntimeConfig, req: WriteRequest, options: 
   if (stated !== null && r.key !== undefined) throw invalidInput('claim', 'no key beside it (a claim names its fact: subject and attribute are its key)')
   const key = r.key === undefined ? (stated?.subject ?? null) : collapseWhitespace(r.key)
   if (key === '') throw invalidInput('key', 'a non-empty string')
+  if (r.importance !== undefined && !(typeof r.importance === 'number' && r.importance >= 0 && r.importance <= 1)) throw invalidInput('importance', 'a number from 0 to 1')
   const time = r.time === undefined ? null : Date.parse(r.time)
   if (time !== null && Number.isNaN(time)) throw invalidInput('time', 'an ISO-8601 date-time such as 2026-01-02T10:00:00Z')
   const title = explicitTitle ?? defaultTitle(summary)
@@ -273,6 +307,7 @@ export function prepareWrite(config: RuntimeConfig, req: WriteRequest, options: 
     near: options.nearDuplicates !== false,
     redactions,
     claim,
+    importance: r.importance ?? null,
   }
 }
 
@@ -391,11 +426,12 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
     // The same words under other premises are another statement, not a repeat.
     if (repeat !== null && scopesKeepApart(repeat.entry, claim)) warnings.push(differentScopeWarning(repeat.entry, claim.scope, 'repeat'))
     else if (repeat !== null) {
-      const dup = await acknowledgeDuplicate(txn, await enrichRepeat(txn, repeat.entry, claim), source, repeat.kind, repeat.similarity, redactions)
+      const dup = await acknowledgeDuplicate(txn, await enrichRepeat(txn, repeat.entry, claim), w, repeat.kind, repeat.similarity)
       // Writing a memory again with supersedes is how a caller confirms a listed revision.
       if (named.length === 0) return dup
       const revised = await confirmRevision(txn, txn.index.get(dup.id) ?? repeat.entry, named)
-      return { ...dup, status: revised.winner.status, superseded: revised.superseded }
+      const replaced = replacedOf(txn.index, revised.winner, revised.superseded)
+      return { ...dup, status: revised.winner.status, superseded: revised.superseded, ...(replaced !== null ? { outcome: 'updated' as const, replaced } : {}) }
     }
     const target = retractionTarget(txn, claim)
 
@@ -442,6 +478,7 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
         // reviewScheduling is off; backfill opts out through frontMatter.
         ...(config.reviewScheduling ? { review_due: firstDue(txn.now) } : {}),
         ...w.frontMatter,
+        ...(w.importance !== null ? { importance: w.importance } : {}),
         ...stampedFrontMatter(claim, txn.now),
       },
       memoryBody(title, summary, w.details),
@@ -483,9 +520,11 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       session_id: sessionId,
       source: source.kind,
       ...(rawRef !== null ? { raw_id: `${id}-raw` } : {}),
+      ...(w.importance !== null ? { importance: w.importance } : {}),
       ...(redactions.length > 0 ? { redactions } : {}),
       ...(place.location !== null ? { location: place.location } : {}),
     })
+    const replaced = replacedOf(txn.index, entry, superseded)
     return {
       id,
       path,
@@ -493,6 +532,8 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       status: entry.status,
       title,
       raw_ref: rawRef,
+      outcome: storedOutcome(entry.status, replaced !== null),
+      ...(replaced !== null ? { replaced } : {}),
       superseded,
       variants: entry.variants,
       redactions,
@@ -504,10 +545,14 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
       ...(placard !== null ? { placard } : {}),
     }
   })
+  // A repeat is a use of the memory it repeats: it grows stronger (organisation/strength.ts).
+  if (result.dedupe !== undefined) recordRepeat(backend, result.id)
+  if (options.nearby !== true) return result
+  // One quiet read for both lists: what is near, and (free text only) what it may revise.
+  const neighbours = await revisionCandidates(backend, { id: result.id, subject: key ?? said?.subject ?? null, summary, scope: claim.scope, revised: result.superseded })
   // Free text only: a keyed write names its fact, a repeat revises nothing, a retraction or guard is no version.
-  const freeText = options.listRevisions === true && slotKey === null && options.assertsFacts !== false && result.dedupe === undefined && claim.retracts === null && claim.frontMatter.guard_trigger === undefined
-  if (!freeText) return result
-  const may_revise = await revisionCandidates(backend, { id: result.id, subject: said?.subject ?? null, summary, scope: claim.scope, revised: result.superseded })
-  judgeInBackground(backend, { id: result.id, summary }, may_revise)
-  return { ...result, may_revise }
+  const freeText = slotKey === null && options.assertsFacts !== false && result.dedupe === undefined && claim.retracts === null && claim.frontMatter.guard_trigger === undefined
+  if (!freeText) return { ...result, neighbours }
+  judgeInBackground(backend, { id: result.id, summary }, neighbours)
+  return { ...result, may_revise: neighbours, neighbours }
 }

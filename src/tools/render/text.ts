@@ -57,13 +57,17 @@ const storeOf = (v: object) => (v as { store?: string }).store
 function renderWrite(v: Output<typeof writeMemoryTool>): string {
   const head = (v.dedupe !== undefined ? `Already stored (${v.dedupe} duplicate${v.similarity !== undefined ? `, similarity ${v.similarity.toFixed(2)}` : ''}): ${v.id}` : `Stored ${v.id}`) + (storeOf(v) !== undefined ? ` in the ${storeOf(v)} store` : '')
   return [
-    `${head} as ${v.type}, status ${v.status}, at ${v.path}${v.raw_ref !== null ? ` (raw: ${v.raw_ref})` : ''}.`,
+    `${head} as ${v.type}, status ${v.status}, at ${v.path}${v.raw_ref !== null ? ` (raw: ${v.raw_ref})` : ''}: ${v.outcome}.`,
+    ...(v.outcome === 'appended' ? ['Its new raw text was added to the raw file of the stored episode.'] : []),
+    ...(v.replaced !== undefined ? [`Replaced ${v.replaced.id} (version ${v.replaced.version}): ${oneLine(v.replaced.summary, SUMMARY_CHARS)}`] : []),
     ...(v.status === 'suggested' ? ['It waits for memory_confirm before search returns it.'] : []),
     ...(v.slot !== undefined ? [`Subject (slot): ${v.slot}.`] : []),
     ...(v.superseded.length > 0 ? [`Superseded: ${v.superseded.join(', ')}.`] : []),
     ...(v.variants.length > 0 ? [`Conflict with: ${v.variants.join(', ')} (settle it with memory_resolve).`] : []),
     ...(v.warnings ?? []).map((w) => `Warning: ${w}`),
     ...(v.redactions.length > 0 ? [`Redacted before writing: ${v.redactions.join(', ')}.`] : []),
+    ...(v.neighbours ?? []).map((n) => `Near: ${n.id} (${n.why}): ${oneLine(n.summary, SUMMARY_CHARS)}`),
+    ...(v.may_revise !== undefined && v.may_revise.length > 0 ? ['If one of those states an older value of this fact, write again with supersedes: [its id].'] : []),
     // The placard hint is a sentence of its own, full stop included.
     ...(v.location !== undefined
       ? [`Place: ${v.location}${v.placard !== undefined ? `; placard score ${v.placard.score}` : ''}.${v.placard?.hint !== undefined ? ` ${v.placard.hint}` : ''}`]
