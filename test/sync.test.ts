@@ -857,7 +857,7 @@ describe('sync: a pulled file never takes an id this clone holds (issue 28, item
       .replace(/^id: .*\n/m, keepId ? `id: ${id}\n` : '')
       .replaceAll(/The billing service database is PostgreSQL 15\.|计费服务的数据库是 PostgreSQL 15。/g, words)
 
-  it('five hostile pushes (older time, newer time, a copy under another name, another folder, no id line): the original keeps its id, each incoming file gets a copy id it keeps everywhere', async () => {
+  it('five hostile pushes (older time, newer time, a copy under another name, another folder, no id line) and a broken one: the original keeps its id, each incoming file gets a copy id it keeps everywhere', async () => {
     const w = world()
     const a = w.store('a')
     const b = w.store('b')
@@ -879,6 +879,8 @@ describe('sync: a pulled file never takes an id this clone holds (issue 28, item
       // No id line: the name states it, and an older time.
       { memory: en, path: `topics/aaa-${en.id}.md`, text: hostile(text(en), en.id, '2001-01-01T00:00:00.000Z', 'The billing service database is SQLite 3.', false) },
     ]
+    // Broken YAML with an older time: it cannot be rewritten, so it is indexed under its copy id and named.
+    const broken = { memory: zh, path: `topics/broken-${zh.id}.md`, text: hostile(text(zh), zh.id, '2001-01-01T00:00:00.000Z', '计费服务的数据库是 DB2。').replace(/^title: /m, 'title: [') }
     const kept = new Set<string>()
     for (const push of pushes) {
       writeFileSync(path.join(b.root, push.path), push.text)
@@ -906,6 +908,15 @@ describe('sync: a pulled file never takes an id this clone holds (issue 28, item
       kept.add(copy)
     }
     expect(kept.size).toBe(5)
+    writeFileSync(path.join(b.root, broken.path), broken.text)
+    await w.sync(b.backend)
+    const pulled = await w.sync(a.backend)
+    expect(pulled.reidentified).toEqual([])
+    expect(pulled.warnings.find((m) => m.startsWith(`${broken.path}:`))).toContain(`it states id ${zh.id}, which ${zh.path} holds here, so it is indexed as ${copyId(zh.id, broken.path)}`)
+    expect((await entry(a.backend, zh.id))?.path).toBe(zh.path)
+    expect((await entry(a.backend, copyId(zh.id, broken.path)))?.path).toBe(broken.path)
+    // A rebuild agrees: a file whose front-matter parses keeps an id over one whose does not.
+    expect((await scanMemoryFiles(createFileBackend(a.root))).entries.find((e) => e.id === zh.id)?.path).toBe(zh.path)
     // Nothing more to do: another round changes nothing.
     expect((await w.sync(a.backend)).reidentified).toEqual([])
     expect(w.git(a.root, 'status', '--porcelain')).toBe('')
