@@ -463,7 +463,7 @@ describe('the panel, clicked through (Chinese)', () => {
     await flag.waitFor()
     expect(await flag.getAttribute('title')).toMatch(new RegExp(`^${entry?.path}:\\d+: the front-matter does not parse`))
     writeFileSync(file, text)
-    await filter('active')
+    await filter('suggested')
     await filter('all')
     await expect.poll(() => row('包管理器').locator('[data-role=front-matter-warning]').count()).toBe(0)
   })
