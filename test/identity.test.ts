@@ -4,8 +4,8 @@
  * A copied memory file keeps the id in its front-matter. The file whose name carries the id
  * keeps it (else the earlier `time`, else the first path), in `rebuild` and in the freshness
  * path alike; the copy is indexed under an id of its own, with a warning naming both files.
- * A file whose YAML front-matter does not parse keeps the id it states (else the one its name
- * carries) and the fields that parse one by one, is reported with its file and line by
+ * A file whose YAML front-matter does not parse keeps the id its name carries and its slot and
+ * status as far as they parse one by one, is reported with its file and line by
  * `rebuild`, `memory_sweep` and the panel API, and is left out of search until it is fixed. Through the library, the built CLI (`npm run build` first) and the panel API.
  */
 

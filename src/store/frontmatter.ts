@@ -5,10 +5,10 @@
  * and `rebuildIndex` both use it, so a rebuilt index equals the written one by construction.
  * Hand-written files without front-matter are tolerated. Only YAML front-matter is parsed:
  * gray-matter would `eval` a `---js` block, and a memory file may come from anywhere. A closed
- * front-matter block that does not parse is never taken for text: the file keeps the id it
- * states (else the one its name carries) and the other fields that parse one by one (its slot,
- * its status), its entry says where the YAML breaks, and it stays out of search until it is
- * fixed; a write into the slot it holds is refused with that file named (issue 28).
+ * front-matter block that does not parse is never taken for text: the file keeps the id its name
+ * carries and the fields that place it among versions which parse one by one (its slot, its
+ * status), its entry says where the YAML breaks, and it stays out of search until it is fixed;
+ * a write into the slot it holds is refused with that file named (issue 28).
  */
 
 import type grayMatter from 'gray-matter'
@@ -68,9 +68,10 @@ export interface ParsedFile {
   /** A closed front-matter block is there but is not YAML fields: where it breaks, and why. */
   error?: FrontMatterError
   /**
-   * With `error`: the fields of the block that parse on their own (each top-level `name: value`
-   * line with the lines indented below it), so the store still knows the id, slot and status a
-   * broken file holds. Never written back: the file is not rewritten until a person fixes it.
+   * With `error`: the fields of the block that place it among versions (slot, status, links)
+   * and parse on their own (each top-level `name: value` line with the lines indented below it),
+   * so the store still knows the slot and status a broken file holds. Never written back: the
+   * file is not rewritten until a person fixes it.
    */
   salvaged?: Record<string, unknown>
 }
@@ -116,11 +117,17 @@ export function parseFile(text: string): ParsedFile {
 }
 
 const FIELD_START = /^[A-Za-z_][\w-]*[ \t]*:/
+/**
+ * The fields salvaged from a broken block: what places the memory among its versions (its slot,
+ * status, type, links to other versions, sources). Not its id (the name's, so a broken file is
+ * found where its name says) nor its title (the heading below the block says it).
+ */
+const SALVAGED = new Set(['key', 'slot', 'status', 'type', 'supersedes', 'superseded_by', 'variants', 'episode', 'session_id', 'sources'])
 
 /**
- * The fields of a YAML block that parse one by one: a top-level `name:` line and the indented
- * (or list) lines below it make one field; a field that does not parse alone, one followed by a
- * stray top-level line, and a name seen before are left out. Pure.
+ * The SALVAGED fields of a YAML block that parse one by one: a top-level `name:` line and the
+ * indented (or list) lines below it make one field; a field that does not parse alone, one
+ * followed by a stray top-level line, and a name seen before are left out. Pure.
  */
 function salvageFields(block: string): Record<string, unknown> {
   const fields: Array<string | null> = []
@@ -136,7 +143,7 @@ function salvageFields(block: string): Record<string, unknown> {
   for (const field of fields) {
     if (field === null) continue
     const name = (FIELD_START.exec(field)?.[0] ?? '').replace(/[ \t]*:$/, '')
-    if (seen.has(name)) continue
+    if (seen.has(name) || !SALVAGED.has(name)) continue
     seen.add(name)
     try {
       const data = matter()(`---\n${field}\n---\n`, MATTER_OPTIONS).data as Record<string, unknown>

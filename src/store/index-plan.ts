@@ -73,7 +73,7 @@ export function planIndexChanges(index: ClaimLookup, files: readonly ChangedFile
     if (entry === null) continue
     stated.set(path, entry)
     affected.add(entry.id)
-    if (entry.front_matter_error !== undefined) warnings.push(`${describeUnreadable(path, entry.front_matter_error)}; known as ${entry.id} with the fields that parse one by one, out of search and never rewritten until it is fixed`)
+    if (entry.front_matter_error !== undefined) warnings.push(`${describeUnreadable(path, entry.front_matter_error)}; known as ${entry.id} from its file name with its slot and status as far as they parse, out of search and never rewritten until it is fixed`)
   }
 
   /** Every settled path's entry after the plan. */

@@ -57,7 +57,6 @@ export const forgetMemoriesBySessionTool = defineTool(
         'unlinked_topic_count',
         'orphaned_topic_count',
         'forgotten_derived_count',
-        'rebuilt_derived',
         'affected_paths',
         'status_changes',
       ],

@@ -35,8 +35,8 @@ export interface ForgetResult {
   orphaned_topic_count: number
   /** Derived topics forgotten with the last of the memories they were made from. */
   forgotten_derived_count: number
-  /** Derived topics that lost some of what they were made from: each made again from the rest, as a new version (rebuild-derived.ts). */
-  rebuilt_derived: RebuiltDerived[]
+  /** Derived topics that lost some of what they were made from: each made again from the rest, as a new version (rebuild-derived.ts). Only when there are any. */
+  rebuilt_derived?: RebuiltDerived[]
   affected_paths: string[]
   status_changes: StatusChange[]
 }
@@ -52,7 +52,6 @@ export function forgetSession(backend: MemoryBackend, sessionId: string, scope: 
       unlinked_topic_count: 0,
       orphaned_topic_count: 0,
       forgotten_derived_count: 0,
-      rebuilt_derived: [],
       affected_paths: [],
       status_changes: [],
     }
@@ -83,7 +82,7 @@ export function forgetSession(backend: MemoryBackend, sessionId: string, scope: 
         if (clean.length < entry.derived_from.length) {
           const rebuilt = clean.length === 0 ? null : await rebuildDerived(txn, entry, clean, droppedSources(txn.index, entry, clean, forgotten), { repeats: () => false, hard: mode === 'hard' })
           if (rebuilt !== null) {
-            result.rebuilt_derived.push(rebuilt)
+            result.rebuilt_derived = [...(result.rebuilt_derived ?? []), rebuilt]
             record(entry)
           } else if (await forgetOne(entry)) {
             result.forgotten_derived_count++
@@ -120,8 +119,8 @@ export function forgetSession(backend: MemoryBackend, sessionId: string, scope: 
         }
       }
     }
-    if (result.status_changes.length > 0 || result.unlinked_topic_count > 0 || result.rebuilt_derived.length > 0) {
-      const { affected_paths: _paths, status_changes: _changes, rebuilt_derived: rebuilt, ...counts } = result
+    if (result.status_changes.length > 0 || result.unlinked_topic_count > 0) {
+      const { affected_paths: _paths, status_changes: _changes, rebuilt_derived: rebuilt = [], ...counts } = result
       txn.log({ event: 'forget', ...counts, ids: result.status_changes.map((c) => c.id), ...(rebuilt.length > 0 ? { rebuilt: rebuilt.map((r) => r.id) } : {}) })
     }
     return result
