@@ -116,6 +116,11 @@ describe('forgetting one source of a summary rebuilds it from the clean ones (li
       const before = (await b.indexView()).get(summary)
       expect(before?.summary).toContain(c.forgotten)
 
+      // A dry run says the same and changes nothing.
+      const dry = await forgetValueHandler(b, { id: episodes[1], dryRun: true })
+      expect(dry.rebuilt).toEqual([{ id: null, was: summary, derived_from: [episodes[0], episodes[2]], dropped: [episodes[1]] }])
+      expect(dry.forgotten.map((f) => f.id)).toEqual([episodes[1]])
+      expect((await b.indexView()).get(summary)?.status).toBe('active')
       const r = await forgetValueHandler(b, { id: episodes[1] })
       expect(r.forgotten.map((f) => f.id)).toEqual([episodes[1]])
       expect(r.rebuilt).toHaveLength(1)
@@ -167,7 +172,10 @@ describe('forgetting follows lineage (MCP)', () => {
     const found = await call('memory_search_hybrid', { query: 'Lisbon', session_id: 'ask' })
     const ref = (found.hits as Array<{ id: string; ref: string }>).find((h) => h.id === topic)?.ref
     expect(ref).toBeDefined()
-    for (const s of ['s1', 's2', 's3']) await call('forget_memories_by_session', { session_id: s })
+    // The first two each make the topic again from the sessions left; the last forgets it.
+    const made = []
+    for (const s of ['s1', 's2', 's3']) made.push((await call('forget_memories_by_session', { session_id: s })).rebuilt_derived?.length ?? 0)
+    expect(made).toEqual([1, 1, 0])
     expect((await call('memory_search_hybrid', { query: 'Lisbon' })).hits.map((h: { id: string }) => h.id)).not.toContain(topic)
     const verdict = await call('memory_assess', { batchId: found.batch_id, evidenceRefs: [ref], nextStrategy: 'answer', sufficient: true, session_id: 'ask' })
     expect(verdict.verdict).toBe('insufficient')
