@@ -882,10 +882,13 @@ describe('sync: a pulled file never takes an id this clone holds (issue 28, item
     // Broken YAML with an older time: it cannot be rewritten, so it is indexed under its copy id and named.
     const broken = { memory: zh, path: `topics/broken-${zh.id}.md`, text: hostile(text(zh), zh.id, '2001-01-01T00:00:00.000Z', '计费服务的数据库是 DB2。').replace(/^title: /m, 'title: [') }
     const kept = new Set<string>()
-    for (const push of pushes) {
+    for (const [round, push] of pushes.entries()) {
       writeFileSync(path.join(b.root, push.path), push.text)
       await w.sync(b.backend)
+      // Every other round this clone wrote meanwhile: the pull is a merge, not a fast-forward.
+      if (round % 2 === 1) await writeHandler(a.backend, { summary: `Round ${round}: the office plant was watered.`, title: `Plant ${round}` })
       const pulled = await w.sync(a.backend)
+      expect(pulled.pulled?.fastForward, push.path).toBe(round % 2 === 0)
       const copy = copyId(push.memory.id, push.path)
       // The original keeps its id: nav shows its text, and its statement is still supported.
       expect((await entry(a.backend, push.memory.id))?.path, push.path).toBe(push.memory.path)
