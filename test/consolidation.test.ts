@@ -18,6 +18,7 @@ import {
   lineageHandler,
   restoreHandler,
   searchHandler,
+  softDelete,
   writeHandler,
   type IndexEntry,
   type MemoryBackend,
@@ -274,16 +275,22 @@ describe('reflect, archive, stale', () => {
     expect((await restoreHandler(b, { ids: [ids.lisbon3] })).restored).toEqual([{ id: ids.lisbon3, status: 'active' }])
   })
 
-  it('a topic whose source is forgotten is reported stale', async () => {
+  it('a topic whose source is forgotten is made again without it (issue 28); one whose source is soft-deleted is reported stale', async () => {
     const { backend: b } = await store()
     const ids = await history(b)
     const { promoted } = await consolidate(b, { dryRun: false })
     await forgetValueHandler(b, { id: ids.notes })
     expect((await consolidate(b, { dryRun: true })).stale).toEqual([])
     await restoreHandler(b, { ids: [ids.lisbon2] })
-    await forgetValueHandler(b, { id: ids.lisbon2 })
-    const stale = (await consolidate(b, { dryRun: true })).stale
-    expect(stale.map((s) => s.id)).toContain(promoted[0]?.id)
+    const forgot = await forgetValueHandler(b, { id: ids.lisbon2 })
+    expect(forgot.rebuilt.map((r) => r.was)).toEqual([promoted[0]?.id])
+    const next = (await b.indexView()).get(forgot.rebuilt[0]?.id ?? '')
+    expect(next?.derived_from?.length).toBeGreaterThan(0)
+    expect(next?.derived_from).not.toContain(ids.lisbon2)
+    expect((await consolidate(b, { dryRun: true })).stale).toEqual([])
+    // A soft delete does not follow lineage: the topic drawing on it is reported stale.
+    await softDelete(b, next?.derived_from?.[0] ?? '')
+    expect((await consolidate(b, { dryRun: true })).stale.map((s) => s.id)).toContain(next?.id)
   })
 })
 

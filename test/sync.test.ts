@@ -18,6 +18,7 @@ import {
   resolveHandler,
   searchHandler,
   syncStore,
+  verifyHandler,
   writeHandler,
   type IndexEntry,
   type MemoryBackend,
@@ -844,5 +845,83 @@ describe('sync: room slots across clones', () => {
     expect(last.moved).toEqual([])
     expect(await givenTwice(a.backend)).toEqual([])
     expect((await navHandler(a.backend, { path: 'topics#2' })).entries).toHaveLength(1)
+  })
+})
+
+describe('sync: a pulled file never takes an id this clone holds (issue 28, item 9)', () => {
+  /** A teammate's hand-made file that states `id` with other words: the original's text, changed. */
+  const hostile = (original: string, id: string, time: string, words: string, keepId = true) =>
+    original
+      .replace(/^time: .*$/m, `time: '${time}'`)
+      .replace(/^location: .*\n/m, '')
+      .replace(/^id: .*\n/m, keepId ? `id: ${id}\n` : '')
+      .replaceAll(/The billing service database is PostgreSQL 15\.|计费服务的数据库是 PostgreSQL 15。/g, words)
+
+  it('five hostile pushes (older time, newer time, a copy under another name, another folder, no id line) and a broken one: the original keeps its id, each incoming file gets a copy id it keeps everywhere', async () => {
+    const w = world()
+    const a = w.store('a')
+    const b = w.store('b')
+    const en = { summary: 'The billing service database is PostgreSQL 15.', ...(await writeHandler(a.backend, { summary: 'The billing service database is PostgreSQL 15.' })) }
+    const zh = { summary: '计费服务的数据库是 PostgreSQL 15。', ...(await writeHandler(a.backend, { summary: '计费服务的数据库是 PostgreSQL 15。' })) }
+    await w.sync(a.backend, { remote: w.remote })
+    await w.sync(b.backend, { remote: w.remote })
+    const text = (m: { path: string }) => readFileSync(path.join(b.root, m.path), 'utf8')
+    const slugOf = (m: { path: string }) => path.basename(m.path).replace(/-mem_[0-9a-z]+\.md$/, '')
+    const pushes: Array<{ memory: typeof en; path: string; text: string }> = [
+      // An older time and a name that carries the id: the tie-break gave it the id.
+      { memory: en, path: `topics/other-${en.id}.md`, text: hostile(text(en), en.id, '2001-01-01T00:00:00.000Z', 'The billing service database is MySQL 5.') },
+      // A newer time.
+      { memory: en, path: `topics/newer-${en.id}.md`, text: hostile(text(en), en.id, '2099-01-01T00:00:00.000Z', 'The billing service database is Oracle 9.') },
+      // The original copied under another name, with other words.
+      { memory: zh, path: 'topics/copied.md', text: hostile(text(zh), zh.id, '2001-01-01T00:00:00.000Z', '计费服务的数据库是 MySQL 5。') },
+      // Another folder, a name that carries the id, the same time: its path sorts first.
+      { memory: zh, path: `episodes/${slugOf(zh)}-${zh.id}.md`, text: hostile(text(zh), zh.id, /^time: '(.*)'$/m.exec(text(zh))?.[1] ?? '', '计费服务的数据库是 Oracle 9。') },
+      // No id line: the name states it, and an older time.
+      { memory: en, path: `topics/aaa-${en.id}.md`, text: hostile(text(en), en.id, '2001-01-01T00:00:00.000Z', 'The billing service database is SQLite 3.', false) },
+    ]
+    // Broken YAML with an older time: it cannot be rewritten, so it is indexed under its copy id and named.
+    const broken = { memory: zh, path: `topics/broken-${zh.id}.md`, text: hostile(text(zh), zh.id, '2001-01-01T00:00:00.000Z', '计费服务的数据库是 DB2。').replace(/^title: /m, 'title: [') }
+    const kept = new Set<string>()
+    for (const [round, push] of pushes.entries()) {
+      writeFileSync(path.join(b.root, push.path), push.text)
+      await w.sync(b.backend)
+      // Every other round this clone wrote meanwhile: the pull is a merge, not a fast-forward.
+      if (round % 2 === 1) await writeHandler(a.backend, { summary: `Round ${round}: the office plant was watered.`, title: `Plant ${round}` })
+      const pulled = await w.sync(a.backend)
+      expect(pulled.pulled?.fastForward, push.path).toBe(round % 2 === 0)
+      const copy = copyId(push.memory.id, push.path)
+      // The original keeps its id: nav shows its text, and its statement is still supported.
+      expect((await entry(a.backend, push.memory.id))?.path, push.path).toBe(push.memory.path)
+      expect((await navHandler(a.backend, { path: push.memory.id })).file?.text).toContain(push.memory.summary)
+      // Its statement is still found as the original's (the teammate's other value contradicts it, as it should).
+      const verdict = await verifyHandler(a.backend, { claim: push.memory.summary })
+      expect(verdict.verdict, push.path).not.toBe('unknown')
+      expect(verdict.support?.id, push.path).toBe(push.memory.id)
+      // The incoming file is readable under its copy id, named in the report and the ledger.
+      expect(pulled.reidentified, push.path).toEqual([{ path: push.path, id: copy, was: push.memory.id, holder: push.memory.path }])
+      expect(describeSync(pulled)).toContain(`${push.path}: states id ${push.memory.id}, which ${push.memory.path} holds here; it is ${copy} now`)
+      expect((await navHandler(a.backend, { path: copy })).file?.path).toBe(push.path)
+      expect(ledgerLines(a.root).filter((l) => l.includes('"reidentify"') && l.includes(copy))).toHaveLength(1)
+      // The file states its copy id now, so a rebuild anywhere (and the teammate's clone) agrees.
+      expect(readFileSync(path.join(a.root, push.path), 'utf8')).toMatch(new RegExp(`^id: ${copy}$`, 'm'))
+      await expectIndexMatchesFiles(a.backend)
+      await w.sync(b.backend)
+      expect((await entry(b.backend, push.memory.id))?.path).toBe(push.memory.path)
+      expect((await entry(b.backend, copy))?.path).toBe(push.path)
+      kept.add(copy)
+    }
+    expect(kept.size).toBe(5)
+    writeFileSync(path.join(b.root, broken.path), broken.text)
+    await w.sync(b.backend)
+    const pulled = await w.sync(a.backend)
+    expect(pulled.reidentified).toEqual([])
+    expect(pulled.warnings.find((m) => m.startsWith(`${broken.path}:`))).toContain(`it states id ${zh.id}, which ${zh.path} holds here, so it is indexed as ${copyId(zh.id, broken.path)}`)
+    expect((await entry(a.backend, zh.id))?.path).toBe(zh.path)
+    expect((await entry(a.backend, copyId(zh.id, broken.path)))?.path).toBe(broken.path)
+    // A rebuild agrees: a file whose front-matter parses keeps an id over one whose does not.
+    expect((await scanMemoryFiles(createFileBackend(a.root))).entries.find((e) => e.id === zh.id)?.path).toBe(zh.path)
+    // Nothing more to do: another round changes nothing.
+    expect((await w.sync(a.backend)).reidentified).toEqual([])
+    expect(w.git(a.root, 'status', '--porcelain')).toBe('')
   })
 })

@@ -76,6 +76,7 @@ box-sizing:border-box;width:100%;max-width:760px;color:var(--dma-fg);font-size:1
 .dma-badge[data-status=active]{background:color-mix(in srgb,var(--dma-ok) 12%,transparent);color:var(--dma-ok)}
 .dma-badge[data-status=suggested]{background:color-mix(in srgb,var(--dma-warn) 14%,transparent);color:var(--dma-warn)}
 .dma-badge[data-status=conflict]{background:color-mix(in srgb,var(--dma-danger) 12%,transparent);color:var(--dma-danger)}
+.dma-badge-warning{background:color-mix(in srgb,var(--dma-warn) 14%,transparent);color:var(--dma-warn)}
 .dma-badge-alias{background:color-mix(in srgb,var(--dma-accent) 12%,transparent);color:var(--dma-accent)}
 .dma-tag{color:var(--dma-fg2)}
 .dma-tag::before{content:"#";color:var(--dma-fg3)}

@@ -6,7 +6,9 @@
  * Hand-written files without front-matter are tolerated. Only YAML front-matter is parsed:
  * gray-matter would `eval` a `---js` block, and a memory file may come from anywhere. A closed
  * front-matter block that does not parse is never taken for text: the file keeps the id its name
- * carries, its entry says where the YAML breaks, and it stays out of search until it is fixed.
+ * carries and the fields that place it among versions which parse one by one (its slot, its
+ * status), its entry says where the YAML breaks, and it stays out of search until it is fixed;
+ * a write into the slot it holds is refused with that file named (issue 28).
  */
 
 import type grayMatter from 'gray-matter'
@@ -65,6 +67,13 @@ export interface ParsedFile {
   hasFrontMatter: boolean
   /** A closed front-matter block is there but is not YAML fields: where it breaks, and why. */
   error?: FrontMatterError
+  /**
+   * With `error`: the fields of the block that place it among versions (slot, status, links)
+   * and parse on their own (each top-level `name: value` line with the lines indented below it),
+   * so the store still knows the slot and status a broken file holds. Never written back: the
+   * file is not rewritten until a person fixes it.
+   */
+  salvaged?: Record<string, unknown>
 }
 
 /** Where a front-matter block closes (gray-matter's rule: the next line that starts with `---`), or -1. */
@@ -103,7 +112,47 @@ export function parseFile(text: string): ParsedFile {
   if (close === -1) return plain
   // A parser that ran off the end of the block marks the closing fence: the block's last line is meant.
   const lastLine = normalized.slice(0, close).split('\n').length
-  return { ...plain, error: { ...error, line: Math.min(error.line, lastLine) } }
+  const opening = normalized.slice(0, normalized.indexOf('\n')).trim()
+  return { ...plain, error: { ...error, line: Math.min(error.line, lastLine) }, salvaged: opening === '---' ? salvageFields(normalized.slice(4, close)) : {} }
+}
+
+const FIELD_START = /^[A-Za-z_][\w-]*[ \t]*:/
+/**
+ * The fields salvaged from a broken block: what places the memory among its versions (its slot,
+ * status, type, links to other versions, sources). Not its id (the name's, so a broken file is
+ * found where its name says) nor its title (the heading below the block says it).
+ */
+const SALVAGED = new Set(['key', 'slot', 'status', 'type', 'supersedes', 'superseded_by', 'variants', 'episode', 'session_id', 'sources'])
+
+/**
+ * The SALVAGED fields of a YAML block that parse one by one: a top-level `name:` line and the
+ * indented (or list) lines below it make one field; a field that does not parse alone, one
+ * followed by a stray top-level line, and a name seen before are left out. Pure.
+ */
+function salvageFields(block: string): Record<string, unknown> {
+  const fields: Array<string | null> = []
+  for (const line of block.split('\n')) {
+    if (FIELD_START.test(line)) fields.push(line)
+    else if (/^([ \t]|- |-$)/.test(line) || line.trim() === '') {
+      const last = fields.length - 1
+      if (last >= 0 && fields[last] !== null) fields[last] = `${fields[last]}\n${line}`
+    } else if (fields.length > 0) fields[fields.length - 1] = null
+  }
+  const out: Record<string, unknown> = {}
+  const seen = new Set<string>()
+  for (const field of fields) {
+    if (field === null) continue
+    const name = (FIELD_START.exec(field)?.[0] ?? '').replace(/[ \t]*:$/, '')
+    if (seen.has(name) || !SALVAGED.has(name)) continue
+    seen.add(name)
+    try {
+      const data = matter()(`---\n${field}\n---\n`, MATTER_OPTIONS).data as Record<string, unknown>
+      if (Object.keys(data).length === 1 && name in data) out[name] = data[name]
+    } catch {
+      // this field is what breaks the block
+    }
+  }
+  return out
 }
 
 /** `path:line: the front-matter does not parse (reason)`: how every report names a broken block. */
@@ -289,7 +338,9 @@ function slotFields(data: Record<string, unknown>): Pick<IndexEntry, 'key' | 'ke
  */
 export function entryFromFile(relPath: string, text: string, mtimeMs: number): IndexEntry {
   const parsed = parseFile(text)
-  const { data, error } = parsed
+  const { error } = parsed
+  // A broken block's fields are known as far as they parse one by one (parseFile).
+  const data = parsed.salvaged ?? parsed.data
   // The fields of a broken block are unknown; its text is not the memory's text.
   const body = error === undefined ? parsed.body : textBelowBlock(parsed.body)
   const folderType = typeOfFolder(relPath) ?? 'topic'

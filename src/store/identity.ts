@@ -65,13 +65,26 @@ export function identityFieldsFromIndexLine(r: Record<string, unknown>): Pick<In
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-/** Orders the files that state `id`: the one whose name carries it, else the earlier `time`, else the first path. */
-function keeperFirst(id: string): (a: IndexEntry, b: IndexEntry) => number {
-  return (a, b) => Number(nameCarries(b.path, id)) - Number(nameCarries(a.path, id)) || byCodeUnits(a.time, b.time) || byCodeUnits(a.path, b.path)
+const readable = (e: IndexEntry) => Number(e.front_matter_error === undefined)
+
+/**
+ * Orders the files that state `id`: a held one, else the one whose name carries it, else one
+ * whose front-matter parses (a broken file's `time` is only what could be read of it), else the
+ * earlier `time`, else the first path.
+ */
+function keeperFirst(id: string, held: ReadonlySet<string>): (a: IndexEntry, b: IndexEntry) => number {
+  return (a, b) =>
+    Number(held.has(b.path)) - Number(held.has(a.path)) ||
+    Number(nameCarries(b.path, id)) - Number(nameCarries(a.path, id)) ||
+    readable(b) - readable(a) ||
+    byCodeUnits(a.time, b.time) ||
+    byCodeUnits(a.path, b.path)
 }
 
-function whyKept(keeper: IndexEntry, other: IndexEntry): string {
+function whyKept(keeper: IndexEntry, other: IndexEntry, held: ReadonlySet<string>): string {
+  if (held.has(keeper.path)) return 'it held the id here before a pull brought the other file'
   if (nameCarries(keeper.path, keeper.id) && !nameCarries(other.path, keeper.id)) return 'its file name carries the id'
+  if (readable(keeper) > readable(other)) return 'its front-matter parses'
   return keeper.time !== other.time ? `its time ${keeper.time} is earlier` : 'its path sorts first'
 }
 
@@ -83,12 +96,14 @@ export interface Settled {
 
 /**
  * The one rule for files that state the same id (entries as their files state them): the file
- * whose name carries the id keeps it, else the one with the earlier `time`, else the first path;
+ * whose name carries the id keeps it, else one whose front-matter parses, else the one with the
+ * earlier `time`, else the first path;
  * each other is indexed under `copyId`, with `claimed_id` saying which id it states. The result
- * does not depend on the order of `claimants`.
+ * does not depend on the order of `claimants`. A file in `held` (one that held the id before a
+ * pull brought the others: sync/id-guard.ts) keeps it whatever the rule says.
  */
-export function settleClaims(claimants: readonly IndexEntry[]): Settled {
-  const [keeper, ...others] = [...claimants].sort(keeperFirst(claimants[0]?.id ?? ''))
+export function settleClaims(claimants: readonly IndexEntry[], held: ReadonlySet<string> = new Set()): Settled {
+  const [keeper, ...others] = [...claimants].sort(keeperFirst(claimants[0]?.id ?? '', held))
   if (keeper === undefined) return { entries: [], warnings: [] }
   const entries = [keeper]
   const warnings: string[] = []
@@ -96,7 +111,7 @@ export function settleClaims(claimants: readonly IndexEntry[]): Settled {
     const id = copyId(keeper.id, other.path)
     entries.push({ ...other, id, claimed_id: keeper.id })
     warnings.push(
-      `${other.path}: states id ${keeper.id}, which ${keeper.path} keeps (${whyKept(keeper, other)}); indexed as ${id}. ` +
+      `${other.path}: states id ${keeper.id}, which ${keeper.path} keeps (${whyKept(keeper, other, held)}); indexed as ${id}. ` +
         'If it is a copy, give it an id of its own: delete its id line (its file name gives one) or write a new one',
     )
   }

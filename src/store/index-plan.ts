@@ -51,8 +51,11 @@ function indexedClaimants(index: ClaimLookup, id: string): IndexEntry[] {
 
 const sameEntry = (a: IndexEntry, b: IndexEntry) => a.id === b.id && a.checksum === b.checksum && a.claimed_id === b.claimed_id
 
-/** What the index must do so that it describes `files` as they are now, with ids settled. Pure. */
-export function planIndexChanges(index: ClaimLookup, files: readonly ChangedFile[]): IndexPlan {
+/**
+ * What the index must do so that it describes `files` as they are now, with ids settled. Pure.
+ * `held`: paths that keep the ids they state whatever the settling rule says (after a pull).
+ */
+export function planIndexChanges(index: ClaimLookup, files: readonly ChangedFile[], held: ReadonlySet<string> = new Set()): IndexPlan {
   const warnings: string[] = []
   /** Changed files as they state themselves, by path. */
   const stated = new Map<string, IndexEntry>()
@@ -70,7 +73,7 @@ export function planIndexChanges(index: ClaimLookup, files: readonly ChangedFile
     if (entry === null) continue
     stated.set(path, entry)
     affected.add(entry.id)
-    if (entry.front_matter_error !== undefined) warnings.push(`${describeUnreadable(path, entry.front_matter_error)}; known as ${entry.id} from its file name, out of search until it is fixed`)
+    if (entry.front_matter_error !== undefined) warnings.push(`${describeUnreadable(path, entry.front_matter_error)}; known as ${entry.id} from its file name with its slot and status as far as they parse, out of search and never rewritten until it is fixed`)
   }
 
   /** Every settled path's entry after the plan. */
@@ -79,7 +82,7 @@ export function planIndexChanges(index: ClaimLookup, files: readonly ChangedFile
   for (const id of [...affected].sort()) {
     const claimants = [...(statedById.get(id) ?? [])]
     for (const e of indexedClaimants(index, id)) if (!replaced.has(e.path) && !stated.has(e.path)) claimants.push(asStated(e))
-    const settled = settleClaims(claimants)
+    const settled = settleClaims(claimants, held)
     for (const e of settled.entries) after.set(e.path, e)
     pushAll(warnings, settled.warnings)
   }

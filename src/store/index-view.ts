@@ -180,7 +180,7 @@ export class IndexView implements IndexLookup {
    * them, so it never tokenises the summaries for subject words nor fills seven maps.
    */
   private content: ContentLookups | null = null
-  /** The keys of entries whose front-matter parses: every one of them while `content` is built. */
+  /** The keys of the entries: every one of them while `content` is built. */
   private readonly keysById = new Map<string, EntryKeys>()
   /** Increases with every change; `generation` changes when the log cannot be followed. */
   private version = 0
@@ -317,12 +317,17 @@ export class IndexView implements IndexLookup {
     return this.pick(this.byClaim.get(id))
   }
 
-  /** The keys an entry is filed under (worked out now if need be); undefined for one whose front-matter does not parse. */
+  /**
+   * The keys an entry is filed under (worked out now if need be). One whose front-matter does
+   * not parse is filed too, by what could be read of it: a write into its slot, or of its words,
+   * then meets it (and is refused, as the file cannot be rewritten) instead of making a second
+   * current version that fixing the file would reveal.
+   */
   private keysOf(id: string): EntryKeys | undefined {
     const known = this.keysById.get(id)
     if (known !== undefined) return known
     const entry = this.get(id)
-    if (entry === undefined || entry.front_matter_error !== undefined) return undefined
+    if (entry === undefined) return undefined
     const keys = entryKeys(entry)
     this.keysById.set(id, keys)
     return keys

@@ -20,7 +20,7 @@ export interface RebuildResult {
   skipped: number
   /** Files indexed under an id of their own, because another file keeps the id they state (copies). */
   reidentified: number
-  /** Files whose front-matter does not parse: known by the id their name carries, out of search until fixed. */
+  /** Files whose front-matter does not parse: known by the fields that parse one by one (their name's id, their slot and status), out of search until fixed. */
   unreadable: UnreadableFile[]
   /** Unparsable lines the old index had. */
   badIndexLines: number
@@ -55,7 +55,7 @@ export async function scanMemoryFiles(backend: MemoryBackend, options: RebuildOp
   }
   const settled = settleAll(stated)
   const unreadable = unreadableFiles(settled.entries)
-  const warnings = unreadable.map((u) => `${describeUnreadable(u.path, u)}; indexed as ${u.id} from its file name and left out of search until it is fixed`)
+  const warnings = unreadable.map((u) => `${describeUnreadable(u.path, u)}; indexed as ${u.id} from its file name with its slot and status as far as they parse, left out of search and never rewritten until it is fixed`)
   pushAll(warnings, settled.warnings)
   return { entries: settled.entries, scanned: stated.length, reidentified: settled.reidentified, unreadable, warnings }
 }

@@ -217,8 +217,9 @@ export function planSlotRepairs(index: IndexLookup, changed: ReadonlyMap<string,
     const members = new Map<string, IndexEntry>()
     for (const e of index.inSlot(slot)) if (!changed.has(e.path)) members.set(e.id, e)
     for (const e of bySlot.get(slot) ?? []) members.set(e.id, e)
+    // A file whose front-matter does not parse is never rewritten: it waits for a person.
     const current = [...members.values()]
-      .filter((e) => e.type === type && e.key !== null && CURRENT.has(e.status))
+      .filter((e) => e.type === type && e.key !== null && CURRENT.has(e.status) && e.front_matter_error === undefined)
       .sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id))
     const ids = current.map((e) => e.id)
     if (current.length === 0) {

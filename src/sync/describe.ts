@@ -30,6 +30,7 @@ export function describeSync(r: SyncResult): string {
     out.push(`${n(r.conflicts.length, 'conflict')} kept as variants; settle each with memory_resolve (memory-agent resolve ID --action keep|drop):`)
     for (const c of r.conflicts) out.push(`  ${c.ids.join(' / ')}: ${c.reason}`)
   }
+  for (const x of r.reidentified) out.push(`Gave a pulled file an id of its own: ${x.path}: states id ${x.was}, which ${x.holder} holds here; it is ${x.id} now.`)
   for (const m of r.moved) out.push(`Moved ${m.id} from ${m.from} to ${m.to}: another clone had given ${m.from} to ${m.kept} first.`)
   for (const k of r.kept) out.push(`Kept ${k.kept === 'both' ? 'both versions of' : `${k.kept === 'ours' ? 'this side' : 'their side'} of`} ${k.path}: ${k.reason}.`)
   for (const w of r.warnings) out.push(`warning: ${w}`)

@@ -26,9 +26,9 @@ export interface ReindexResult {
 /**
  * Updates the index for the given changed paths (relative to the root). When the store has no
  * index.jsonl yet (a fresh clone: it is never committed), makes it from every file instead.
- * Call inside the store lock.
+ * `held`: files here that keep the ids they state (sync/id-guard.ts). Call inside the store lock.
  */
-export async function reindexChanged(backend: MemoryBackend, paths: readonly string[]): Promise<ReindexResult> {
+export async function reindexChanged(backend: MemoryBackend, paths: readonly string[], held: ReadonlySet<string> = new Set()): Promise<ReindexResult> {
   const started = performance.now()
   if ((await backend.stat('index.jsonl')) === null) {
     const { entries, scanned, warnings } = await scanMemoryFiles(backend)
@@ -36,7 +36,7 @@ export async function reindexChanged(backend: MemoryBackend, paths: readonly str
     return { files: scanned, upserts: entries.length, removed: 0, full: true, warnings, ms: performance.now() - started }
   }
   const memoryPaths = [...new Set(paths)].filter(isMemoryPath)
-  const plan = planIndexChanges(await backend.indexView(), await readChanged(backend, memoryPaths))
+  const plan = planIndexChanges(await backend.indexView(), await readChanged(backend, memoryPaths), held)
   await backend.appendIndex(plan.upserts, plan.removed)
   // This process's freshness check now knows these files, so it does not read them again.
   await noteWritten(backend, memoryPaths)

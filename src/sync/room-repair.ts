@@ -43,7 +43,9 @@ export async function repairRoomCollisions(backend: MemoryBackend, now: number):
   const out: RoomRepair = { moved: [], written: [], events: [] }
   const view = await backend.indexView()
   const placed = placements(await backend.readLedger())
-  const collisions = roomCollisions(view.values(), (e) => placed.get(`${e.id} ${e.location ?? ''}`) ?? e.time)
+  // A file whose front-matter does not parse is never rewritten: it keeps its place until fixed.
+  const readable = [...view.values()].filter((e) => e.front_matter_error === undefined)
+  const collisions = roomCollisions(readable, (e) => placed.get(`${e.id} ${e.location ?? ''}`) ?? e.time)
   if (collisions.length === 0) return out
   const upserts: IndexEntry[] = []
   for (const { location, keeper, moving } of collisions) {

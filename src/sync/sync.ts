@@ -34,6 +34,7 @@ import { EMPTY_TREE, Git, gitFailure, nulFields } from './git.js'
 import { mergeLedgerText } from './merge.js'
 import { commitMessage, newLedgerLines } from './messages.js'
 import { reindexChanged, type ReindexResult } from './reindex.js'
+import { guardPulledIds, type Reidentified } from './id-guard.js'
 import { repairRoomCollisions, type RoomMove } from './room-repair.js'
 import { claimWing } from '../memory/organisation/rooms.js'
 import { findSecret, refusalMessage, type SecretFinding } from './secrets.js'
@@ -80,6 +81,8 @@ export interface SyncResult {
   kept: KeptFile[]
   /** Memories moved off a room slot that another clone had given too (the one placed first kept it). */
   moved: RoomMove[]
+  /** Pulled files that stated an id another file here holds: each states a copy id of its own now (sync/id-guard.ts). */
+  reidentified: Reidentified[]
   reindexed: Omit<ReindexResult, 'warnings'> | null
   pushed: { from: string | null; to: string } | null
   /** Derived files that had been committed before and are now left to each machine. */
@@ -148,6 +151,7 @@ class Syncer {
       conflicts: [],
       kept: [],
       moved: [],
+      reidentified: [],
       reindexed: null,
       pushed: null,
       untracked: [],
@@ -430,8 +434,17 @@ class Syncer {
     const after = (await this.head()) as string
     const changed = nulFields(await this.git.out(['diff', '--name-only', '-z', '--no-renames', '--relative', before ?? EMPTY_TREE, after, '--', '.']))
     this.result.pulled = { from: before, to: after, files: changed.length, fastForward }
+    // An id held here is never taken by a file the pull brought: that file gets a copy id first.
+    const guard = await guardPulledIds(this.backend, changed, Date.now())
+    pushAll(this.result.warnings, guard.warnings)
     this.progress('reindex', `re-indexing ${changed.length} changed file${changed.length === 1 ? '' : 's'}`)
-    this.noteReindex(await reindexChanged(this.backend, changed))
+    this.noteReindex(await reindexChanged(this.backend, changed, guard.held))
+    if (guard.reidentified.length === 0) return
+    const events = guard.events.map((e) => ({ at: this.backend.now(), ...e }))
+    await this.backend.appendLedger(...events)
+    pushAll(this.result.reidentified, guard.reidentified)
+    const made = await this.commitStore((files) => commitMessage(events, files))
+    if (made !== null) this.result.committed.push({ commit: made.commit, files: made.files.length, events: events.length, subject: made.subject })
   }
 
   private noteReindex(r: ReindexResult): void {

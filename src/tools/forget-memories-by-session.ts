@@ -1,7 +1,7 @@
 /** forget_memories_by_session: forget what one session contributed. */
 
 import { forgetSession } from '../memory/forgetting/forget-session.js'
-import { sessionIdField, statusField } from './declare/shapes.js'
+import { rebuiltDerivedShape, sessionIdField, statusField } from './declare/shapes.js'
 import { defineTool } from './declare/tool.js'
 
 export const forgetMemoriesBySessionTool = defineTool(
@@ -32,6 +32,7 @@ export const forgetMemoriesBySessionTool = defineTool(
         unlinked_topic_count: { type: 'integer' },
         orphaned_topic_count: { type: 'integer' },
         forgotten_derived_count: { type: 'integer', description: 'Topics made from episodes (promoted, folded) forgotten because nothing they were made from is left.' },
+        rebuilt_derived: rebuiltDerivedShape,
         affected_paths: { type: 'array', items: { type: 'string' } },
         status_changes: {
           type: 'array',

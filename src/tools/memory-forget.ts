@@ -1,7 +1,7 @@
 /** memory_forget: forget one memory, or every memory a query names, and whatever repeats its value. */
 
 import { forgetValue } from '../memory/forgetting/forget-memory.js'
-import { digestChangesShape, idField, idList, statusField, typeField } from './declare/shapes.js'
+import { digestChangesShape, idField, idList, rebuiltDerivedShape, statusField, typeField } from './declare/shapes.js'
 import { defineTool } from './declare/tool.js'
 
 export const memoryForgetTool = defineTool(
@@ -34,8 +34,8 @@ export const memoryForgetTool = defineTool(
               type: typeField,
               title: { type: 'string' },
               from: statusField,
-              reason: { type: 'string', enum: ['id', 'query', 'repeats'] },
-              via: { oneOf: [{ type: 'string' }, { type: 'null' }], description: 'For repeats: the memory whose value it repeats.' },
+              reason: { type: 'string', enum: ['id', 'query', 'repeats', 'lineage'], description: 'lineage: derived from a forgotten memory, with nothing it was made from left.' },
+              via: { oneOf: [{ type: 'string' }, { type: 'null' }], description: 'For repeats: the memory whose value it repeats; for lineage: the forgotten memory it was derived from.' },
             },
             required: ['id', 'path', 'type', 'title', 'from', 'reason', 'via'],
             additionalProperties: false,
@@ -45,10 +45,11 @@ export const memoryForgetTool = defineTool(
         already: { ...idList, description: 'Named or found, but forgotten before.' },
         activated: { ...idList, description: 'Other sides of a conflict left alone by the forget, now active.' },
         digests: digestChangesShape,
+        rebuilt: rebuiltDerivedShape,
         injection_cleared: { type: 'integer', description: 'Forgotten memories that search and resident injection could show before.' },
         guidance: { type: 'string' },
       },
-      required: ['dry_run', 'forgotten', 'raw', 'already', 'activated', 'digests', 'injection_cleared', 'guidance'],
+      required: ['dry_run', 'forgotten', 'raw', 'already', 'activated', 'digests', 'rebuilt', 'injection_cleared', 'guidance'],
       additionalProperties: false,
     },
     annotations: { readOnly: false, destructive: true, idempotent: true },

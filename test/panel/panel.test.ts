@@ -453,6 +453,23 @@ describe('the panel, clicked through (Chinese)', () => {
     await page.locator('[data-role=search-summary]', { hasText: '「pnpm」' }).waitFor()
     expect(await page.inputValue('[data-role=search-input]')).toBe('pnpm')
   })
+
+  it('flags a memory whose front-matter a hand edit broke, with where it breaks; the flag goes once it is fixed', async () => {
+    const entry = (await store.indexView()).get(ids['pnpm'] ?? '')
+    const file = path.join(root, entry?.path ?? '')
+    const text = readFileSync(file, 'utf8')
+    writeFileSync(file, text.replace(/^title: /m, 'title: ['))
+    await tab('memories')
+    await page.fill('[data-role=search-input]', '')
+    await filter('all')
+    const flag = row('包管理器').locator('[data-role=front-matter-warning]')
+    await flag.waitFor()
+    expect(await flag.getAttribute('title')).toMatch(new RegExp(`^${entry?.path}:\\d+: the front-matter does not parse`))
+    writeFileSync(file, text)
+    await filter('suggested')
+    await filter('all')
+    await expect.poll(() => row('包管理器').locator('[data-role=front-matter-warning]').count()).toBe(0)
+  })
 })
 
 describe('the panel in English, and locked again', () => {

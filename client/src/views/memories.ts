@@ -198,6 +198,7 @@ export function memoriesView(ctx: PanelContext): View {
       h('span', { class: 'dma-badge' }, t(`type_${row.type}` as MessageKey)),
       storeBadge(ctx, row.store),
       'reason' in row && row.reason === 'alias' ? h('span', { class: 'dma-badge dma-badge-alias', attrs: { 'data-role': 'alias-mark' } }, t('alias')) : null,
+      'warning' in row && row.warning !== undefined ? h('span', { class: 'dma-badge dma-badge-warning', attrs: { 'data-role': 'front-matter-warning', title: row.warning } }, t('brokenFrontMatter')) : null,
       h('span', null, formatTime(row.time)),
       'hits' in row ? h('span', { attrs: { 'data-role': 'usage' } }, row.hits > 0 ? t('hits', { n: row.hits }) : t('neverHit')) : null,
       ...row.tags.map((tag) => h('span', { class: 'dma-tag' }, tag)),

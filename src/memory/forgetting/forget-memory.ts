@@ -9,8 +9,10 @@
  * other memory that repeats the forgotten value (its statement, or the value it gives the same
  * thing; raw text and details included), so the value is not said again by another route.
  * Forgotten memories become deleted_pending (files kept, restorable, until memory_purge); a side
- * of a conflict leaves the conflict first. Afterwards the digests that repeated the value are
- * rebuilt or removed; resident injection and search follow the index and drop them at once.
+ * of a conflict leaves the conflict first. A derived memory (a summary, an exchange, a promoted
+ * topic) that drew on a forgotten one, or repeats its value, is made again from its sources left
+ * clean (rebuild-derived.ts), and forgotten only when none is. Afterwards the digests that repeated
+ * the value are rebuilt or removed; resident injection and search follow the index and drop them at once.
  * A dry run plans the same and changes nothing.
  */
 
@@ -25,6 +27,7 @@ import { slotOf, type IndexLookup } from '../../store/index-view.js'
 import type { IndexEntry, MemoryStatus, MemoryType } from '../../types.js'
 import { memories } from '../../text.js'
 import { sweepDigests, type DigestChange } from './digest-sweep.js'
+import { cleanSources, derivedFromAny, droppedSources, rebuildDerived, type RebuiltDerived } from './rebuild-derived.js'
 import { requireEntry } from '../reading/lookup.js'
 import { releaseVariants } from '../writing/resolve.js'
 import { markDeleted } from './soft-delete.js'
@@ -44,8 +47,11 @@ export interface ForgottenMemory {
   title: string
   /** Status before the forget. */
   from: MemoryStatus
-  /** Named by id, found by the query, or forgotten because it repeats one of those (`via`). */
-  reason: 'id' | 'query' | 'repeats'
+  /**
+   * Named by id, found by the query, forgotten because it repeats one of those (`via`), or
+   * (`lineage`) derived from one of those with nothing it was made from left (`via`).
+   */
+  reason: 'id' | 'query' | 'repeats' | 'lineage'
   via: string | null
 }
 
@@ -59,6 +65,8 @@ export interface ForgetValueResult {
   /** Other sides of a conflict left alone by the forget, now active. */
   activated: string[]
   digests: DigestChange[]
+  /** Derived memories that drew on a forgotten one: each made again from its clean sources, a new version (id null in a dry run). */
+  rebuilt: RebuiltDerived[]
   /** Forgotten memories that resident injection and search could show before. */
   injection_cleared: number
   guidance: string
@@ -100,6 +108,28 @@ async function fullText(entry: IndexEntry, readFile: ReadFile): Promise<string> 
   const said = [entry.title, entry.summary, ...entry.tags, ...entry.entities, file === null ? '' : parseFile(file).body].join('\n')
   const raw = entry.raw_ref !== null ? await readFile(entry.raw_ref) : null
   return raw === null ? said : `${said}\n${parseFile(raw).body}`
+}
+
+/**
+ * Splits the plan's derived memories (a summary, an exchange, a promoted topic) from the rest:
+ * each one that repeats the value or drew on a memory the plan forgets is made again from its
+ * sources left clean, and goes only when none is left (`lineage` when only its lineage took it).
+ */
+function planDerived(view: IndexLookup, plan: Plan): { rebuild: Array<{ entry: IndexEntry; clean: IndexEntry[] }>; lineage: Plan['chosen'] } {
+  const derivedRepeat = (c: Plan['chosen'][number]) => c.reason === 'repeats' && c.entry.derived_from !== undefined
+  const going = new Set(plan.chosen.filter((c) => !derivedRepeat(c)).map((c) => c.entry.id))
+  const candidates = new Map<string, IndexEntry>()
+  for (const c of plan.chosen) if (derivedRepeat(c)) candidates.set(c.entry.id, c.entry)
+  for (const e of derivedFromAny(view, going)) if (!candidates.has(e.id)) candidates.set(e.id, e)
+  const rebuild: Array<{ entry: IndexEntry; clean: IndexEntry[] }> = []
+  const lineage: Plan['chosen'] = []
+  for (const entry of candidates.values()) {
+    const clean = cleanSources(view, entry, going)
+    if (clean.length > 0) rebuild.push({ entry, clean })
+    else if (!plan.chosen.some((c) => c.entry.id === entry.id)) lineage.push({ entry, reason: 'lineage', via: (entry.derived_from ?? []).find((id) => going.has(id)) ?? null })
+  }
+  plan.chosen = [...plan.chosen.filter((c) => !rebuild.some((r) => r.entry.id === c.entry.id)), ...lineage]
+  return { rebuild, lineage }
 }
 
 async function planForget(view: IndexLookup, readFile: ReadFile, req: { id?: string; query?: string; terms: string[] }): Promise<Plan> {
@@ -154,19 +184,39 @@ export async function forgetValue(backend: MemoryBackend, req: ForgetValueReques
   await ensureFresh(backend)
 
   if (req.dryRun) {
-    const plan = await planForget(await backend.indexView(), (p) => backend.readFile(p), target)
+    const view = await backend.indexView()
+    const plan = await planForget(view, (p) => backend.readFile(p), target)
+    const { rebuild } = planDerived(view, plan)
+    const rebuilt = rebuild.map(({ entry, clean }) => ({ id: null, was: entry.id, derived_from: clean.map((c) => c.id), dropped: (entry.derived_from ?? []).filter((id) => !clean.some((c) => c.id === id)) }))
     const forgotten = describe(plan)
-    return { dry_run: true, forgotten, raw: [], already: plan.already, activated: [], digests: [], injection_cleared: 0, guidance: guidanceOf(true, forgotten, plan.already) }
+    return { dry_run: true, forgotten, raw: [], already: plan.already, activated: [], digests: [], rebuilt, injection_cleared: 0, guidance: guidanceOf(true, forgotten, plan.already) }
   }
 
   const outcome = await transact(backend, async (txn) => {
     const plan = await planForget(txn.index, (p) => txn.backend.readFile(p), target)
+    const { rebuild } = planDerived(txn.index, plan)
     const changed: string[] = []
     const activated: string[] = []
+    /** What this forget took, as it was: a derived memory made again tells their words from the rest. */
+    const taken = new Map<string, IndexEntry>()
     for (const { entry } of plan.chosen) {
       const current = txn.index.get(entry.id) ?? entry
+      taken.set(current.id, current)
       if (current.status === 'conflict') pushAll(activated, await releaseVariants(txn, current))
       pushAll(changed, await markDeleted(txn, txn.index.get(entry.id) ?? current))
+    }
+    const repeats = (text: string) => plan.anchors.some((a) => repeatsValue(a, text))
+    const rebuilt: RebuiltDerived[] = []
+    for (const { entry, clean } of rebuild) {
+      const current = txn.index.get(entry.id) ?? entry
+      const made = await rebuildDerived(txn, current, clean, droppedSources(txn.index, current, clean, taken), { repeats, hard: false })
+      if (made !== null) {
+        rebuilt.push(made)
+        continue
+      }
+      // Made again it would still say the value: forgotten whole.
+      plan.chosen.push({ entry: current, reason: 'repeats', via: plan.anchors[0]?.id ?? null })
+      pushAll(changed, await markDeleted(txn, current))
     }
     if (changed.length > 0) {
       txn.log({
@@ -176,15 +226,16 @@ export async function forgetValue(backend: MemoryBackend, req: ForgetValueReques
         ...(id !== undefined ? { id } : { query }),
         ids: changed,
         matched: plan.chosen.filter((c) => c.reason !== 'repeats').map((c) => c.entry.id),
-        propagated: plan.chosen.filter((c) => c.reason === 'repeats').map((c) => c.entry.id),
+        propagated: plan.chosen.filter((c) => c.reason === 'repeats' || c.reason === 'lineage').map((c) => c.entry.id),
         ...(activated.length > 0 ? { activated } : {}),
+        ...(rebuilt.length > 0 ? { rebuilt: rebuilt.map((r) => r.id) } : {}),
         source: 'user',
       })
     }
-    return { plan, changed, activated: activated.filter((a) => !changed.includes(a)) }
+    return { plan, changed, rebuilt, activated: activated.filter((a) => !changed.includes(a)) }
   })
 
-  const { plan, changed, activated } = outcome
+  const { plan, changed, rebuilt, activated } = outcome
   const slots = plan.chosen.filter(({ entry }) => entry.key !== null).map(({ entry }) => slotOf(entry))
   const digests = await sweepDigests(backend, await backend.indexView(), slots, (text) => plan.anchors.some((a) => repeatsValue(a, text)))
   const forgotten = describe(plan)
@@ -196,6 +247,7 @@ export async function forgetValue(backend: MemoryBackend, req: ForgetValueReques
     already: plan.already,
     activated,
     digests,
+    rebuilt,
     injection_cleared: plan.chosen.filter(({ entry }) => isSearchable(entry)).length,
     guidance: guidanceOf(false, forgotten, plan.already),
   }

@@ -6,6 +6,7 @@
  */
 
 import type { MemoryBackend } from '../../store/backend.js'
+import { describeUnreadable } from '../../store/frontmatter.js'
 import { ensureFresh } from '../../store/freshness.js'
 import { MEMORY_STATUSES, type IndexEntry, type MemoryStatus } from '../../types.js'
 import type { NavEntry } from './browse.js'
@@ -23,6 +24,8 @@ export interface ListedMemory extends NavEntry {
   /** Searches whose top 5 held this memory (usage.jsonl). */
   hits: number
   last_used_at: string | null
+  /** Set when the file's front-matter does not parse (a hand edit): where and why, to fix by hand. The panel shows it. */
+  warning?: string
 }
 
 export interface ListResult {
@@ -66,7 +69,9 @@ export async function listMemories(backend: MemoryBackend, request: ListRequest)
   const usage = page.length > 0 ? await readUsage(backend) : new Map()
   const entries = page.map((e) => {
     const used = usage.get(e.id)
-    return { id: e.id, path: e.path, type: e.type, title: e.title, summary: e.summary, time: e.time, status: e.status, tags: e.tags, hits: used?.hits ?? 0, last_used_at: used?.lastHitAt ?? null }
+    const row: ListedMemory = { id: e.id, path: e.path, type: e.type, title: e.title, summary: e.summary, time: e.time, status: e.status, tags: e.tags, hits: used?.hits ?? 0, last_used_at: used?.lastHitAt ?? null }
+    if (e.front_matter_error !== undefined) row.warning = `${describeUnreadable(e.path, e.front_matter_error)}: out of search and never rewritten until it is fixed by hand`
+    return row
   })
   return { entries, total: all.length, offset: request.offset, limit: request.limit, has_more: request.offset + page.length < all.length }
 }

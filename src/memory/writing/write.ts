@@ -118,7 +118,7 @@ export function newMemoryId(): string {
   return `mem_${Date.now().toString(36)}${randomBytes(5).toString('hex')}`
 }
 
-function defaultTitle(summary: string): string {
+export function defaultTitle(summary: string): string {
   const first = summary.split(/(?<=[。！？!?；;])|(?<=\.)\s/u)[0] ?? summary
   return truncate(collapseWhitespace(first), 60)
 }

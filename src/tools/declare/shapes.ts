@@ -60,6 +60,23 @@ export const sourceShape = {
 } as const
 
 /** What a forget or purge did to the digests that repeated a value. */
+/** Derived memories made again from their clean sources after a forget (memory/forgetting/rebuild-derived.ts). */
+export const rebuiltDerivedShape = {
+  type: 'array',
+  description: 'Derived memories (summaries, exchanges, promoted topics) that drew on a forgotten memory: each made again from the sources left clean, as a new version that supersedes the old one (now forgotten).',
+  items: {
+    type: 'object',
+    properties: {
+      id: { oneOf: [{ type: 'string' }, { type: 'null' }], description: 'The new version; null in a dry run.' },
+      was: { type: 'string', description: 'The version it replaces, now forgotten.' },
+      derived_from: { type: 'array', items: { type: 'string' }, description: 'The clean sources it is made from.' },
+      dropped: { type: 'array', items: { type: 'string' }, description: 'The forgotten sources it no longer draws on.' },
+    },
+    required: ['id', 'was', 'derived_from', 'dropped'],
+    additionalProperties: false,
+  },
+} as const
+
 export const digestChangesShape = {
   type: 'array',
   items: {
