@@ -18,7 +18,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { consolidate, createFileBackend, embedPending, memoryStats, openAiEmbedder, searchHandler, setEmbedder, signalsSettled, writeHandler, type Embedder, type MemoryBackend } from '../lib/api.js'
+import { consolidate, createFileBackend, embedPending, memoryStats, openAiEmbedder, saveConfigPatch, searchHandler, setEmbedder, signalsSettled, writeHandler, type Embedder, type MemoryBackend } from '../lib/api.js'
 import { charBigrams, PlainBM25, wordTokens } from './plain-bm25.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -73,9 +73,15 @@ const log = (line: string): void => void process.stderr.write(line + '\n')
 /** The embedder of every store of this run (--embedder), or null: keyword ranking only. */
 let embedder: Embedder | null = null
 
-function openStore(root: string): MemoryBackend {
+/**
+ * A store of one run. Its questions do not teach it (learnFromSearches false): each is asked of
+ * the store as written, as the data sets' protocols score them, not of one strengthened by the
+ * questions before it.
+ */
+async function openStore(root: string): Promise<MemoryBackend> {
   const backend = createFileBackend(root)
   if (embedder !== null) setEmbedder(backend, embedder)
+  await saveConfigPatch(backend, { learnFromSearches: false })
   return backend
 }
 
@@ -288,7 +294,7 @@ async function runLocomo(dataDir: string, limit: number | null, consolidated: bo
       .sort((a, b) => a - b)
 
     const root = await mkdtemp(join(tmpdir(), `dsh-bench-locomo-${conv.sample_id}-`))
-    const backend = openStore(root)
+    const backend = await openStore(root)
     const baseline = new PlainBM25<string>(wordTokens)
     const sources = new Map<string, string[]>()
     const diaIds = new Set<string>()
@@ -447,7 +453,7 @@ async function runMadial(dataDir: string) {
   for (const user of users) {
     const started = Date.now()
     const root = await mkdtemp(join(tmpdir(), `dsh-bench-madial-u${user}-`))
-    const backend = openStore(root)
+    const backend = await openStore(root)
     const baseline = new PlainBM25<string>(charBigrams)
     const sources = new Map<string, string[]>()
     const pool = memories.filter((m) => m['user-id'] === user)

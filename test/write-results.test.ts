@@ -204,6 +204,18 @@ describe.each(LANGS)('importance as a live signal ($lang)', (c) => {
     expect(await search(backend, c.query)).toEqual([b.id, a.id])
   })
 
+  it('learnFromSearches false: searches teach nothing, the query log still grows, a repeat still counts', async () => {
+    const { backend, root } = await newStore(T0)
+    await api.saveConfigPatch(backend, { learnFromSearches: false })
+    const a = await write(backend, { summary: c.pair[0] })
+    for (let i = 0; i < 3; i++) await search(backend, c.query)
+    const usage = () => fs.readFile(path.join(root, 'usage.jsonl'), 'utf8').catch(() => '')
+    expect(await usage()).toBe('')
+    expect((await fs.readFile(path.join(root, 'query-log.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(3)
+    expect((await write(backend, { summary: c.pair[0] })).outcome).toBe('duplicate')
+    expect(JSON.parse((await usage()).trim())).toMatchObject({ id: a.id, repeat: true })
+  })
+
   it('decay still works: an unimportant idle memory is archived, the same said again recently is kept', async () => {
     const { backend, at } = await newStore(T0)
     const idle = await write(backend, { summary: c.pair[0], importance: 0.1 })

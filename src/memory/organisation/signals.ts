@@ -30,6 +30,8 @@ export function signalsSettled(backend: MemoryBackend): Promise<void> {
 }
 
 export interface SearchSignal {
+  /** Whether the hits count as use (the store's learnFromSearches); the query is logged either way. */
+  learn: boolean
   query: string
   hitIds: string[]
 }
@@ -38,7 +40,7 @@ export interface SearchSignal {
 export function recordSearch(backend: MemoryBackend, signal: SearchSignal): void {
   const at = backend.now()
   const top = signal.hitIds.slice(0, USAGE_TOP)
-  if (top.length > 0) afterAnswer(backend, USAGE_FILE, () => appendUsage(backend, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
+  if (signal.learn && top.length > 0) afterAnswer(backend, USAGE_FILE, () => appendUsage(backend, top.map((id, rank) => jsonLine({ id, at, rank: rank + 1 })).join('\n') + '\n'))
   // Redacted before the cut, so a cut never leaves the head of a secret that no longer looks like one.
   const query = truncate(redactSecrets(signal.query.replace(/\s+/g, ' ').trim()).text, 120)
   if (query === '') return

@@ -63,7 +63,7 @@ export async function searchMemories(backend: MemoryBackend, input: SearchInput)
   const { batchId, refs } = await registerBatch(backend, input.session_id, annotated.hits.map((h) => h.id))
   // A look into the past is not use of the memories of now.
   if (asOf === null) {
-    recordSearch(backend, { query: input.query, hitIds: result.hits.map((h) => h.id) })
+    recordSearch(backend, { learn: config.learnFromSearches, query: input.query, hitIds: result.hits.map((h) => h.id) })
     afterAnswer(backend, 'keyword lookup', () => growKeywords(backend))
   }
   return { ...annotated, hits: annotated.hits.map((h, i) => ({ ...h, ref: refs[i] as string })), batch_id: batchId }

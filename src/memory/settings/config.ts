@@ -25,6 +25,8 @@ export interface RuntimeConfig {
   /** Resident injection: estimated tokens at most (1.5 a Han character, 4 other characters a token); 0: characters only. */
   injectTokenBudget: number
   autoSettleEnabled: boolean
+  /** Strength from use: a search's or assemble's top 5 are recorded in usage.jsonl and rise a little. False: reads teach nothing (repeats still count). */
+  learnFromSearches: boolean
   /** Decay: a low-importance memory without a hit for this many days is archived by memory_decay. */
   decayAfterDays: number
   /** Decay: a memory whose importance (retrieval practice moves it) is below this (0-1) counts as low importance. */
@@ -67,6 +69,7 @@ export const DEFAULT_CONFIG: Readonly<RuntimeConfig> = Object.freeze({
   profileTopN: 8,
   injectTokenBudget: 1024,
   autoSettleEnabled: false,
+  learnFromSearches: true,
   decayAfterDays: 90,
   decayImportanceBelow: 0.3,
   reviewScheduling: true,
