@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createFileBackend, flushCaches, outputViolation, signalsSettled, writeHandler, type MemoryBackend } from '../src/api.js'
+import { createFileBackend, flushCaches, navHandler, outputViolation, searchHandler, signalsSettled, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { chatCompletionsModel } from '../src/lifecycle/chat-model.js'
 import { setConsolidationModel } from '../src/memory/consolidation/model.js'
 import { factUnits, readModelAnswer, unstatedFacts } from '../src/memory/truth/answer-model.js'
@@ -94,6 +94,17 @@ describe('answers from keyless free text, Chinese and English', () => {
     // Before anything was written: nothing answers.
     expect((await answerHandler(backend, { question: '用户的饮食', asOf: unix('2026-03-01T00:00:00Z') })).reason).toBe('nothing-relevant')
     await expect(answerHandler(backend, { question: '用户的饮食', asOf: 'last tuesday' })).rejects.toThrow(/asOf.*unix seconds/)
+  })
+
+  it('unix seconds are as-of times everywhere there is one: search, nav, verify and answer agree with the ISO date', async () => {
+    const { backend, old } = await dietStore()
+    for (const asOf of [APRIL_10, unix(APRIL_10), ` ${unix(APRIL_10)}.5 `]) {
+      expect((await searchHandler(backend, { query: '饮食', asOf })).hits.map((h) => h.id), asOf).toEqual([old])
+      expect((await navHandler(backend, { asOf })).entries.map((e) => e.summary).sort(), asOf).toEqual(['The billing service uses PostgreSQL 16. It runs on port 5432.', '我养了一只叫豆豆的猫。', '我的饮食是素食。'].sort())
+      expect((await verifyHandler(backend, { claim: '我的饮食是素食。', asOf })).verdict, asOf).toBe('supported')
+    }
+    expect((await verifyHandler(backend, { claim: '我的饮食是素食。', asOf: unix(APRIL_20) })).verdict).not.toBe('supported')
+    for (const bad of ['-5', '123456789012', '1e9']) await expect(searchHandler(backend, { query: '饮食', asOf: bad })).rejects.toThrow(/asOf/)
   })
 
   it('abstains when only a replaced version states it, naming what replaced it', async () => {

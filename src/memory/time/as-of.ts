@@ -42,7 +42,9 @@ const UNIX_SECONDS = /^\d{1,11}(?:\.\d{1,9})?$/
  */
 export function parseAsOf(value: string, field = 'asOf'): number {
   const text = value.trim()
-  const at = UNIX_SECONDS.test(text) ? Math.round(Number(text) * 1000) : Date.parse(text)
+  // A bare number is unix seconds or nothing (Date.parse would read "-5" or "1e9" as some year).
+  const numeric = /^[+-]?[\d.e]+$/iu.test(text)
+  const at = UNIX_SECONDS.test(text) ? Math.round(Number(text) * 1000) : numeric ? Number.NaN : Date.parse(text)
   if (Number.isNaN(at) || !Number.isFinite(new Date(at).getTime())) throw invalidInput(field, 'an ISO-8601 date-time such as 2026-01-02T10:00:00Z, or unix seconds such as 1767348000')
   return at
 }
