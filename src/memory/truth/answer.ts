@@ -8,7 +8,8 @@
  * - its words are the question's terms with the question words out (language/question-words.ts),
  *   CJK 2-grams and words of two characters or more;
  * - a retrieved memory answers when it states at least half of them (its title, summary and the
- *   subject it is filed under count, and the words the store's synonym groups give a term);
+ *   subject it is filed under count, and the words the store's synonym groups give a term; "I"
+ *   and 我 state "the user", 用户);
  * - the best such memory gives its best sentence; another retrieved memory adds its own when it
  *   states a term the answer does not yet hold (at most MAX_CITED memories); two memories that
  *   share an entity and together state half of the terms answer a question that needs both
@@ -96,7 +97,14 @@ export function sentencesOf(text: string): string[] {
   return out.length > 0 ? out : [text.trim()]
 }
 
-/** Which question terms a text states, directly or through the store's synonyms. */
+/**
+ * A question asks about "the user" (用户) where the memory the user stated says "I" (我): the
+ * first person states that term. The tokenizer drops 我 as grammar, so the text is read as is.
+ */
+const USER_TERMS: ReadonlySet<string> = new Set(['用户', 'user'])
+const FIRST_PERSON = /我|\b(?:i|i'm|me|my|mine)\b/iu
+
+/** Which question terms a text states, directly or through the store's synonyms (and the first person for the user). */
 class Coverage {
   private readonly synonyms = new Map<string, string[]>()
 
@@ -109,8 +117,9 @@ class Coverage {
 
   covered(text: string): Set<string> {
     const words = new Set(tokenize(text))
+    const firstPerson = FIRST_PERSON.test(text)
     const out = new Set<string>()
-    for (const t of this.terms) if (words.has(t) || (this.synonyms.get(t) ?? []).some((a) => words.has(a))) out.add(t)
+    for (const t of this.terms) if (words.has(t) || (this.synonyms.get(t) ?? []).some((a) => words.has(a)) || (firstPerson && USER_TERMS.has(t))) out.add(t)
     return out
   }
 
