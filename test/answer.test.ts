@@ -10,7 +10,9 @@
  * (run `npm run build` before this file alone).
  */
 
-import { spawnSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { promises as fs } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -25,6 +27,7 @@ import { ANSWER_EVENT } from '../src/memory/writing/write-judge.js'
 import { answerHandler, memoryAnswerTool } from '../src/tools/memory-answer.js'
 import { renderValue } from '../src/tools/render/text.js'
 import { startMockLlm, type MockLlm } from './host/mock-llm.js'
+import { commandsOf, fencedBlocks } from './readme-kit.js'
 import { tempStores } from './store-kit.js'
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'cli', 'main.js')
@@ -233,6 +236,25 @@ describe('memory_answer through the CLI and MCP', () => {
     expect(bad.stderr).toMatch(/asOf.*unix seconds/)
     const searched = JSON.parse(run('search', '饮食', '--as-of', unix(APRIL_10), '--json').stdout) as { hits: { id: string }[] }
     expect(searched.hits.map((h) => h.id)).toEqual([old])
+  }, 60_000)
+
+  it('README: the answer block as written, in a fresh project, does what its comments say', async () => {
+    const block = fencedBlocks('bash').find((b) => b.includes('lib/cli/main.js answer')) ?? ''
+    const commands = commandsOf(block)
+    expect(commands).toHaveLength(6)
+    const cwd = await fs.mkdtemp(path.join(os.tmpdir(), 'answer-readme-'))
+    const env = { ...process.env }
+    delete env['MEMORY_AGENT_ROOT']
+    try {
+      const outs = commands.map((c) => execFileSync('bash', ['-c', c.replace(/^node lib\/cli\/main\.js/, `node '${CLI}'`)], { cwd, env, encoding: 'utf8' }))
+      expect(outs[2]).toMatch(/^ANSWER \(extracted word for word, from mem_\w+\): 我最近开始吃鸡胸肉了，不再只吃素。$/m)
+      expect(outs[3]).toMatch(/^ANSWER .*: 我的饮食是素食。$/m)
+      expect(outs[3]).toContain('As of 2026-04-10T00:00:00.000Z.')
+      expect(outs[4]).toMatch(/^ABSTAIN \(nothing-relevant\)/)
+      expect(outs[5]).toMatch(/^by status: active 1, suggested 0, superseded 1/m)
+    } finally {
+      await fs.rm(cwd, { recursive: true, force: true })
+    }
   }, 60_000)
 
   it('MCP: memory_answer answers and abstains over stdio; a default root not written yet answers nothing-stored', async () => {
