@@ -20,6 +20,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { consolidate, createFileBackend, embedPending, memoryStats, openAiEmbedder, saveConfigPatch, searchHandler, setEmbedder, signalsSettled, writeHandler, type Embedder, type MemoryBackend } from '../lib/api.js'
 import { charBigrams, PlainBM25, wordTokens } from './plain-bm25.js'
+import { parseLocomoDate, sessionNumbers, type LocomoConversation, type LocomoTurn } from './locomo.js'
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
@@ -200,39 +201,6 @@ function printTable(title: string, rows: readonly Row[], metric: 'frac' | 'any',
 // ---------------------------------------------------------------------------------------------
 // LoCoMo
 
-interface LocomoTurn {
-  speaker: string
-  dia_id: string
-  text: string
-  blip_caption?: string
-}
-
-interface LocomoQa {
-  question: string
-  evidence: string[]
-  category: number
-}
-
-interface LocomoConversation {
-  sample_id: string
-  conversation: Record<string, unknown>
-  qa: LocomoQa[]
-}
-
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december']
-
-/** "1:56 pm on 8 May, 2023" (+ seconds) to ISO-8601 UTC. */
-export function parseLocomoDate(text: string, seconds = 0): string {
-  const m = /^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([a-z]+),?\s+(\d{4})\s*$/i.exec(text)
-  if (m === null) throw new Error(`unparsed LoCoMo date: ${JSON.stringify(text)}`)
-  const [, hh, mm, ampm, day, monthName, year] = m
-  const month = MONTHS.indexOf(monthName!.toLowerCase())
-  if (month === -1) throw new Error(`unknown month in LoCoMo date: ${JSON.stringify(text)}`)
-  let hour = Number(hh) % 12
-  if (ampm!.toLowerCase() === 'p') hour += 12
-  return new Date(Date.UTC(Number(year), month, Number(day), hour, Number(mm), seconds)).toISOString()
-}
-
 /** Evidence repair per the README: split on [;,\s]+, parse D:?(\d+):0*(\d+) to D<s>:<t>. */
 function repairEvidence(evidence: readonly string[]): string[] {
   const out: string[] = []
@@ -287,11 +255,7 @@ async function runLocomo(dataDir: string, limit: number | null, consolidated: bo
   for (const conv of conversations) {
     const started = Date.now()
     const c = conv.conversation
-    const sessions = Object.keys(c)
-      .map((k) => /^session_(\d+)$/.exec(k))
-      .filter((m): m is RegExpExecArray => m !== null && Array.isArray(c[m[0]]))
-      .map((m) => Number(m[1]))
-      .sort((a, b) => a - b)
+    const sessions = sessionNumbers(c)
 
     const root = await mkdtemp(join(tmpdir(), `dsh-bench-locomo-${conv.sample_id}-`))
     const backend = await openStore(root)

@@ -145,8 +145,12 @@ export const consolidationTime = (n: number): string => day(n).replace('T10:', '
 /** Sessions by day: `day-01` ... */
 const sessionOf = (n: number) => `day-${String(n).padStart(2, '0')}`
 
+/** Who answers a question: its text, REFUSAL for none. The plain answerer below by default; the eval bench passes memory_answer. */
+export type Answerer<B> = (backend: B, q: Question) => Promise<string>
+
 /** The 30 days of one arm in a store whose clock `at` moves; the questions asked on their days. */
-export async function playScenario<B extends ScenarioBackend>(api: ScenarioApi<B>, backend: B, at: (iso: string) => void, arm: Arm): Promise<ScenarioRun> {
+export async function playScenario<B extends ScenarioBackend>(api: ScenarioApi<B>, backend: B, at: (iso: string) => void, arm: Arm, answerer?: Answerer<B>): Promise<ScenarioRun> {
+  const ask: Answerer<B> = answerer ?? ((b, q) => answer(api, b, q))
   const consolidation = Object.fromEntries(CONSOLIDATION_STEPS.map((k) => [k, 0])) as Record<ConsolidationStep, number>
   const run: ScenarioRun = { answers: [], dedupes: 0, forgotten: [], records: { searchable: 0, suggested: 0, archived: 0 }, consolidation }
   for (let n = 1; n <= LAST_DAY; n++) {
@@ -169,7 +173,7 @@ export async function playScenario<B extends ScenarioBackend>(api: ScenarioApi<B
       run.records = { searchable, suggested, archived }
     }
     for (const q of QUESTIONS.filter((x) => x.day === n)) {
-      const text = await answer(api, backend, q)
+      const text = await ask(backend, q)
       run.answers.push({ q, text, right: judge(q, text) })
     }
     if (arm === 'free text, consolidated' && n < LAST_DAY) {

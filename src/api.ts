@@ -17,6 +17,8 @@ export { forgetHandler, forgetMemoriesBySessionTool } from './tools/forget-memor
 export { sweepHandler, memorySweepTool } from './tools/memory-sweep.js'
 export { digestHandler, memoryDigestTool } from './tools/memory-digest.js'
 export { verifyHandler, memoryVerifyTool } from './tools/memory-verify.js'
+export { answerHandler, memoryAnswerTool } from './tools/memory-answer.js'
+export { statsHandler, memoryStatsTool } from './tools/memory-stats.js'
 export { historyHandler, memoryHistoryTool } from './tools/memory-history.js'
 export { lineageHandler, memoryLineageTool } from './tools/memory-lineage.js'
 export { forgetValueHandler, memoryForgetTool } from './tools/memory-forget.js'

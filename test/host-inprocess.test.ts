@@ -290,6 +290,11 @@ describe('the DSH plugin in process', () => {
     expect((await ok('memory_report', { id: one.id, grade: 4 })).recalled).toBe(true)
     // No embedder configured: nothing to embed, and it says how to configure one.
     expect(await ok('memory_embed', {})).toMatchObject({ embedded: 0, pending: 0, migrated: false })
+    // answer with citations, the store in numbers (issue 29)
+    const answered = await ok('memory_answer', { question: '备份每晚几点跑？' })
+    expect(answered.abstained).toBe(false)
+    expect((answered.citations as { id: string }[]).map((c) => c.id).every((id) => (answered.retrieved as string[]).includes(id))).toBe(true)
+    expect((await ok('memory_stats', {})).total as number).toBeGreaterThan(0)
 
     // forget: soft, then hard
     await ok('forget_memories_by_session', { session_id: 'session-a' })
@@ -563,6 +568,46 @@ describe('tool definitions', () => {
     expect(err).toBeInstanceOf(Error)
     expect((err as Error).message).toMatch(/^NOT_FOUND: /)
     expect((err as { code?: string }).code).toBe('NOT_FOUND')
+  })
+})
+
+describe('first use in the DSH host', () => {
+  it('with no root configured, a new workspace\'s first search, verify, nav and answer through ctx.tools.execute say "nothing stored yet", create nothing; a write then starts the store', async () => {
+    const workspace = await fs.realpath(await tempDir('mem-host-first-'))
+    const before = process.cwd()
+    // The plugin opens the store of the folder it runs in, as the host's session workspace.
+    process.chdir(workspace)
+    const root = await host()
+    const fiber = await root.plugin(plugin as never, { userRoot: null })
+    try {
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ['memory_search_hybrid', { query: 'staging database port' }],
+        ['memory_verify', { claim: 'The staging database listens on port 6543.' }],
+        ['memory_nav', {}],
+        ['memory_answer', { question: 'Which port does the staging database listen on?' }],
+      ]
+      for (const [name, args] of calls) {
+        const r = await execute(root, name, args)
+        expect(r.isError, `${name}: ${JSON.stringify(r.error)}`).toBe(false)
+        expect(r.content[0]?.text, name).toContain('nothing stored yet')
+        expect(validateJsonSchemaValue(root.tools.get(name)!.output.schema as never, r.value, 'value'), name).toEqual([])
+      }
+      const [search, verify, nav] = await Promise.all(calls.slice(0, 3).map(([name, args]) => execute(root, name, args)))
+      expect((search?.value as { reason: string }).reason).toBe('nothing-stored')
+      expect((verify?.value as { verdict: string }).verdict).toBe('unknown')
+      expect((nav?.value as { total: number }).total).toBe(0)
+      expect(await fs.readdir(workspace)).toEqual([])
+      // The first write starts the store; search finds it.
+      const written = await execute(root, 'write_memory', { summary: 'The staging database listens on port 6543.' })
+      expect(written.isError).toBe(false)
+      const found = await execute(root, 'memory_search_hybrid', { query: 'staging database port' })
+      expect((found.value as { reason: string; hits: unknown[] }).hits).toHaveLength(1)
+      expect(await fs.readdir(path.join(workspace, '.agent', 'memory'))).toContain('index.jsonl')
+    } finally {
+      await fiber.dispose()
+      process.chdir(before)
+      await fs.rm(workspace, { recursive: true, force: true })
+    }
   })
 })
 

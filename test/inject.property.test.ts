@@ -15,7 +15,9 @@
  * - budgetChars is the budget clamped to 200..8000 and rounded, and text.length <= budgetChars;
  * - the text holds no `{{`; it is '' or starts with the heading line, and has no heading alone;
  * - the lines between the frame and the omission line are `included` memory lines (at most 8,
- *   profileTopN) then `indexed` `#id` lines of live memories; the omission line is there
+ *   profileTopN) then `indexed` `#id` lines of live memories, each ending with its place
+ *   (` @room#slot`), then the room directory counting the memories without a line of their own
+ *   (never when there are none, left out only when the budget is nearly spent); the omission line is there
  *   exactly when something was omitted, and names that count; staleSkipped is the number of
  *   searchable memories with an anchor the probes say no longer holds; the first line is one of
  *   the most-hit memories when any memory has hits;
@@ -254,9 +256,14 @@ function lineOf(e: IndexEntry): string {
   }
   // A memory without a title of its own (its title is its summary, or a cut of it) is its summary once.
   const derived = e.title === e.summary || (e.title.endsWith('…') && e.summary.startsWith(e.title.slice(0, -1)))
-  if (derived) return `> ${neutralizeTemplates(cut(e.summary, 80))}`
-  return `> ${neutralizeTemplates(cut(e.title, 40))}：${neutralizeTemplates(cut(e.summary, 80))}`
+  // Its place closes the line (room#slot), for a memory that has one.
+  const place = e.location !== undefined ? ` @${e.location}` : ''
+  if (derived) return `> ${neutralizeTemplates(cut(e.summary, 80))}${place}`
+  return `> ${neutralizeTemplates(cut(e.title, 40))}：${neutralizeTemplates(cut(e.summary, 80))}${place}`
 }
+
+/** The room directory line: the memories without a line of their own, counted by room. */
+const DIRECTORY = /^房间目录（其余 (\d+) 条）：(.+)；memory_rooms 看房间$/
 
 const OMISSION = /^（另有 (\d+) 条未列出，可用 memory_search_hybrid 检索）$/
 
@@ -298,7 +305,7 @@ describe('resident injection under random stores and budgets', () => {
   })
 
   it('lists `included` lines, says what it omitted, skips stale anchors, and puts the most-hit memory first', () => {
-    const seen = { omissionLine: 0, hitFirst: 0, staleSkipped: 0 }
+    const seen = { omissionLine: 0, directory: 0, hitFirst: 0, staleSkipped: 0 }
     checkProperty('lines', (c) => {
       if (c.enabled === false) return
       const { store, out, why } = run(c)
@@ -307,7 +314,8 @@ describe('resident injection under random stores and budgets', () => {
       expect(out.staleSkipped, why).toBe(stale.length)
       if (out.text === '') return
       const lines = out.text.split('\n')
-      // heading, frame, memory lines, then the omission line when something was left out
+      // heading, frame, memory lines, #id lines, the room directory of the memories without a
+      // line of their own when there are any, then the omission line when something was left out
       const last = lines[lines.length - 1] as string
       const omission = OMISSION.exec(last)
       expect(omission !== null, `${why}\nlast line: ${last}`).toBe(out.omitted > 0)
@@ -315,7 +323,15 @@ describe('resident injection under random stores and budgets', () => {
         seen.omissionLine++
         expect(Number(omission[1]), why).toBe(out.omitted)
       }
-      const listed = lines.slice(2, omission !== null ? -1 : undefined)
+      const beforeOmission = lines.slice(0, omission !== null ? -1 : undefined)
+      const directory = DIRECTORY.exec(beforeOmission[beforeOmission.length - 1] as string)
+      // Never without something to count (left out where the budgets have no room for it).
+      if (out.indexed + out.omitted === 0) expect(directory, `${why}\ndirectory with nothing to count`).toBeNull()
+      if (directory !== null) {
+        seen.directory++
+        expect(Number(directory[1]), why).toBe(out.indexed + out.omitted)
+      }
+      const listed = beforeOmission.slice(2, directory !== null ? -1 : undefined)
       // Memory lines first (at most profileTopN, 8), then the next memories by id.
       const memoryLines = listed.filter((l) => !l.startsWith('#'))
       const idLines = listed.slice(memoryLines.length)
@@ -323,7 +339,7 @@ describe('resident injection under random stores and budgets', () => {
       expect(out.included, why).toBeLessThanOrEqual(8)
       expect(idLines.length, why).toBe(out.indexed)
       const live = [...store.searchable.values()].filter((e) => !e.anchors.some(anchorStale))
-      const liveIds = new Set(live.map((e) => `#${e.id}`))
+      const liveIds = new Set(live.map((e) => `#${e.id}${e.location !== undefined ? ` @${e.location}` : ''}`))
       for (const l of idLines) expect(liveIds.has(l), `${why}\nid line not of a live memory: ${l}`).toBe(true)
       const expected = new Set(live.map(lineOf))
       for (const l of memoryLines) expect(expected.has(l), `${why}\nline not from a live memory: ${l}`).toBe(true)

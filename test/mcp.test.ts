@@ -184,6 +184,16 @@ describe('MCP server over stdio (built CLI)', () => {
     expect((await ok('memory_report', { id: one.id, grade: 4 })).recalled).toBe(true)
     expect(await ok('memory_embed', {})).toMatchObject({ embedded: 0, pending: 0 })
 
+    // answer with citations, the store in numbers (issue 29)
+    const answered = await ok('memory_answer', { question: 'When do the nightly backups run?' })
+    expect(answered.abstained).toBe(false)
+    expect((answered.citations as { id: string }[]).every((c) => (answered.retrieved as string[]).includes(c.id))).toBe(true)
+    expect(answered.answer).toContain('02:00 UTC')
+    expect((await ok('memory_answer', { question: 'Which airline does the team fly?' })).reason).toBe('nothing-relevant')
+    const stats = await ok('memory_stats', {})
+    expect(stats.total as number).toBeGreaterThan(0)
+    expect((stats.byKind as Record<string, number>)['topic']).toBeGreaterThan(0)
+
     expect([...called].sort()).toEqual(TOOLS.map((t) => t.name).sort())
   })
 

@@ -14,7 +14,6 @@ import { modelFromEnv } from '../lifecycle/chat-model.js'
 import { setConsolidationModel } from '../memory/consolidation/model.js'
 import { selectTools } from '../mcp/profile.js'
 import { packageVersion } from '../version.js'
-import { memoryStats } from '../memory/reading/stats.js'
 import type { MemoryBackend } from '../store/backend.js'
 import type { MissingStore } from '../store/existing.js'
 import { createFileBackend } from '../store/file-backend.js'
@@ -33,14 +32,12 @@ import { didYouMean } from './suggest.js'
 import { parseFlags, splitStoreFlags, type FlagSpec } from './flags.js'
 import { applyEmbedderSettings, EMBEDDER_HELP, embedderFromSettings, takeEmbedderSettings, type EmbedderSettings } from './embedder-options.js'
 import { listenToProgress } from '../store/progress.js'
-import { describeVectors, vectorDiagnostics } from '../retrieve/vectors.js'
 
 const USAGE = `memory-agent: long-term memory for AI agents, kept as plain markdown files
 
 Usage (every tool, then the commands on the store as a whole):
 ${toolUsage()}
   memory-agent show ID [flags]           one memory in full (also: get ID): nav with its id
-  memory-agent stats                     count memories by status
   memory-agent rebuild [--json]          recreate index.jsonl from the memory files
   memory-agent sync [--remote URL]       share the store through git: commit, pull, settle, re-index, push
   memory-agent export [--out FILE]       the whole store as one JSON bundle (stdout by default)
@@ -230,25 +227,6 @@ async function runTool(command: string, args: string[], embedder: EmbedderSettin
   }
 }
 
-const STATS_HELP = `memory-agent stats: count the store's memories by status
-
-Usage: memory-agent stats [--root DIR | --user] [--user-root DIR] [--no-user-root] [--json]
-`
-
-async function stats(args: string[], embedder: EmbedderSettings): Promise<number> {
-  const backend = createFileBackend(storeRoot(args))
-  try {
-    await applyEmbedderSettings(embedder, backend)
-    const s = await memoryStats(backend)
-    const vectors = await vectorDiagnostics(backend)
-    if (args.includes('--json')) process.stdout.write(`${JSON.stringify(vectors !== null ? { ...s, embeddings: vectors } : s, null, 2)}\n`)
-    else process.stdout.write(`${Object.entries(s).map(([k, v]) => `${k.padEnd(15)} ${v}`).join('\n')}\n${vectors !== null ? `${describeVectors(vectors)}\n` : ''}`)
-    return 0
-  } finally {
-    await flushCaches(backend)
-  }
-}
-
 const REBUILD_HELP = `memory-agent rebuild: recreate index.jsonl from the memory files
 
 Usage: memory-agent rebuild [--root DIR | --user] [--user-root DIR] [--no-user-root] [--json]
@@ -283,11 +261,10 @@ Usage: memory-agent demo [--root DIR]
 `
 
 /** The help of the commands main.ts runs itself (serve.ts holds the panel's). */
-const OWN_HELP: Readonly<Record<string, string>> = { stats: STATS_HELP, rebuild: REBUILD_HELP, mcp: MCP_HELP, demo: DEMO_HELP }
+const OWN_HELP: Readonly<Record<string, string>> = { rebuild: REBUILD_HELP, mcp: MCP_HELP, demo: DEMO_HELP }
 
 /** The own flags of the commands main.ts runs itself; each also takes the store flags (flags.ts). */
 const OWN_FLAGS: Readonly<Record<string, FlagSpec>> = {
-  stats: { switches: ['--json'] },
   rebuild: { switches: ['--json'] },
   mcp: { valued: ['--tools', '--consolidate-idle-ms'] },
   serve: { valued: ['--port', '--host'] },
@@ -358,8 +335,6 @@ async function main(argv: string[]): Promise<number> {
       await serveStdio({ root: storeRoot(args), missingStore: missingStoreOf(args) }, packageVersion(), personalStore(args, storeRoot(args)), tools, options)
       return 0
     }
-    case 'stats':
-      return stats(args, embedder)
     case 'serve':
       return (await import('./serve.js')).serve(storeRoot(args), args, personalStore(args, storeRoot(args)))
     case 'panel-key':

@@ -31,7 +31,7 @@ export const TOOL_COMMANDS: Readonly<Record<string, ToolCommand>> = Object.fromE
 export const COMMAND_ALIASES: Readonly<Record<string, string>> = { show: 'nav', get: 'nav' }
 
 /** The commands that are not tools (main.ts runs them): the store as a whole, transports, the demo. */
-export const OTHER_COMMANDS = ['stats', 'rebuild', 'sync', 'export', 'import', 'mcp', 'serve', 'panel-key', 'watch', 'demo', 'help'] as const
+export const OTHER_COMMANDS = ['rebuild', 'sync', 'export', 'import', 'mcp', 'serve', 'panel-key', 'watch', 'demo', 'help'] as const
 
 /** Flags every store command takes besides the ones derived from its schema. */
 export const COMMON_FLAGS = ['--root', '--user', '--user-root', '--no-user-root', '--store', '--json', '--help'] as const

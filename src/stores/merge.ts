@@ -173,3 +173,17 @@ export function mergeCounts(answers: readonly [Answer, Answer]): Out {
   }
   return { ...(combine(a, b, '') as Out), store: 'all' }
 }
+
+const pick = (o: Out, keys: readonly string[]): Out => Object.fromEntries(keys.map((k) => [k, o[k]]))
+
+/** Two stores' memory_stats as one: counts add up, `byStore` says each store's total, the latest write and the less fresh index win. */
+export function mergeStats(answers: readonly [Answer, Answer]): Out {
+  const [[, a], [, b]] = answers
+  const sum = mergeCounts(answers)
+  const latest = [a['lastWrite'], b['lastWrite']].filter((t): t is string => typeof t === 'string').sort().at(-1) ?? null
+  const stateOf = (o: Out) => (o['index'] as Out | undefined)?.['state']
+  const state = stateOf(a) === 'refreshed' || stateOf(b) === 'refreshed' ? 'refreshed' : 'fresh'
+  // Vectors of two stores add up, but share the one embedder (and its dimensions).
+  const vectors = a['embeddings'] !== undefined && b['embeddings'] !== undefined ? { embeddings: { ...(sum['embeddings'] as Out), ...pick(a['embeddings'] as Out, ['kind', 'embedder', 'dim', 'bytesPerVector', 'completedEmbedder']) } } : {}
+  return { ...sum, ...vectors, lastWrite: latest, index: { ...(sum['index'] as Out), state }, byStore: { project: a['total'], user: b['total'] } }
+}

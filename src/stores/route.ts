@@ -8,6 +8,7 @@
  * - write_memory: `project` or `user`; by default by its kind (tags, see kind.ts). A write that
  *   lands in the personal store from a project records the project's identity in that store's ledger.
  * - memory_search_hybrid, memory_nav (listings), memory_verify: `all` by default, merged (merge.ts).
+ * - memory_stats: `all` by default, counts added, each store's total in `byStore`.
  * - tools that name a memory (id or ids): `all` by default, meaning whichever store holds it.
  * - memory_forget by query, forget_memories_by_session: `all` by default, both forget, counts add up.
  * - memory_assemble, memory_digest, memory_sweep, memory_duplicates: one store, `project` by default,
@@ -27,7 +28,7 @@ import type { NavSort } from '../memory/reading/browse.js'
 import type { ObjectSchema } from '../tools/declare/schema.js'
 import type { ToolDeclaration } from '../tools/declare/tool.js'
 import { kindsOf, storeForKinds, type StoreName } from './kind.js'
-import { mergeCounts, mergeNav, mergeSearch, mergeVerify, tagAnswer, type Answer, type Out } from './merge.js'
+import { mergeCounts, mergeNav, mergeSearch, mergeStats, mergeVerify, tagAnswer, type Answer, type Out } from './merge.js'
 
 export type { StoreName } from './kind.js'
 export type StoreSelector = StoreName | 'all'
@@ -240,6 +241,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
   memory_merge: byIds,
   memory_undemote: byIds,
   memory_undo_judgement: byIds,
+  memory_stats: merged("Which store: all (default: both counted together, byStore gives each store's total), project or user.", (answers) => mergeStats(answers)),
 }
 
 function withStoreField(input: ObjectSchema, route: Route): ObjectSchema {

@@ -31,6 +31,8 @@ import { memoryConsolidateTool } from './memory-consolidate.js'
 import { memoryRestoreTool } from './memory-restore.js'
 import { memoryAuditForgottenTool } from './memory-audit-forgotten.js'
 import { memoryEmbedTool } from './memory-embed.js'
+import { memoryAnswerTool } from './memory-answer.js'
+import { memoryStatsTool } from './memory-stats.js'
 
 export const TOOLS: readonly ToolDeclaration[] = [
   memoryNavTool,
@@ -63,6 +65,8 @@ export const TOOLS: readonly ToolDeclaration[] = [
   memoryReviewTool,
   memoryReportTool,
   memoryEmbedTool,
+  memoryAnswerTool,
+  memoryStatsTool,
 ]
 
 export function findTool(name: string): ToolDeclaration | undefined {

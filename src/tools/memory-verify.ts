@@ -36,7 +36,7 @@ export const memoryVerifyTool = defineTool(
       properties: {
         claim: { type: 'string', minLength: 1, maxLength: 2000, description: 'The statement to check, with its subject and value (such as "The billing service database is PostgreSQL").' },
         scope: { ...scopeField, description: 'Your premises, "key=value; key=value": memories under conflicting premises are set aside (scopeExcluded).' },
-        asOf: { ...asOfField, description: 'ISO-8601 time: judge the claim by memory as it was then (what was current then supports; what was written later is absent).' },
+        asOf: { ...asOfField, description: 'ISO-8601 time or unix seconds: judge the claim by memory as it was then (what was current then supports; what was written later is absent).' },
         model: { type: 'boolean', description: "Also let the store's model (when one is set) judge each retrieved memory; supported still needs the value in the memory's text." },
       },
       required: ['claim'],

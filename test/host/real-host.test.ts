@@ -134,6 +134,9 @@ describe('the real DSH host (rc.8, Node 22)', () => {
         { name: 'memory_embed', arguments: {} },
         // The model's judgements (issue 27): with no model, nothing to undo for a memory.
         { name: 'memory_undo_judgement', arguments: { ids: ['$1.id'] } },
+        // Answers with citations and the store in numbers (issue 29).
+        { name: 'memory_answer', arguments: { question: 'Which port does the Kestrel staging database listen on?' } },
+        { name: 'memory_stats', arguments: {} },
       ]
       const patch = writePatch(sandbox, 'driver.patch.yml', [
         {

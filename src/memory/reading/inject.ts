@@ -8,7 +8,9 @@
  * summary (the summary alone for a memory without a title of its own). At most `profileTopN`
  * memories get a line, within the character budget and the token budget (`injectTokenBudget`,
  * 1.5 tokens a Han character, 4 other characters a token); the next are listed as `#id` lines
- * while those fit, and the rest counted. The text is framed as quoted data, every `{{` is neutralised (the DSH host substitutes
+ * while those fit, and the rest counted. Every memory line and `#id` line ends with the memory's
+ * place (` @topics#3`, seed 002's room#slot), and a short room directory (`房间目录`) counts the
+ * memories without a line of their own by room, so the model knows where the rest stand. The text is framed as quoted data, every `{{` is neutralised (the DSH host substitutes
  * `{{name}}` in context text and fails the whole turn on an unknown name), text that tries to
  * instruct the reader is sanitised (injection-guard.ts), and memories with a stale anchor are left
  * out (`staleSkipped`); search still finds them.
@@ -16,6 +18,7 @@
 
 import type { MemoryBackend } from '../../store/backend.js'
 import { slotOf, type IndexLookup } from '../../store/index-view.js'
+import { roomOf } from '../../store/place-fields.js'
 import { isSearchable } from '../../retrieve/search-index.js'
 import { isDerivedTitle, truncateUnits } from '../../text.js'
 import type { IndexEntry } from '../../types.js'
@@ -76,18 +79,58 @@ function omissionLine(n: number): string {
   return `（另有 ${n} 条未列出，可用 memory_search_hybrid 检索）`
 }
 
+/** Rooms the directory names at most; the rest are counted. */
+export const DIRECTORY_ROOMS = 6
+/** The directory's name for memories without a place (imported or hand-written). */
+const UNPLACED = '未排桩'
+
+/** A memory's place as a line shows it: ` @room#slot`, nothing for a memory without one. */
+const placeMark = (entry: IndexEntry) => (entry.location !== undefined ? ` @${entry.location}` : '')
+
+/**
+ * The room directory of the memories without a line of their own: `房间目录（其余 N 条）：topics 9 ·
+ * episodes 2；memory_rooms 看房间`, the fullest rooms first; empty for none. Pure.
+ */
+export function directoryLine(rooms: ReadonlyMap<string, number>): string {
+  const counted = [...rooms].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+  if (counted.length === 0) return ''
+  const total = counted.reduce((n, [, k]) => n + k, 0)
+  const shown = counted.slice(0, DIRECTORY_ROOMS).map(([room, n]) => `${room} ${n}`)
+  const more = counted.length > DIRECTORY_ROOMS ? ` · 另 ${counted.length - DIRECTORY_ROOMS} 间` : ''
+  return `房间目录（其余 ${total} 条）：${shown.join(' · ')}${more}；memory_rooms 看房间`
+}
+
+/** Counts of memories by room, for the directory; `take` and `put` move one in or out. */
+class RoomTally {
+  readonly rooms = new Map<string, number>()
+  constructor(entries: readonly IndexEntry[]) {
+    for (const e of entries) this.put(e)
+  }
+  private static roomOf(e: IndexEntry): string {
+    return roomOf(e.location) ?? UNPLACED
+  }
+  put(e: IndexEntry): void {
+    const r = RoomTally.roomOf(e)
+    this.rooms.set(r, (this.rooms.get(r) ?? 0) + 1)
+  }
+  take(e: IndexEntry): void {
+    const r = RoomTally.roomOf(e)
+    this.rooms.set(r, (this.rooms.get(r) ?? 0) - 1)
+  }
+}
+
 function line(entry: IndexEntry, nowMs: number, view: IndexLookup): string {
   // Sanitised before it is cut, so a marker never pushes a line past its length.
   const clean = (s: string, n: number) => neutralizeTemplates(truncateUnits(sanitized(s).replace(/\s+/g, ' ').trim(), n))
   const marks = markers(entry, nowMs, view).map((m) => ` ${clean(m, INJECT_TITLE_CHARS)}`).join('')
   // A title made from the summary (a memory written without one) would print it twice.
-  if (isDerivedTitle(entry.title, entry.summary)) return `> ${clean(entry.summary, INJECT_SUMMARY_CHARS)}${marks}`
-  return `> ${clean(entry.title, INJECT_TITLE_CHARS)}${marks}：${clean(entry.summary, INJECT_SUMMARY_CHARS)}`
+  if (isDerivedTitle(entry.title, entry.summary)) return `> ${clean(entry.summary, INJECT_SUMMARY_CHARS)}${marks}${placeMark(entry)}`
+  return `> ${clean(entry.title, INJECT_TITLE_CHARS)}${marks}：${clean(entry.summary, INJECT_SUMMARY_CHARS)}${placeMark(entry)}`
 }
 
-/** The line of a memory past the cap or the budgets: its id, to open with memory_nav. */
+/** The line of a memory past the cap or the budgets: its id, to open with memory_nav, and its place. */
 function idLine(entry: IndexEntry): string {
-  return `#${entry.id}`
+  return `#${entry.id}${placeMark(entry)}`
 }
 
 const HAN = /\p{Script=Han}/u
@@ -143,11 +186,27 @@ export function injectionText(backend: MemoryBackend, options: InjectionOptions 
     const guarded: InjectionWarning[] = []
     let length = head.length
     let tokens = injectionTokens(head)
-    // Room for the omission line is kept back whenever something may be left out.
-    const reserve = (remaining: number) => (remaining > 0 ? 1 + omissionLine(remaining).length : 0)
-    const reserveTokens = (remaining: number) => (remaining > 0 ? injectionTokens(omissionLine(remaining)) : 0)
-    const fits = (text: string, remaining: number) =>
-      length + 1 + text.length + reserve(remaining) <= budgetChars && (tokenBudget === 0 || tokens + injectionTokens(text) + reserveTokens(remaining) <= tokenBudget)
+    // What closes the text: the room directory of the memories without a line of their own, and
+    // the count of those not listed at all. Room for both is kept back at every step; the
+    // directory gives way to a memory line (or a guard) that would not fit beside it, and comes
+    // back before the `#id` lines when it fits again.
+    const unlined = new RoomTally(candidates)
+    let withDirectory = true
+    const tail = (remaining: number) => [withDirectory ? directoryLine(unlined.rooms) : '', remaining > 0 ? omissionLine(remaining) : ''].filter((l) => l !== '')
+    const fits = (text: string | null, remaining: number) => {
+      const end = tail(remaining)
+      const chars = end.reduce((n, l) => n + 1 + l.length, text === null ? 0 : 1 + text.length)
+      const needed = end.reduce((n, l) => n + injectionTokens(l), text === null ? 0 : injectionTokens(text))
+      return length + chars <= budgetChars && (tokenBudget === 0 || tokens + needed <= tokenBudget)
+    }
+    const fitsDroppingDirectory = (text: string, remaining: number) => {
+      if (fits(text, remaining)) return true
+      if (!withDirectory) return false
+      withDirectory = false
+      if (fits(text, remaining)) return true
+      withDirectory = true
+      return false
+    }
     const add = (text: string) => {
       length += 1 + text.length
       tokens += injectionTokens(text)
@@ -156,13 +215,13 @@ export function injectionText(backend: MemoryBackend, options: InjectionOptions 
     const view = sync.indexView()
     // Retrieval practice: how many memories are due for recall (review.ts), when that fits.
     const due = dueCount(view.values(), nowMs)
-    const dueLines = due > 0 && fits(dueLine(due), candidates.length) ? [dueLine(due)] : []
+    const dueLines = due > 0 && fitsDroppingDirectory(dueLine(due), candidates.length) ? [dueLine(due)] : []
     for (const l of dueLines) add(l)
     // Guards the turn matches lead, while they fit; they are not counted as included memories.
     const guardLines: string[] = []
     for (const g of options.cue !== undefined ? matchingGuards(view, options.cue) : []) {
       const text = neutralizeTemplates(sanitized(guardLine(g)))
-      if (!fits(text, candidates.length)) break
+      if (!fitsDroppingDirectory(text, candidates.length)) break
       guardLines.push(text)
       add(text)
     }
@@ -171,13 +230,22 @@ export function injectionText(backend: MemoryBackend, options: InjectionOptions 
     for (; i < candidates.length && lines.length < maxMemories; i++) {
       const entry = candidates[i] as IndexEntry
       const next = line(entry, nowMs, view)
-      if (!fits(next, candidates.length - i - 1)) break
+      unlined.take(entry)
+      if (!fitsDroppingDirectory(next, candidates.length - i - 1)) {
+        unlined.put(entry)
+        break
+      }
       lines.push(next)
       add(next)
       for (const field of ['title', 'summary'] as const) {
         const { kinds } = sanitizeText(entry[field])
         if (kinds.length > 0) guarded.push({ id: entry.id, field, kinds })
       }
+    }
+    if (!withDirectory) {
+      // Back, when the directory and the omission line fit after the memory lines.
+      withDirectory = true
+      if (!fits(null, candidates.length - i)) withDirectory = false
     }
     // The rest by id while those fit: the model can open them without a search.
     for (; i < candidates.length; i++) {
@@ -189,7 +257,7 @@ export function injectionText(backend: MemoryBackend, options: InjectionOptions 
     // A heading with no memory under it is noise; what did not fit is still counted.
     if (lines.length === 0 && guardLines.length === 0) return { ...EMPTY(budgetChars, staleSkipped), omitted: candidates.length }
     const omitted = candidates.length - lines.length - ids.length
-    const text = [head, ...dueLines, ...guardLines, ...lines, ...ids, ...(omitted > 0 ? [omissionLine(omitted)] : [])].join('\n')
+    const text = [head, ...dueLines, ...guardLines, ...lines, ...ids, ...tail(omitted)].join('\n')
     return { text, included: lines.length, indexed: ids.length, omitted, staleSkipped, budgetChars, ...(guarded.length > 0 ? { injectionWarnings: guarded } : {}) }
   } catch (err) {
     console.warn(`dsh-memory-agent: resident injection skipped: ${err instanceof Error ? err.message : String(err)}`)

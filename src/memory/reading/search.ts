@@ -56,7 +56,14 @@ export async function searchMemories(backend: MemoryBackend, input: SearchInput)
     asOf !== null ? retrievalAsOf(backend, asOf) : retrievalState(backend),
     asOf !== null ? undefined : importanceLookup(backend),
   ])
-  const request: SearchRequest = { ...input, scope: requestPremises(input.scope), top_k: Math.min(input.top_k, config.maxTopK), ...(importance !== undefined ? { importance } : {}) }
+  // The time as a date, so the guidance says when even for unix seconds.
+  const request: SearchRequest = {
+    ...input,
+    ...(asOf !== null ? { asOf: new Date(asOf).toISOString() } : {}),
+    scope: requestPremises(input.scope),
+    top_k: Math.min(input.top_k, config.maxTopK),
+    ...(importance !== undefined ? { importance } : {}),
+  }
   const result = await searchRanked(backend, state, request)
   const annotated: Annotated = { ...result, ...annotateSearch(state, request, result.hits, asOf ?? Date.parse(backend.now())) }
   // First, so a search refused for its session (a credential) is not recorded as use.

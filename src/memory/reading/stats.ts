@@ -1,5 +1,5 @@
 /**
- * The panel's counters, over memories as a person counts them: raw text belongs to its episode
+ * The panel's counters (and memory_stats' fuller account, storeStats), over memories as a person counts them: raw text belongs to its episode
  * and is not counted on its own. Read-only; brings the index up to date with the files first so
  * a hand edit shows at once.
  */
@@ -9,6 +9,8 @@ import { requireStore } from '../../store/existing.js'
 import { ensureFresh } from '../../store/freshness.js'
 import { isSearchable } from '../../retrieve/search-index.js'
 import { isTopic } from '../forgetting/purge-deleted.js'
+import { MEMORY_FOLDERS } from '../../store/layout.js'
+import { MEMORY_STATUSES, MEMORY_TYPES, type MemoryStatus, type MemoryType } from '../../types.js'
 
 export interface MemoryStats {
   /** Every memory, whatever its status. */
@@ -47,4 +49,72 @@ export async function memoryStats(backend: MemoryBackend): Promise<MemoryStats> 
     }
   }
   return stats
+}
+
+/** The bytes the store takes on disk: its memory files, the index and the ledger. */
+export interface StoreSize {
+  files: number
+  bytes: number
+  indexBytes: number
+  ledgerBytes: number
+}
+
+/** Whether the index was up to date when asked (`fresh`) or had to take in files changed by hand (`refreshed`). */
+export interface IndexState {
+  entries: number
+  state: 'fresh' | 'refreshed'
+  /** Memory files changed outside the program that this call took in. */
+  changed: number
+  /** Index lines skipped because they did not parse. */
+  skippedLines: number
+}
+
+/** memory_stats: the counters above, by status and kind, the store's size, its last write and its index's state. */
+export interface StoreStats extends MemoryStats {
+  byStatus: Record<MemoryStatus, number>
+  byKind: Record<MemoryType, number>
+  size: StoreSize
+  /** When the latest write happened (the ledger's time), null when none is recorded. */
+  lastWrite: string | null
+  index: IndexState
+}
+
+async function sizeOf(backend: MemoryBackend, paths: Iterable<string>): Promise<StoreSize> {
+  let files = 0
+  let bytes = 0
+  const count = (size: number) => {
+    files++
+    bytes += size
+  }
+  if (backend.forEachFileStat !== undefined) {
+    for (const { folder } of MEMORY_FOLDERS) await backend.forEachFileStat(folder, (p, _mtime, size) => p.endsWith('.md') && count(size))
+  } else {
+    for (const p of paths) {
+      const st = await backend.stat(p)
+      if (st !== null) count(st.size)
+    }
+  }
+  const [index, ledger] = await Promise.all([backend.stat('index.jsonl'), backend.stat('ledger.jsonl')])
+  return { files, bytes, indexBytes: index?.size ?? 0, ledgerBytes: ledger?.size ?? 0 }
+}
+
+export async function storeStats(backend: MemoryBackend): Promise<StoreStats> {
+  await requireStore(backend)
+  const changes = await ensureFresh(backend)
+  const counts = await memoryStats(backend)
+  const view = await backend.indexView()
+  const byStatus = Object.fromEntries(MEMORY_STATUSES.map((s) => [s, 0])) as Record<MemoryStatus, number>
+  const byKind = Object.fromEntries(MEMORY_TYPES.map((t) => [t, 0])) as Record<MemoryType, number>
+  const paths: string[] = []
+  let entries = 0
+  for (const e of view.values()) {
+    entries++
+    paths.push(e.path)
+    byKind[e.type]++
+    if (e.type !== 'raw') byStatus[e.status]++
+  }
+  let lastWrite: string | null = null
+  for (const ev of await backend.readLedger()) if (ev.event === 'write' && (lastWrite === null || ev.at > lastWrite)) lastWrite = ev.at
+  const index: IndexState = { entries, state: changes.length > 0 ? 'refreshed' : 'fresh', changed: changes.length, skippedLines: backend.lastIndexSkipped }
+  return { ...counts, byStatus, byKind, size: await sizeOf(backend, paths), lastWrite, index }
 }

@@ -30,13 +30,22 @@ export const asOfField = {
   minLength: 1,
   maxLength: 64,
   description:
-    'ISO-8601 time: answer from the store as it was then (versions current then are current again; what was written later is absent; forgotten memories stay forgotten).',
+    'ISO-8601 time or unix seconds (1760000000): answer from the store as it was then (versions current then are current again; what was written later is absent; forgotten memories stay forgotten).',
 } as const
 
-/** An as-of input as epoch milliseconds; INVALID_INPUT naming the field when it is not a date-time. */
+/** Unix seconds, as `date +%s` prints them (a fraction allowed): 1 to 11 digits. */
+const UNIX_SECONDS = /^\d{1,11}(?:\.\d{1,9})?$/
+
+/**
+ * An as-of input as epoch milliseconds: an ISO-8601 date-time, or unix seconds (seed 003's
+ * `asof --time 1760000000`); INVALID_INPUT naming the field otherwise.
+ */
 export function parseAsOf(value: string, field = 'asOf'): number {
-  const at = Date.parse(value)
-  if (Number.isNaN(at)) throw invalidInput(field, 'an ISO-8601 date-time such as 2026-01-02T10:00:00Z')
+  const text = value.trim()
+  // A bare number is unix seconds or nothing (Date.parse would read "-5" or "1e9" as some year).
+  const numeric = /^[+-]?[\d.e]+$/iu.test(text)
+  const at = UNIX_SECONDS.test(text) ? Math.round(Number(text) * 1000) : numeric ? Number.NaN : Date.parse(text)
+  if (Number.isNaN(at) || !Number.isFinite(new Date(at).getTime())) throw invalidInput(field, 'an ISO-8601 date-time such as 2026-01-02T10:00:00Z, or unix seconds such as 1767348000')
   return at
 }
 

@@ -24,6 +24,8 @@ export const JUDGE_EVENT = 'model-judge'
 export const UNDO_EVENT = 'model-judge-undo'
 /** A model's judgement of the memories a verify retrieved (truth/verify-model.ts): counted toward the same daily cap. */
 export const VERIFY_EVENT = 'model-verify'
+/** A memory_answer the model wrote from the cited memories (memory/truth/answer-model.ts). */
+export const ANSWER_EVENT = 'model-answer'
 
 const DECISIONS = ['add', 'update', 'conflict', 'none'] as const
 export type WriteDecision = (typeof DECISIONS)[number]
@@ -56,9 +58,9 @@ export function readDecision(text: string, candidateIds: readonly string[]): { d
   return { decision: d, id }
 }
 
-/** Model tokens spent on day by consolidation runs and by model judgements of writes and verifies. Pure. */
+/** Model tokens spent on day by consolidation runs and by model judgements of writes, verifies and answers. Pure. */
 function tokensOnDay(ledger: readonly LedgerEvent[], day: string): number {
-  const judged = ledger.filter((ev) => (ev.event === JUDGE_EVENT || ev.event === VERIFY_EVENT) && ev.at.startsWith(day)).reduce((n, ev) => n + (typeof ev.model_tokens === 'number' ? ev.model_tokens : 0), 0)
+  const judged = ledger.filter((ev) => (ev.event === JUDGE_EVENT || ev.event === VERIFY_EVENT || ev.event === ANSWER_EVENT) && ev.at.startsWith(day)).reduce((n, ev) => n + (typeof ev.model_tokens === 'number' ? ev.model_tokens : 0), 0)
   return modelTokensOnDay(ledger, day) + judged
 }
 

@@ -15,6 +15,7 @@ import { renderForget, renderHistory, renderLineage, renderPurge } from './histo
 import { renderAuditForgotten, renderDecay, renderNeighbors, renderRestore, renderRooms, renderTimeline } from './place.js'
 import type { AuditForgottenOutput, DecayOutput, NeighborsOutput, RestoreOutput, RoomsOutput, TimelineOutput } from '../declare/place-outputs.js'
 import { renderAssess, renderReport, renderReview, renderReviewQueue } from './review.js'
+import { renderAnswer, renderStats } from './answer.js'
 import type { writeMemoryTool } from '../write-memory.js'
 import { isDerivedTitle, memories, truncateUnits } from '../../text.js'
 import type { InjectionWarning } from '../../memory/truth/injection-guard.js'
@@ -191,6 +192,10 @@ function renderResult(toolName: string, value: unknown, options: RenderOptions):
       return renderReport(value as Parameters<typeof renderReport>[0])
     case 'memory_assess':
       return renderAssess(value as Parameters<typeof renderAssess>[0])
+    case 'memory_answer':
+      return renderAnswer(value as Parameters<typeof renderAnswer>[0])
+    case 'memory_stats':
+      return renderStats(value as Parameters<typeof renderStats>[0])
     default:
       return undefined
   }
