@@ -19,6 +19,7 @@ import { nearMisses, reasonGuidance, type NearMiss, type SearchReason } from './
 import { answerTermsFor, readQuestion } from '../language/question-words.js'
 import { isStrongTerm, tokenize } from '../language/tokenizer.js'
 import { premisesConflict } from '../store/premises.js'
+import { inRoomOf } from '../store/place-fields.js'
 
 export interface SearchRequest {
   query: string
@@ -30,6 +31,50 @@ export interface SearchRequest {
   scope?: string
   /** The time the entries were taken as of (memory_search_hybrid's asOf), for the guidance only. */
   asOf?: string
+  /** Only memories standing in this room or a room grown from it (`topics` holds `topics-2`; place-fields.ts inRoomOf). */
+  room?: string
+  /** The time recency is counted to (ms since the epoch); absent: no recency boost, the ranking stays a function of the entries alone. */
+  now?: number
+}
+
+/**
+ * The boost a memory's match is multiplied by for being recent and important, modest by design:
+ * importance moves it by at most importanceWeight / 2 either way from the default (0.5, a
+ * memory whose file states none), recency raises it by up to recencyWeight, halving every
+ * recencyHalfLifeDays of age (a memory's time to the request's `now`). So a recent, important
+ * memory passes one that matches about as well, never one that matches clearly better.
+ * Importance is the front-matter's (retrieval practice and hits move it). Documented once, here.
+ */
+export const BOOSTS = Object.freeze({
+  recencyWeight: 0.1,
+  recencyHalfLifeDays: 30,
+  importanceWeight: 0.1,
+  /** Importance of a memory whose file states none (sm2.ts's default). */
+  defaultImportance: 0.5,
+})
+const DAY_MS = 86_400_000
+
+/** A boost finer than a hundredth says nothing: memories that match as well and are about as old stay tied (then by id). */
+const boostStep = (x: number) => Math.round(x * 100) / 100
+
+/** The largest boost a request can give (1.05, or 1.16 counting recency): how far the draw must reach for a boosted memory. */
+export function maxBoost(req: Pick<SearchRequest, 'now'>): number {
+  const importance = 1 + BOOSTS.importanceWeight * (1 - BOOSTS.defaultImportance)
+  return boostStep(req.now === undefined ? importance : importance * (1 + BOOSTS.recencyWeight))
+}
+
+/** A memory's importance: the front-matter's, else the default. */
+export function importanceOf(e: Pick<IndexEntry, 'review'>): number {
+  return typeof e.review === 'object' ? e.review.importance : BOOSTS.defaultImportance
+}
+
+/** The factor a memory's score is multiplied by for importance and (to `now`, when given) recency, in hundredths. Pure. */
+export function boostOf(e: Pick<IndexEntry, 'time' | 'review'>, now: number | undefined): number {
+  const importance = 1 + BOOSTS.importanceWeight * (importanceOf(e) - BOOSTS.defaultImportance)
+  const at = now === undefined ? Number.NaN : Date.parse(e.time)
+  if (Number.isNaN(at)) return boostStep(importance)
+  const ageDays = Math.max(0, (now as number) - at) / DAY_MS
+  return boostStep(importance * (1 + BOOSTS.recencyWeight * 2 ** (-ageDays / BOOSTS.recencyHalfLifeDays)))
 }
 
 export interface SearchHit {
@@ -42,8 +87,13 @@ export interface SearchHit {
   time: string
   tags: string[]
   score: number
-  /** `meaning`: found by the embedder's vectors only (fusion.ts), sharing no search word with the query. */
-  reason: 'match' | 'alias' | 'meaning'
+  /**
+   * `meaning`: found by the embedder's vectors only (fusion.ts), sharing no search word with the
+   * query; `linked`: not found, but linked to a hit (memory/organisation/room-search.ts).
+   */
+  reason: 'match' | 'alias' | 'meaning' | 'linked'
+  /** Where the memory stands in the palace, `room#slot`. */
+  location?: string
   /** Cosine similarity to the query, for a hit the vector side found (fusion.ts). */
   similarity?: number
   /** How many identifiers (D-387, a sha, a version) the query shares with it; such hits come first. */
@@ -104,6 +154,7 @@ export function filterOf(req: SearchRequest): (e: IndexEntry) => boolean {
       if (to !== null && at > to) return false
     }
     if (req.scope !== undefined && premisesConflict(e.scope, req.scope)) return false
+    if (req.room !== undefined && !inRoomOf(req.room, e.location)) return false
     return true
   }
 }
@@ -121,6 +172,7 @@ export function toHit(e: IndexEntry, score: number, reason: SearchHit['reason'],
     score: Math.round(score * 10_000) / 10_000,
     reason,
     ...(literalMatch > 0 ? { literalMatch } : {}),
+    ...(e.location !== undefined ? { location: e.location } : {}),
     ...(e.derived_from !== undefined ? { sources: e.derived_from } : {}),
   }
 }
@@ -171,7 +223,7 @@ function zeroHitGuidance(source: EntrySource, req: SearchRequest): { guidance: s
         : 'The memory store has no searchable memories yet.'
     return { guidance, common_tags: [] }
   }
-  const filters = req.tags?.length || req.entities?.length || req.time_range ? ' Try again without some of the filters, or' : ' Try'
+  const filters = req.tags?.length || req.entities?.length || req.time_range || req.room !== undefined ? ' Try again without some of the filters, or' : ' Try'
   return {
     guidance:
       `No memory matched. The store holds ${memories(searchable.length)} that can be searched` +
@@ -229,7 +281,7 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   // The query's tokens as written: the same as contentTokens unless question words were taken out.
   const written = question.removed === 0 ? contentTokens : tokenize(req.query)
   const queryTokens = contentTokens.length > 0 ? contentTokens : written
-  const filtered = (req.tags?.length ?? 0) > 0 || (req.entities?.length ?? 0) > 0 || req.time_range !== undefined || req.scope !== undefined
+  const filtered = (req.tags?.length ?? 0) > 0 || (req.entities?.length ?? 0) > 0 || req.time_range !== undefined || req.scope !== undefined || req.room !== undefined
   // Without filters every searchable memory is eligible, and the index holds exactly those.
   let eligible = filtered ? 0 : index.size
   if (filtered) for (const e of source.values()) if (accept(e)) eligible++
@@ -266,7 +318,8 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   const sharedIds = index.literal(identifiersOf(req.query), acceptId)
   // Those that a keyword boost can raise, when few enough to score apart (null: the draw reaches for them).
   const boosted = keywords?.naming(querySet, BOOSTED_APART_LIMIT) ?? null
-  const reach = boosted === null ? RANKING.keywordMatchBoost : 1
+  // Every match is boosted for recency and importance too (boostOf, at most maxBoost).
+  const reach = (boosted === null ? RANKING.keywordMatchBoost : 1) * maxBoost(req)
   // The draw below wants top_k hits besides the shared ones, each raised by at most `reach`.
   const draw = { depth: req.top_k + sharedIds.size, reach }
   const ranking = index.rank([...weights.keys()], weights, acceptId, { strongOnly: drawQualified, qualifies, top: draw })
@@ -285,13 +338,14 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   const scored: Array<{ entry: IndexEntry; score: number; reason: SearchHit['reason'] }> = []
   const byScore = (a: { entry: IndexEntry; score: number }, b: { entry: IndexEntry; score: number }) =>
     b.score - a.score || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0)
-  // A match's score: raised when the query names one of its keywords, spread over its sources.
-  const scoreOf = (entry: IndexEntry, raw: number) => (namesKeyword(entry, querySet) ? raw * RANKING.keywordMatchBoost : raw) * perSource(entry)
+  // A match's score: raised when the query names one of its keywords, spread over its sources,
+  // boosted for recency and importance.
+  const scoreOf = (entry: IndexEntry, raw: number) => (namesKeyword(entry, querySet) ? raw * RANKING.keywordMatchBoost : raw) * perSource(entry) * boostOf(entry, req.now)
   let threshold = -Infinity
   const consider = (r: RankedDoc): void => {
     const entry = source.get(r.id)
     if (entry === undefined) return
-    // perSource is at most 1, so r.score times the boost stays an upper bound (the draw's break).
+    // perSource is at most 1, so r.score times the boosts stays an upper bound (the draw's break).
     const score = scoreOf(entry, r.score)
     // Below the k-th best it could only be cut again (ties at the k-th are ordered by id).
     if (score < threshold) return

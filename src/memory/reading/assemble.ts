@@ -229,7 +229,7 @@ export async function assembleForTask(backend: MemoryBackend, input: AssembleInp
       .map(({ h }) => state.entries.get(h.id))
       .filter((e): e is IndexEntry => e !== undefined && isSearchable(e))
   } else {
-    const found = await searchRanked(backend, state, { query: input.task, top_k: ASSEMBLE_SEARCH_K })
+    const found = await searchRanked(backend, state, { query: input.task, top_k: ASSEMBLE_SEARCH_K, now: Date.parse(backend.now()) })
     recordSearch(backend, { query: input.task, hitIds: found.hits.map((h) => h.id) })
     ranked = found.hits.map((h) => state.entries.get(h.id)).filter((e): e is IndexEntry => e !== undefined)
     const closest = found.reason === 'below-threshold' ? found.nearMisses[0] : undefined
