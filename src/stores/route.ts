@@ -12,6 +12,7 @@
  * - memory_forget by query, forget_memories_by_session: `all` by default, both forget, counts add up.
  * - memory_assemble, memory_digest, memory_sweep, memory_duplicates: one store, `project` by default,
  *   because a context block, a slot digest or a health report of two stores mixed is not one thing.
+ * - memory_workspaces: the personal store, which records this machine's workspaces.
  *
  * Outputs say `store` (which store answered, or `all`) and every listed memory its own `store`;
  * tools/declare/tool.ts and tools/declare/shapes.ts declare those fields, so routed output satisfies the declared
@@ -41,8 +42,11 @@ export interface StoreSet {
 /** What the routed tools bind: the personal store, and the identity of the project they serve. */
 export interface PersonalStore {
   readonly user: MemoryBackend
-  /** Recorded in the personal store's ledger with every write routed there (project-id.ts). */
-  readonly projectId?: string
+  /**
+   * Recorded in the personal store's ledger with every write routed there (project-id.ts): one
+   * project, or (a host serving a store per session folder) the identity of each project store.
+   */
+  readonly projectId?: string | ((project: MemoryBackend) => string | undefined)
 }
 
 type Input = Record<string, unknown>
@@ -119,6 +123,14 @@ async function asOneBatch(ctx: Context, input: Input, out: Out): Promise<Out> {
   const sessionId = typeof input['session_id'] === 'string' ? input['session_id'] : undefined
   const { batchId, refs } = await registerBatch(ctx.stores.project, sessionId, hits.map((h) => String(h['id'])))
   return { ...out, batch_id: batchId, hits: hits.map((h, i) => ({ ...h, ref: refs[i] as string })) }
+}
+
+/** The workspaces of this machine are kept in the personal store (store/workspaces.ts). */
+const personalOnly: Route = {
+  choices: ['user'],
+  fallback: 'user',
+  describe: 'The personal store, which records the workspaces of this machine.',
+  run: (ctx, input) => one(ctx, 'user', input),
 }
 
 const byId: Route = {
@@ -240,6 +252,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
   memory_merge: byIds,
   memory_undemote: byIds,
   memory_undo_judgement: byIds,
+  memory_workspaces: personalOnly,
 }
 
 function withStoreField(input: ObjectSchema, route: Route): ObjectSchema {
@@ -283,7 +296,8 @@ export function routeTool(tool: ToolDeclaration, personal: PersonalStore): ToolD
     // Not an object: the tool's own validation names what is wrong.
     if (typeof input !== 'object' || input === null || Array.isArray(input)) return call(project, input as Input)
     const { store: _store, ...rest } = input as Input
-    const ctx: Context = { tool: tool.name, call, stores: { project, user: personal.user }, projectId: personal.projectId }
+    const projectId = typeof personal.projectId === 'function' ? personal.projectId(project) : personal.projectId
+    const ctx: Context = { tool: tool.name, call, stores: { project, user: personal.user }, projectId }
     return route.run(ctx, rest, await presentSelector(ctx.stores, selectorOf(input as Input, route), tool.createsStore === true))
   }
   return { ...tool, input: withStoreField(tool.input, route), handler } as unknown as ToolDeclaration

@@ -31,6 +31,7 @@ import { memoryConsolidateTool } from './memory-consolidate.js'
 import { memoryRestoreTool } from './memory-restore.js'
 import { memoryAuditForgottenTool } from './memory-audit-forgotten.js'
 import { memoryEmbedTool } from './memory-embed.js'
+import { memoryWorkspacesTool } from './memory-workspaces.js'
 
 export const TOOLS: readonly ToolDeclaration[] = [
   memoryNavTool,
@@ -63,6 +64,7 @@ export const TOOLS: readonly ToolDeclaration[] = [
   memoryReviewTool,
   memoryReportTool,
   memoryEmbedTool,
+  memoryWorkspacesTool,
 ]
 
 export function findTool(name: string): ToolDeclaration | undefined {
