@@ -183,6 +183,8 @@ describe('MCP server over stdio (built CLI)', () => {
     expect((await ok('memory_review', { id: one.id })).id).toBe(one.id)
     expect((await ok('memory_report', { id: one.id, grade: 4 })).recalled).toBe(true)
     expect(await ok('memory_embed', {})).toMatchObject({ embedded: 0, pending: 0 })
+    // Workspaces are the personal store's: none is served here, so none is recorded.
+    expect((await ok('memory_workspaces', {})).projects).toEqual([])
 
     expect([...called].sort()).toEqual(TOOLS.map((t) => t.name).sort())
   })

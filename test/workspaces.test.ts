@@ -9,7 +9,7 @@
  * Chinese and English.
  */
 
-import { execFileSync, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -21,44 +21,10 @@ import { TOOLS, createFileBackend, flushCaches, outputViolation, searchHandler, 
 import { WORKSPACES_FILE, readWorkspaces } from '../src/store/workspaces.js'
 import { knownProjectsIn, noteWorkspace, resolveProjectStore } from '../src/stores/project-store.js'
 import { routeTool } from '../src/stores/route.js'
+import { PROJECT, gitWorld as world, type GitWorld as World } from './git-kit.js'
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'cli', 'main.js')
 const workspacesTool = TOOLS.find((t) => t.name === 'memory_workspaces')!
-const PROJECT = 'github.com/Acme/Widget'
-
-const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' }
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: gitEnv })
-
-interface World {
-  base: string
-  main: string
-  tree: string
-  clone: string
-  other: string
-  personal: string
-}
-
-/** A main checkout (ssh origin, one commit), its worktree, a clone by file:// set to the https origin, and an unrelated repository. */
-async function world(): Promise<World> {
-  const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'workspaces-')))
-  const main = path.join(base, 'main')
-  await fs.mkdir(main)
-  git(main, 'init', '-q')
-  git(main, 'remote', 'add', 'origin', 'git@GitHub.com:Acme/Widget.git')
-  await fs.writeFile(path.join(main, 'README.md'), 'widget\n')
-  git(main, 'add', 'README.md')
-  git(main, 'commit', '-q', '-m', 'init')
-  const tree = path.join(base, 'feature-tree')
-  git(main, 'worktree', 'add', '-q', '-b', 'feature', tree)
-  const clone = path.join(base, 'clone')
-  git(base, 'clone', '-q', `file://${main}`, clone)
-  git(clone, 'remote', 'set-url', 'origin', 'https://github.COM/Acme/Widget')
-  const other = path.join(base, 'other')
-  await fs.mkdir(other)
-  git(other, 'init', '-q')
-  git(other, 'remote', 'add', 'origin', 'https://github.com/Acme/Gadget.git')
-  return { base, main, tree, clone, other, personal: path.join(base, 'personal') }
-}
 
 const bases: string[] = []
 afterAll(async () => {

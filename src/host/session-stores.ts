@@ -98,9 +98,8 @@ export class SessionStores {
     this.noted.add(folder)
     this.track(
       (async () => {
-        await noteWorkspace(personal, store, folder)
-        // Not there yet: try again at the folder's next call.
-        if (!(await this.byRoot.get(store.root)?.exists())) this.noted.delete(folder)
+        // Not there yet (or not recorded): try again at the folder's next call.
+        if (!(await noteWorkspace(personal, store, folder))) this.noted.delete(folder)
       })(),
     )
   }

@@ -57,14 +57,16 @@ export function resolveProjectStore(folder: string, known: readonly KnownProject
 
 /**
  * Records in the personal store that `folder` is served by `store`, once the store exists (a
- * folder that never wrote is not a workspace yet). Never fails the caller: a sighting not
- * recorded is recorded at the next start.
+ * folder that never wrote is not a workspace yet). Whether the folder is on record now; never
+ * fails the caller: a sighting not recorded is recorded the next time.
  */
-export async function noteWorkspace(user: MemoryBackend, store: ProjectStore, folder: string): Promise<void> {
-  if (!isDir(store.root)) return
+export async function noteWorkspace(user: MemoryBackend, store: ProjectStore, folder: string): Promise<boolean> {
+  if (!isDir(store.root)) return false
   try {
     await recordWorkspace(user, { project: store.identity.id, via: store.identity.via, store: store.root, folder: path.resolve(folder) })
+    return true
   } catch {
-    // Evidence, not state: the next start records it.
+    // Evidence, not state: the next time records it.
+    return false
   }
 }

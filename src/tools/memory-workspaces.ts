@@ -72,3 +72,5 @@ async function workspacesAnswer(backend: MemoryBackend, project: string | undefi
         : 'No workspaces recorded yet: a folder is recorded in the personal store the first time it is served with a project store that holds memory.'
   return { projects, guidance }
 }
+
+export const workspacesHandler = memoryWorkspacesTool.handler

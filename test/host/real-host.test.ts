@@ -134,6 +134,8 @@ describe('the real DSH host (rc.8, Node 22)', () => {
         { name: 'memory_embed', arguments: {} },
         // The model's judgements (issue 27): with no model, nothing to undo for a memory.
         { name: 'memory_undo_judgement', arguments: { ids: ['$1.id'] } },
+        // Workspaces (issue 29): the projects this machine has worked in, from the personal store.
+        { name: 'memory_workspaces', arguments: {} },
       ]
       const patch = writePatch(sandbox, 'driver.patch.yml', [
         {
