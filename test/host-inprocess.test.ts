@@ -290,6 +290,8 @@ describe('the DSH plugin in process', () => {
     expect((await ok('memory_report', { id: one.id, grade: 4 })).recalled).toBe(true)
     // No embedder configured: nothing to embed, and it says how to configure one.
     expect(await ok('memory_embed', {})).toMatchObject({ embedded: 0, pending: 0, migrated: false })
+    // Workspaces (issue 29): the store here is configured, so no folder was recorded.
+    expect((await ok('memory_workspaces', {})).projects).toEqual([])
 
     // forget: soft, then hard
     await ok('forget_memories_by_session', { session_id: 'session-a' })

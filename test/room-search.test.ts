@@ -14,7 +14,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import { TOOLS, outputViolation, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
-import { boostOf, maxBoost } from '../src/retrieve/search.js'
+import { boostOf, maxBoost, type SearchHit } from '../src/retrieve/search.js'
+import { PALACE_SEARCH, buildPalaceLookup, palaceAddition } from '../src/memory/organisation/room-search.js'
+import { IndexView } from '../src/store/index-view.js'
+import type { IndexEntry } from '../src/types.js'
 import { renderValue } from '../src/tools/render/text.js'
 import { expectCode, tempStores } from './store-kit.js'
 
@@ -154,6 +157,34 @@ describe('cues beside the hits', () => {
     ])
     expect(answer.rooms).toEqual(['topics'])
     expect(answer.guidance).toMatch(/Beside them in the palace: topics#1/)
+  })
+})
+
+describe('a store too large to look up on the first search', () => {
+  it('follows the hits\' own links at once, says the rest is partial, and builds the lookup after the second search', () => {
+    const view = new IndexView()
+    const n = PALACE_SEARCH.eagerMax + 1
+    for (let i = 0; i < n; i++) {
+      view.set({
+        schema_version: 2, id: `m${i}`, path: `topics/m${i}.md`, type: 'topic', title: `note ${i}`, summary: `note ${i}`, tags: [], entities: [],
+        time: '2026-01-01T00:00:00Z', sources: [], session_id: null, confidence: 0.6, raw_ref: null, vector_id: null, status: 'active', key: null,
+        supersedes: null, superseded_by: null, variants: [], episode: null, anchors: [], content_hash: `h${i}`, checksum: `c${i}`,
+        location: `topics-${Math.floor(i / 9) + 1}#${(i % 9) + 1}`, ...(i === 7 ? { links: ['m5000'] } : i === 6000 ? { links: ['m4'] } : {}),
+      } as IndexEntry)
+    }
+    const hit = (id: string, location: string) => ({ id, path: '', type: 'topic', title: '', summary: '', status: 'active', time: '', tags: [], score: 1, reason: 'match', location }) as SearchHit
+    const hits = [hit('m4', 'topics-1#5'), hit('m7', 'topics-1#8')]
+    const req = { query: 'note', top_k: 5 }
+    const first = palaceAddition(view, req, hits)
+    expect(first).toMatchObject({ partial: true, buildLater: false, nearby: [], rooms: [] })
+    expect(first.linked.map((h) => [h.id, h.linked_from])).toEqual([['m5000', 'm7']])
+    expect(palaceAddition(view, req, hits)).toMatchObject({ partial: true, buildLater: true })
+    buildPalaceLookup(view)
+    const ready = palaceAddition(view, req, hits)
+    expect(ready.partial).toBe(false)
+    // Now the memory linking to m4 is found too, and the slots beside the hits are named.
+    expect(ready.linked.map((h) => [h.id, h.linked_from])).toEqual([['m6000', 'm4'], ['m5000', 'm7']])
+    expect(ready.nearby.map((c) => [c.id, c.location])).toEqual([['m3', 'topics-1#4'], ['m5', 'topics-1#6'], ['m6', 'topics-1#7'], ['m8', 'topics-1#9']])
   })
 })
 

@@ -27,6 +27,7 @@ import type { MemoryBackend } from '../store/backend.js'
 import type { NavSort } from '../memory/reading/browse.js'
 import type { ObjectSchema } from '../tools/declare/schema.js'
 import type { ToolDeclaration } from '../tools/declare/tool.js'
+import { noWorkspacesYet } from '../tools/memory-workspaces.js'
 import { kindsOf, storeForKinds, type StoreName } from './kind.js'
 import { mergeCounts, mergeNav, mergeSearch, mergeVerify, tagAnswer, type Answer, type Out } from './merge.js'
 
@@ -125,12 +126,15 @@ async function asOneBatch(ctx: Context, input: Input, out: Out): Promise<Out> {
   return { ...out, batch_id: batchId, hits: hits.map((h, i) => ({ ...h, ref: refs[i] as string })) }
 }
 
-/** The workspaces of this machine are kept in the personal store (store/workspaces.ts). */
+/**
+ * The workspaces of this machine are kept in the personal store (store/workspaces.ts); a personal
+ * store not made yet has recorded none, which is an answer, not a missing store.
+ */
 const personalOnly: Route = {
   choices: ['user'],
   fallback: 'user',
   describe: 'The personal store, which records the workspaces of this machine.',
-  run: (ctx, input) => one(ctx, 'user', input),
+  run: async (ctx, input) => ((await ctx.stores.user.exists()) ? one(ctx, 'user', input) : tagAnswer(ctx.tool, 'user', noWorkspacesYet())),
 }
 
 const byId: Route = {

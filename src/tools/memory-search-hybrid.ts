@@ -17,7 +17,7 @@ export const memorySearchHybridTool = defineTool(
     title: 'Search memory',
     group: 'core',
     description:
-      'Find memories by keywords in Chinese or English, over titles, summaries, tags and entities; only current memories. Filter by tags, entities and time_range. Codes in the query (D-387, a commit sha, 1.2.3) match exactly and rank first. room searches one room of the palace (memory_rooms lists them); recent and important memories rank a little higher; memories linked to a hit follow the hits (reason "linked"), and nearby names the slots beside them. With no hits, guidance says what the store holds: rephrase or browse before concluding nothing was saved.',
+      'Find memories by keywords in Chinese or English, over titles, summaries, tags and entities; only current memories. Filter by tags, entities and time_range. Codes (D-387, a commit sha, 1.2.3) match exactly and rank first. Linked memories follow the hits. With no hits, guidance says what the store holds: rephrase or browse before concluding nothing was saved.',
     input: {
       type: 'object',
       properties: {
@@ -39,9 +39,8 @@ export const memorySearchHybridTool = defineTool(
         session_id: { ...sessionIdField, description: 'Your session: the answer is registered as an evidence batch of it, for memory_assess.' },
         room: {
           type: 'string',
-          minLength: 1,
           maxLength: 64,
-          description: 'Only memories in this room of the palace, as memory_rooms names it: topics-2 is that room, topics or episodes the whole kind (its overflow rooms too).',
+          description: 'One room, or a kind (topics) for all its rooms.',
         },
       },
       required: ['query'],

@@ -58,7 +58,15 @@ export const memoryWorkspacesTool = defineTool(
     cli: { argument: 'project' },
   },
   (backend, input) => workspacesAnswer(backend, input.project),
+  () => noWorkspacesYet(),
 )
+
+const NONE_YET = 'No workspaces recorded yet: a folder is recorded in the personal store the first time it is served with a project store that holds memory.'
+
+/** The answer where the store that records workspaces does not exist yet: nothing recorded, which is no error. */
+export function noWorkspacesYet(): { projects: KnownProject[]; guidance: string } {
+  return { projects: [], guidance: NONE_YET }
+}
 
 /** The recorded projects, one of them with `project`, and what to make of them. */
 async function workspacesAnswer(backend: MemoryBackend, project: string | undefined): Promise<{ projects: KnownProject[]; guidance: string }> {
@@ -69,7 +77,7 @@ async function workspacesAnswer(backend: MemoryBackend, project: string | undefi
       ? `${projects.length} project(s). A folder of one of them (a worktree, a clone by another URL) finds its store by the project's identity.`
       : project !== undefined && all.length > 0
         ? `No workspace of ${project} recorded; known: ${all.map((p) => p.project).join(', ')}.`
-        : 'No workspaces recorded yet: a folder is recorded in the personal store the first time it is served with a project store that holds memory.'
+        : NONE_YET
   return { projects, guidance }
 }
 

@@ -6,9 +6,12 @@
  * room-filtered search next (`rooms`). Pure over the entries a search saw (live or as of a time);
  * it never ranks, reads no files and writes nothing.
  *
- * Links that point at a hit are found through a small lookup (who links to whom, who stands
- * where), built in one pass over the entries the first time and kept in step with a live view by
- * its change log, so a later search pays only for what changed.
+ * Links that point at a hit, and who stands beside it, are found through a lookup (who links to
+ * whom, who stands where), built in one pass over the entries and kept in step with a live view by
+ * its change log, so a later search pays only for what changed. The pass costs about 80 ms per
+ * 10,000 memories: a store of at most `eagerMax` builds it on its first search; a larger one
+ * builds it after an answer from its second search on (a process that searches once never pays
+ * for it), and until then its answers carry the hits' own links only and say so (`partial`).
  */
 
 import { isSearchable } from '../../retrieve/search-index.js'
@@ -29,6 +32,8 @@ export const PALACE_SEARCH = Object.freeze({
   nearbyMax: 10,
   /** Rooms named, at most. */
   roomsMax: 5,
+  /** Up to this many memories, the lookup is built on the search's path. */
+  eagerMax: 20_000,
 })
 
 export type LinkedHit = SearchHit & { linked_from: string }
@@ -46,6 +51,8 @@ export interface PalaceAddition {
   linked: LinkedHit[]
   nearby: SlotCue[]
   rooms: string[]
+  /** The lookup was not built yet: only the hits' own links were followed, and no slot was named. */
+  partial: boolean
 }
 
 /** Who links to whom and who stands where, over one set of entries. */
@@ -116,10 +123,33 @@ function isLiveView(source: EntrySource): source is EntrySource & LiveView {
 }
 
 const lookups = new WeakMap<EntrySource, { generation: number; version: number; lookup: PalaceLookup }>()
+/** Searches with hits per large live view whose lookup is not built: the second one builds it after its answer. */
+const waiting = new WeakMap<EntrySource, number>()
+
+/**
+ * The lookup of these entries, brought up to date by a live view's change log; null when it is not
+ * built and the store is too large to build it on the search's path (`buildLater` then says whether
+ * to build it after this answer).
+ */
+function readyLookup(source: EntrySource): { lookup: PalaceLookup | null; buildLater: boolean } {
+  if (!isLiveView(source)) return { lookup: built(source), buildLater: false }
+  const known = lookups.get(source)
+  const size = (source as Partial<{ size: number }>).size ?? 0
+  if (known === undefined && size > PALACE_SEARCH.eagerMax) {
+    const searches = (waiting.get(source) ?? 0) + 1
+    waiting.set(source, searches)
+    return { lookup: null, buildLater: searches >= 2 }
+  }
+  return { lookup: palaceLookup(source), buildLater: false }
+}
+
+/** Builds the lookup of a live view (after an answer), so later searches have it. */
+export function buildPalaceLookup(source: EntrySource): void {
+  if (isLiveView(source) && !lookups.has(source)) palaceLookup(source)
+}
 
 /** The lookup of these entries: built once, then (a live view) brought up to date by its change log. */
-function palaceLookup(source: EntrySource): PalaceLookup {
-  if (!isLiveView(source)) return built(source)
+function palaceLookup(source: EntrySource & LiveView): PalaceLookup {
   const known = lookups.get(source)
   const changed = known === undefined ? null : source.changedSince(known.generation, known.version)
   let lookup: PalaceLookup
@@ -139,13 +169,13 @@ function palaceLookup(source: EntrySource): PalaceLookup {
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** The memories one hop from the hits along links (theirs first, then those linking to them), passing the request's filters. */
-function linkedTo(source: EntrySource, lookup: PalaceLookup, req: SearchRequest, hits: readonly SearchHit[]): LinkedHit[] {
+function linkedTo(source: EntrySource, lookup: PalaceLookup | null, req: SearchRequest, hits: readonly SearchHit[]): LinkedHit[] {
   const accept = filterOf(req)
   const taken = new Set(hits.map((h) => h.id))
   const out: LinkedHit[] = []
   for (const hit of hits) {
     const from = source.get(hit.id)
-    const targets = [...(from?.links ?? []), ...[...(lookup.linkedFrom.get(hit.id) ?? [])].sort(byId)]
+    const targets = [...(from?.links ?? []), ...[...(lookup?.linkedFrom.get(hit.id) ?? [])].sort(byId)]
     for (const id of targets) {
       if (out.length >= PALACE_SEARCH.linkedMax) return out
       if (taken.has(id)) continue
@@ -199,13 +229,17 @@ function roomsToSearch(lookup: PalaceLookup, req: SearchRequest, hits: readonly 
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || byId(a[0], b[0])).slice(0, PALACE_SEARCH.roomsMax).map(([r]) => r)
 }
 
-/** What the palace adds to a search's hits (see the module comment). Pure over `source`. */
-export function palaceAddition(source: EntrySource, req: SearchRequest, hits: readonly SearchHit[]): PalaceAddition {
-  if (hits.length === 0) return { linked: [], nearby: [], rooms: [] }
-  const lookup = palaceLookup(source)
+/**
+ * What the palace adds to a search's hits (see the module comment), and whether the caller should
+ * build the lookup after its answer (`buildPalaceLookup`). Pure over `source` but for the lookup.
+ */
+export function palaceAddition(source: EntrySource, req: SearchRequest, hits: readonly SearchHit[]): PalaceAddition & { buildLater: boolean } {
+  if (hits.length === 0) return { linked: [], nearby: [], rooms: [], partial: false, buildLater: false }
+  const { lookup, buildLater } = readyLookup(source)
   const linked = linkedTo(source, lookup, req, hits)
+  if (lookup === null) return { linked, nearby: [], rooms: [], partial: true, buildLater }
   const shown = new Set([...hits.map((h) => h.id), ...linked.map((h) => h.id)])
-  return { linked, nearby: slotsBeside(source, lookup, hits, shown), rooms: roomsToSearch(lookup, req, hits) }
+  return { linked, nearby: slotsBeside(source, lookup, hits, shown), rooms: roomsToSearch(lookup, req, hits), partial: false, buildLater }
 }
 
 /** The guidance sentences for an addition; empty when it adds nothing. */
@@ -216,5 +250,6 @@ export function palaceGuidance(addition: PalaceAddition, req: SearchRequest): st
   if (addition.nearby.length > 0) parts.push(`Beside them in the palace: ${addition.nearby.map((c) => `${c.location} ${c.id}`).join(', ')} (nearby).`)
   if (addition.rooms.length > 0)
     parts.push(`${req.room !== undefined ? 'Rooms next to this one' : 'Rooms the hits stand in'}: ${addition.rooms.join(', ')}; search one with room.`)
+  if (addition.partial) parts.push('Links into the hits and the slots beside them are not looked up yet in a store this large: they come with the next searches.')
   return parts.join(' ')
 }

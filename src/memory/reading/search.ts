@@ -19,7 +19,7 @@ import type { SearchRequest, SearchResult } from '../../retrieve/search.js'
 import { afterAnswer } from '../../store/after-answer.js'
 import type { MemoryBackend } from '../../store/backend.js'
 import { roomOf } from '../../store/place-fields.js'
-import { palaceAddition, palaceGuidance, type SlotCue } from '../organisation/room-search.js'
+import { buildPalaceLookup, palaceAddition, palaceGuidance, type SlotCue } from '../organisation/room-search.js'
 import { recordSearch } from '../organisation/signals.js'
 import { loadConfig } from '../settings/config.js'
 import { parseAsOf, retrievalAsOf } from '../time/as-of.js'
@@ -69,6 +69,7 @@ export async function searchMemories(backend: MemoryBackend, input: SearchInput)
   if (asOf === null) {
     recordSearch(backend, { query: input.query, hitIds: ranked.hits.map((h) => h.id) })
     afterAnswer(backend, 'keyword lookup', () => growKeywords(backend))
+    if (palace.buildLater) afterAnswer(backend, 'palace lookup', async () => buildPalaceLookup(state.entries))
   }
   const cues = { ...(palace.nearby.length > 0 ? { nearby: palace.nearby } : {}), ...(palace.rooms.length > 0 ? { rooms: palace.rooms } : {}) }
   return { ...annotated, hits: annotated.hits.map((h, i) => ({ ...h, ref: refs[i] as string })), batch_id: batchId, ...cues }
