@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest'
-import { TOOLS, outputViolation, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { TOOLS, outputViolation, routeTool, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { boostOf, maxBoost, type SearchHit } from '../src/retrieve/search.js'
 import { PALACE_SEARCH, buildPalaceLookup, palaceAddition } from '../src/memory/organisation/room-search.js'
 import { IndexView } from '../src/store/index-view.js'
@@ -107,6 +107,27 @@ describe('memories linked to a hit', () => {
       [source.id, 'match'],
       [target.id, 'linked'],
     ])
+  })
+})
+
+describe('linked memories over two stores', () => {
+  it('follow every direct hit of both stores, each after the hit it hangs off survived the cut, labelled with its store', async () => {
+    const project = (await store()).backend
+    const personal = (await store()).backend
+    const target = await writeHandler(project, { summary: 'The on-call rota is pinned in the team channel.' })
+    const hit = await writeHandler(project, { summary: '周末值班要带上备用电脑', links: [target.id] })
+    const mine = await writeHandler(personal, { summary: '我周末值班喜欢先喝咖啡' })
+    const routed = routeTool(searchTool, { user: personal })
+    const run = routed.handler as unknown as (b: MemoryBackend, input: unknown) => Promise<Answer & { hits: Array<{ store?: string }> }>
+    const answer = await run(project, { query: '值班', top_k: 5 })
+    expect(outputViolation(routed.output, answer)).toBeNull()
+    expect(answer.hits.map((h) => h.reason)).toEqual(['match', 'match', 'linked'])
+    expect(answer.hits.slice(0, 2).map((h) => h.id).sort()).toEqual([hit.id, mine.id].sort())
+    expect(answer.hits[2]).toMatchObject({ id: target.id, linked_from: hit.id, store: 'project' })
+    // Cut to one direct hit: a linked memory stays only if its hit did.
+    const one = await run(project, { query: '值班', top_k: 1 })
+    const kept = one.hits[0]!
+    expect(one.hits.slice(1).map((h) => h.id)).toEqual(kept.id === hit.id ? [target.id] : [])
   })
 })
 
