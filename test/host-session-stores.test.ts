@@ -79,6 +79,8 @@ describe('the DSH plugin: a store per session folder', () => {
   })
 
   it('writes in the checkout, finds it from the worktree and the https clone, and injects it there; not in another repository', async () => {
+    // A preference makes the personal store, where the workspaces are recorded.
+    expect((await run('write_memory', { summary: '我喜欢先看结论再看细节', tags: ['preference'] }, w.main))['store']).toBe('user')
     const zh = await run('write_memory', { summary: '发布前先在预发布环境跑冒烟测试' }, w.main)
     expect(zh['store']).toBe('project')
     expect((await createFileBackend(storeOf(w.main)).readIndex()).map((e) => e.id)).toEqual([zh['id']])

@@ -89,6 +89,7 @@ describe('memories linked to a hit', () => {
     expect(Math.max(...linked.map((h) => h.score))).toBeLessThan(Math.min(...answer.hits.slice(0, firstLinked).map((h) => h.score)))
     expect(linked.every((h) => typeof h.ref === 'string')).toBe(true)
     expect(answer.guidance).toMatch(/2 linked memories follow the hits/)
+    expect(renderValue('memory_search_hybrid', answer)).toContain(`${bucket.id} [topic, active, linked from ${hit.id}: related, not a match]`)
     // Two hops away (owner, through pointing) is not one hop.
     expect(answer.hits.map((h) => h.id)).not.toContain(owner.id)
     // A filter holds for linked memories too.

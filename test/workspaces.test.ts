@@ -57,7 +57,11 @@ describe('the project store by identity (library)', () => {
     // The clone is another repository on disk: without a record it would start a store of its own.
     expect(resolveProjectStore(w.clone, [])).toMatchObject({ found: 'new', root: path.join(w.clone, '.agent', 'memory'), identity: { id: PROJECT } })
     const personal = createFileBackend(w.personal)
-    await noteWorkspace(personal, first, w.main)
+    // A personal store not made yet records nothing: a read never makes a store.
+    expect(await noteWorkspace(personal, first, w.main)).toBe(false)
+    await expect(fs.access(w.personal)).rejects.toThrow()
+    await writeHandler(personal, { summary: '我喜欢简短的中文回答', tags: ['preference'] })
+    expect(await noteWorkspace(personal, first, w.main)).toBe(true)
     const fromClone = resolveProjectStore(w.clone, knownProjectsIn(w.personal))
     expect(fromClone).toMatchObject({ root: first.root, found: 'origin' })
     const cloneStore = createFileBackend(fromClone.root)
@@ -120,6 +124,8 @@ describe('the project store by identity over the CLI and MCP (built CLI: run `np
   }
 
   it('a write in the checkout is found from the worktree and from the https clone; workspaces lists all three folders', async () => {
+    // The personal store exists once a preference went there; from then on folders are recorded.
+    expect(JSON.parse(cli(w.main, 'write', 'I prefer short answers.', '--tags', 'preference', '--json')).store).toBe('user')
     const written = JSON.parse(cli(w.main, 'write', '周五晚上发布新版本，先冻结代码', '--json')) as { id: string; store: string }
     expect(written.store).toBe('project')
     await fs.access(path.join(w.main, '.agent', 'memory', 'index.jsonl'))

@@ -56,12 +56,13 @@ export function resolveProjectStore(folder: string, known: readonly KnownProject
 }
 
 /**
- * Records in the personal store that `folder` is served by `store`, once the store exists (a
- * folder that never wrote is not a workspace yet). Whether the folder is on record now; never
- * fails the caller: a sighting not recorded is recorded the next time.
+ * Records in the personal store that `folder` is served by `store`, once the project store exists
+ * (a folder that never wrote is not a workspace yet) and while the personal store does (a read
+ * never makes a store; its first write does). Whether the folder is on record now; never fails the
+ * caller: a sighting not recorded is recorded the next time.
  */
 export async function noteWorkspace(user: MemoryBackend, store: ProjectStore, folder: string): Promise<boolean> {
-  if (!isDir(store.root)) return false
+  if (!isDir(store.root) || !(await user.exists().catch(() => false))) return false
   try {
     await recordWorkspace(user, { project: store.identity.id, via: store.identity.via, store: store.root, folder: path.resolve(folder) })
     return true
