@@ -105,7 +105,7 @@ function unfile(lookup: PalaceLookup, id: string): void {
   lookup.added.delete(id)
 }
 
-type LiveView = Pick<IndexView, 'generation' | 'currentVersion' | 'changedSince' | 'ids' | 'peek'>
+type LiveView = Pick<IndexView, 'size' | 'generation' | 'currentVersion' | 'changedSince' | 'ids' | 'peek'>
 
 /** One pass over the entries; a live view's saved rows are peeked, not read into it, so a searching process stays as light as it was. */
 function built(source: EntrySource): PalaceLookup {
@@ -134,8 +134,7 @@ const waiting = new WeakMap<EntrySource, number>()
 function readyLookup(source: EntrySource): { lookup: PalaceLookup | null; buildLater: boolean } {
   if (!isLiveView(source)) return { lookup: built(source), buildLater: false }
   const known = lookups.get(source)
-  const size = (source as Partial<{ size: number }>).size ?? 0
-  if (known === undefined && size > PALACE_SEARCH.eagerMax) {
+  if (known === undefined && source.size > PALACE_SEARCH.eagerMax) {
     const searches = (waiting.get(source) ?? 0) + 1
     waiting.set(source, searches)
     return { lookup: null, buildLater: searches >= 2 }
