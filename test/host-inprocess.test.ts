@@ -295,6 +295,8 @@ describe('the DSH plugin in process', () => {
     expect(answered.abstained).toBe(false)
     expect((answered.citations as { id: string }[]).map((c) => c.id).every((id) => (answered.retrieved as string[]).includes(id))).toBe(true)
     expect((await ok('memory_stats', {})).total as number).toBeGreaterThan(0)
+    // Workspaces (issue 29): the store here is configured, so no folder was recorded.
+    expect((await ok('memory_workspaces', {})).projects).toEqual([])
 
     // forget: soft, then hard
     await ok('forget_memories_by_session', { session_id: 'session-a' })

@@ -183,6 +183,8 @@ describe('MCP server over stdio (built CLI)', () => {
     expect((await ok('memory_review', { id: one.id })).id).toBe(one.id)
     expect((await ok('memory_report', { id: one.id, grade: 4 })).recalled).toBe(true)
     expect(await ok('memory_embed', {})).toMatchObject({ embedded: 0, pending: 0 })
+    // Workspaces are the personal store's: none is served here, so none is recorded.
+    expect((await ok('memory_workspaces', {})).projects).toEqual([])
 
     // answer with citations, the store in numbers (issue 29)
     const answered = await ok('memory_answer', { question: 'When do the nightly backups run?' })

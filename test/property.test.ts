@@ -212,6 +212,9 @@ function stringHints(toolName: string, field: string, seed: Seed): fc.Arbitrary<
       return fc.constantFrom('env=prod', 'env=staging; region=eu', 'population: all records', ' Env = Prod ;; ', '环境=生产', 'production', 'a=1; a=2', '=x')
     case 'retracts':
       return fc.constantFrom(...ids)
+    case 'room':
+      // Mostly rooms that exist or could (search's room filter, memory_rooms), so that filtered runs happen.
+      return fc.constantFrom('topics', 'episodes', 'topics-2', 'topics-bcdfg', 'Topics', 'no room', '书房')
     case 'asOf':
       // Mostly times that parse, so that as-of reads run, not only validation.
       return fc.constantFrom('2026-01-02T10:00:00Z', '2000-01-01', '9999-12-31T23:59:59Z', new Date().toISOString(), '1970-01-01T00:00:00.000Z')

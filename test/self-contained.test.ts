@@ -34,6 +34,7 @@ const SMOKE: Record<string, { args: string[]; results: string | null; targets?: 
   'bench:scenario': { args: [], results: 'scenario.json', targets: true },
   'bench:colloquial-zh': { args: ['--split', 'dev'], results: 'colloquial-zh.json' },
   'bench:guard': { args: ['--sizes', '16384,32768'], results: 'guard.json' },
+  'bench:palace-lookup': { args: ['--sizes', '1000'], results: 'palace-lookup.json' },
 }
 
 describe('the repository is self-contained', () => {

@@ -17,7 +17,7 @@ import { packageVersion } from '../version.js'
 import type { MemoryBackend } from '../store/backend.js'
 import type { MissingStore } from '../store/existing.js'
 import { createFileBackend } from '../store/file-backend.js'
-import { projectIdentity } from '../stores/project-id.js'
+import { knownProjectsIn, noteWorkspace, resolveProjectStore, type ProjectStore } from '../stores/project-store.js'
 import { routeTool } from '../stores/route.js'
 import { flushCaches } from '../retrieve/retriever.js'
 import { rebuildIndex } from '../store/rebuild.js'
@@ -150,7 +150,24 @@ function storeRoot(args: string[]): string {
   if (args.includes('--user')) return userRoot(args) ?? path.join(homedir(), '.agent', 'memory')
   const env = process.env['MEMORY_AGENT_ROOT']
   if (env !== undefined && env !== '') return path.resolve(env)
-  return path.join(process.cwd(), '.agent', 'memory')
+  return workingProject(args).root
+}
+
+let resolved: ProjectStore | undefined
+/**
+ * The working directory's project store, found by the project's identity (stores/project-store.ts):
+ * its own, its repository's (a worktree), or the one last seen for the same origin (a clone by
+ * another URL), from the workspaces the personal store records. Asked once per process.
+ */
+function workingProject(args: string[]): ProjectStore {
+  resolved ??= resolveProjectStore(process.cwd(), knownProjectsIn(userRoot(args)))
+  return resolved
+}
+
+/** Records the working directory as a workspace of its project in the personal store, when the store was chosen by the directory. */
+async function noteWorkingFolder(args: string[], user: MemoryBackend | undefined): Promise<void> {
+  if (user === undefined || missingStoreOf(args) !== 'empty') return
+  await noteWorkspace(user, workingProject(args), process.cwd())
 }
 
 /**
@@ -177,7 +194,7 @@ function userRoot(args: string[]): string | undefined {
 function personalStore(args: string[], projectRoot: string): { root: string; projectId: string } | undefined {
   const root = userRoot(args)
   if (root === undefined || args.includes('--user') || root === projectRoot) return undefined
-  return { root, projectId: projectIdentity(process.cwd()).id }
+  return { root, projectId: workingProject(args).identity.id }
 }
 
 /** The text behind `--input -` (stdin) or `--input @FILE`; a file that cannot be read is INVALID_INPUT naming it. */
@@ -222,6 +239,7 @@ async function runTool(command: string, args: string[], embedder: EmbedderSettin
     return 0
   } finally {
     progress?.finish()
+    await noteWorkingFolder(args, user)
     await flushCaches(backend)
     if (user !== undefined) await flushCaches(user)
   }
@@ -332,7 +350,9 @@ async function main(argv: string[]): Promise<number> {
       const vectors = await embedderFromSettings(createFileBackend(storeRoot(args)), embedder)
       const options = { ...(consolidateIdleMs === undefined ? {} : { consolidateIdleMs }), ...(vectors !== undefined ? { embedder: vectors } : {}) }
       const { serveStdio } = await import('../mcp/stdio.js')
-      await serveStdio({ root: storeRoot(args), missingStore: missingStoreOf(args) }, packageVersion(), personalStore(args, storeRoot(args)), tools, options)
+      // A store chosen by the working directory makes it a workspace of its project (memory_workspaces).
+      const workspace = missingStoreOf(args) === 'empty' ? { store: workingProject(args), folder: process.cwd() } : undefined
+      await serveStdio({ root: storeRoot(args), missingStore: missingStoreOf(args), ...(workspace !== undefined ? { workspace } : {}) }, packageVersion(), personalStore(args, storeRoot(args)), tools, options)
       return 0
     }
     case 'serve':

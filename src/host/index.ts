@@ -2,7 +2,9 @@
  * The DSH plugin entry (`dsh-memory-agent`, loaded by cordis from cordis.patch.yml): `name`,
  * `inject`, `Config` and `apply`. `apply` only wires: it opens the file backend (the host adapter
  * is the one place that reads the environment and the working directory, for the store root and
- * the anchor probes), registers every tool of TOOLS with the host's tool registry, registers the
+ * the anchor probes) and, without a configured root, the store of each session's folder as its
+ * calls and turns come (session-stores.ts; heartbeat, watcher and panel stay on the load
+ * folder's store), registers every tool of TOOLS with the host's tool registry, registers the
  * synchronous resident-injection context `memory-agent:recall` (project and personal store; it also
  * beats the heartbeat: auto-settle, and consolidation of the project store when it is due), while
  * the host offers `sessions` the session hooks, and while it offers `webServer` the settings
@@ -36,7 +38,7 @@ import { localProbes } from '../store/local-probes.js'
 import { warnOnce } from '../store/warn-once.js'
 import { watchStore } from '../store/watcher.js'
 import { TOOLS } from '../tools/index.js'
-import { projectIdentity } from '../stores/project-id.js'
+import { SessionStores, folderOfAgent, folderOfSession } from './session-stores.js'
 import { residentInjection } from '../stores/inject.js'
 import { routeTools, storeByKind, type PersonalStore } from '../stores/route.js'
 
@@ -107,15 +109,15 @@ function openBackend(config: Config): MemoryBackend {
 }
 
 /**
- * The personal store beside the project store (`userRoot`, `~` for the home folder; null: none),
- * with the project identity recorded when a write goes there (src/stores/).
+ * The personal store beside the project store (`userRoot`, `~` for the home folder; null: none);
+ * the project identity recorded when a write goes there is each project store's (session-stores.ts).
  */
 function openPersonal(config: Pick<Config, 'userRoot'>, backend: MemoryBackend): PersonalStore | undefined {
   if (config.userRoot === null) return undefined
   const root = path.resolve(config.userRoot.replace(/^~(?=$|[\\/])/, os.homedir()))
   // One folder configured as both stores is one store.
   if (root === backend.root) return undefined
-  return { user: createFileBackend(root, { probes: backend.probes ?? {} }), projectId: projectIdentity(process.cwd()).id }
+  return { user: createFileBackend(root, { probes: backend.probes ?? {} }) }
 }
 
 export async function apply(ctx: HostContext, config: Config): Promise<void> {
@@ -124,16 +126,19 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
   const personal = openPersonal(config, backend)
   if (personal !== undefined) setConfigBase(personal.user, runtimeBase(config))
   const dsh = await loadDshTools()
-  // Each registration is an effect of this fiber: disposing the plugin removes it.
-  for (const tool of personal !== undefined ? routeTools(TOOLS, personal) : TOOLS) ctx.tools.register(dshTool(tool, backend, dsh))
-
-  const heartbeat = new Heartbeat(backend, config.lifecycle.autoSettle)
   const pending = new Set<Promise<void>>()
   const track = (work: Promise<void>) => {
     const done = work.catch((err: unknown) => warnOnce(backend, 'session attach/detach not logged', err, 'the ledger goes without these events'))
     pending.add(done)
     void done.finally(() => pending.delete(done))
   }
+  // Without a configured root, each session is served the store of its own folder (session-stores.ts).
+  const stores = new SessionStores(backend, (config.root ?? null) === null, runtimeBase(config), personal?.user, track)
+  const routed = personal !== undefined ? routeTools(TOOLS, { user: personal.user, projectId: (b) => stores.projectIdOf(b) }) : TOOLS
+  // Each registration is an effect of this fiber: disposing the plugin removes it.
+  for (const tool of routed) ctx.tools.register(dshTool(tool, (exec) => stores.storeFor(folderOfAgent(exec)), dsh))
+
+  const heartbeat = new Heartbeat(backend, config.lifecycle.autoSettle)
 
   let sessions: SessionStore | undefined
   ctx.inject(['sessions'], (sctx) => {
@@ -166,7 +171,13 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
       ...storeApiDeps(backend, key),
       sessions: () => sessions,
       // The panel shows and routes over both stores, as the tools registered above do.
-      ...(personal !== undefined ? { backfillStoreFor: storeByKind({ project: backend, user: personal.user }), user: personal.user, ...(personal.projectId !== undefined ? { projectId: personal.projectId } : {}) } : {}),
+      ...(personal !== undefined ? { user: personal.user } : {}),
+      ...(personal !== undefined && stores.projectIdOf(backend) !== undefined ? { projectId: stores.projectIdOf(backend) as string } : {}),
+      // Each session's memories go to the store of the folder it worked in (or the personal store, by kind).
+      backfillStoreFor: (classes: readonly string[], sessionId: string) => {
+        const project = stores.storeFor(folderOfSession(sessions?.list().find((s) => s.id === sessionId)))
+        return personal !== undefined ? storeByKind({ project, user: personal.user })(classes) : project
+      },
     }
     const handler = apiRouteHandler(deps)
     wctx.effect(() => server.register({ kind: 'exact', path: API_PATH, handler }), 'memory-agent: panel API route')
@@ -181,7 +192,6 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
   const modelSetting = parseModelSetting(config.consolidationModel)
   // A configuration mistake never stops memory from working: it consolidates without a model.
   if (modelSetting === null) console.warn(`dsh-memory-agent: consolidationModel: expected "auto", "off" or "provider/model", got ${JSON.stringify(config.consolidationModel)}; consolidating without a model`)
-  const stores = [backend, personal?.user].filter((b): b is MemoryBackend => b !== undefined)
   const lendModel = (deps: Array<'llm' | 'agentDefaultModel'>, route: (mctx: object) => (() => { provider: string; model: string }) | null) =>
     ctx.inject(deps, (mctx) => {
       const llm = mctx.llm
@@ -189,9 +199,11 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
       if (!isLlmService(llm) || pick === null) return
       const model = hostModel(llm, pick, name)
       mctx.effect(() => {
-        for (const b of stores) setConsolidationModel(b, model)
+        stores.lendModel(model)
+        if (personal !== undefined) setConsolidationModel(personal.user, model)
         return () => {
-          for (const b of stores) setConsolidationModel(b, null)
+          stores.lendModel(null)
+          if (personal !== undefined) setConsolidationModel(personal.user, null)
         }
       }, 'memory-agent: consolidation model')
     })
@@ -211,7 +223,7 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
     // The personal store's memories follow the person into every project, in the same budget.
     text: (assembly) => {
       heartbeat.tick(sessions)
-      return residentInjection(backend, personal?.user, { cue: turnCue(assembly) }).text
+      return residentInjection(stores.storeFor(folderOfAgent(assembly)), personal?.user, { cue: turnCue(assembly) }).text
     },
   })
 
@@ -224,7 +236,7 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
   ctx.effect(
     () => async () => {
       await Promise.all([heartbeat.idle(), ...pending])
-      await flushCaches(backend)
+      for (const b of stores.opened()) await flushCaches(b)
       if (personal !== undefined) await flushCaches(personal.user)
     },
     'memory-agent: finish background work, flush caches',

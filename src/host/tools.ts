@@ -226,8 +226,12 @@ function withSession(tool: ToolDeclaration, args: unknown, exec: unknown): unkno
   return session === undefined ? args : { ...args, session_id: session }
 }
 
-/** One declaration as a DSH tool definition over backend; through defineTool when dsh is given. */
-export function dshTool(tool: ToolDeclaration, backend: MemoryBackend, dsh: DshTools | null): DshToolDefinition {
+/**
+ * One declaration as a DSH tool definition over a backend, or over the backend each call picks
+ * (by its session's folder); through defineTool when dsh is given.
+ */
+export function dshTool(tool: ToolDeclaration, backend: MemoryBackend | ((exec: unknown) => MemoryBackend), dsh: DshTools | null): DshToolDefinition {
+  const backendOf = typeof backend === 'function' ? backend : () => backend
   const parameters = toDslProperties(hostInput(tool))
   const output = toDsl(tool.output)
   const render = (_args: unknown, value: unknown): TextBlock[] => [{ type: 'text', text: renderValue(tool.name, value) }]
@@ -235,7 +239,7 @@ export function dshTool(tool: ToolDeclaration, backend: MemoryBackend, dsh: DshT
   const untyped = tool as unknown as { handler(backend: MemoryBackend, input: unknown): Promise<unknown> }
   const execute = async (args: unknown, exec?: unknown): Promise<unknown> => {
     try {
-      return asJson(await untyped.handler(backend, withSession(tool, args, exec)))
+      return asJson(await untyped.handler(backendOf(exec), withSession(tool, args, exec)))
     } catch (err) {
       throw hostError(err, dsh)
     }

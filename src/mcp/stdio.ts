@@ -10,6 +10,7 @@ import { flushCaches } from '../retrieve/retriever.js'
 import type { MissingStore } from '../store/existing.js'
 import { createFileBackend } from '../store/file-backend.js'
 import { watchStore } from '../store/watcher.js'
+import { noteWorkspace, type ProjectStore } from '../stores/project-store.js'
 import type { PersonalStore } from '../stores/route.js'
 import type { ToolDeclaration } from '../tools/declare/tool.js'
 import { createMcpServer, type McpServerOptions } from './server.js'
@@ -19,7 +20,7 @@ const EXIT_GRACE_MS = 2000
 
 /** Serves tools over project.root (the project store), with the personal store at personal.root when given. */
 export async function serveStdio(
-  project: { root: string; missingStore: MissingStore },
+  project: { root: string; missingStore: MissingStore; workspace?: { store: ProjectStore; folder: string } },
   version: string,
   personal: { root: string; projectId: string } | undefined,
   tools: readonly ToolDeclaration[],
@@ -28,6 +29,11 @@ export async function serveStdio(
   const backend = createFileBackend(project.root, { missingStore: project.missingStore })
   const user: PersonalStore | undefined = personal !== undefined ? { user: createFileBackend(personal.root), projectId: personal.projectId } : undefined
   const server = createMcpServer(backend, version, user, tools, options)
+  // The folder is recorded as a workspace once its store holds memory: at start, or at the close after its first write.
+  const noteFolder = async () => {
+    if (user !== undefined && project.workspace !== undefined) await noteWorkspace(user.user, project.workspace.store, project.workspace.folder)
+  }
+  void noteFolder()
   // Vouches for the project store while serving (store/watcher.ts); started beside the handshake.
   const watching = watchStore(backend, (err) => process.stderr.write(`memory-agent mcp: watching: ${err instanceof Error ? err.message : String(err)}\n`))
   let closing: Promise<void> | undefined
@@ -35,6 +41,7 @@ export async function serveStdio(
     closing ??= (async () => {
       try {
         await server.close()
+        await noteFolder()
         await (await watching)()
         await flushCaches(backend)
         if (user !== undefined) await flushCaches(user.user)

@@ -7,7 +7,8 @@
  *
  * Filters, scopes, statuses and as-of decide what is eligible before either side ranks: the
  * vector side scores only what the keyword side could have returned. Hits that share an
- * identifier with the query (`literalMatch`) still come first. A hit found only by vectors says
+ * identifier with the query (`literalMatch`) still come first. Both sides rank with the recency
+ * and importance boost (search.ts `boostOf`). A hit found only by vectors says
  * so (`reason: "meaning"`). With no embedder configured, or no vector close enough to the query,
  * `searchRanked` is exactly `runSearch` (plus, when the embedder failed, a note saying so).
  */
@@ -19,7 +20,7 @@ import type { AliasTable } from './aliases.js'
 import { embedderOf } from './embedder.js'
 import type { KeywordLookup } from './keywords.js'
 import type { SearchIndex } from './search-index.js'
-import { filterOf, runSearch, toHit, type EntrySource, type SearchHit, type SearchRequest, type SearchResult } from './search.js'
+import { boostOf, filterOf, runSearch, toHit, type EntrySource, type SearchHit, type SearchRequest, type SearchResult } from './search.js'
 import { MIN_SIMILARITY, vectorSearch, type VectorSide } from './vectors.js'
 
 export const FUSION = Object.freeze({
@@ -49,7 +50,10 @@ export function fuseResults(source: EntrySource, req: SearchRequest, keyword: Se
   const literal = keyword.hits.filter((h) => (h.literalMatch ?? 0) > 0)
   const ranked = keyword.hits.filter((h) => (h.literalMatch ?? 0) === 0)
   const similarity = new Map(vector.hits.map((h) => [h.id, h.similarity]))
-  const fused = reciprocalRankFusion([ranked.map((h) => h.id), vector.hits.map((h) => h.id)])
+  // The vector side ranks with the same recency and importance boost as the keyword side (search.ts).
+  const boosted = (id: string) => (similarity.get(id) as number) * boostOf(source.get(id) as IndexEntry, req.now, req.importance?.(source.get(id) as IndexEntry))
+  const nearest = vector.hits.map((h) => h.id).sort((a, b) => boosted(b) - boosted(a) || (a < b ? -1 : a > b ? 1 : 0))
+  const fused = reciprocalRankFusion([ranked.map((h) => h.id), nearest])
   for (const h of literal) fused.delete(h.id)
   const byId = new Map(ranked.map((h) => [h.id, h]))
   const order = [...fused.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))

@@ -19,6 +19,8 @@ import { nearMisses, reasonGuidance, type NearMiss, type SearchReason } from './
 import { answerTermsFor, readQuestion } from '../language/question-words.js'
 import { isStrongTerm, tokenize } from '../language/tokenizer.js'
 import { premisesConflict } from '../store/premises.js'
+import { inRoomOf } from '../store/place-fields.js'
+import { importanceOf } from '../store/review-fields.js'
 
 export interface SearchRequest {
   query: string
@@ -32,19 +34,45 @@ export interface SearchRequest {
   asOf?: string
   /**
    * A memory's effective importance, 0-1 (its own plus strength from use: memory/organisation/
-   * strength.ts); absent: every memory weighs the same. Weighs a match by importanceWeight.
+   * strength.ts); absent: the importance its file states (store/review-fields.ts importanceOf).
    */
   importance?: (entry: IndexEntry) => number
+  /** Only memories standing in this room or a room grown from it (`topics` holds `topics-2`; place-fields.ts inRoomOf). */
+  room?: string
+  /** The time recency is counted to (ms since the epoch); absent: no recency boost, the ranking stays a function of the entries alone. */
+  now?: number
 }
 
-/** How much importance moves a match: ±IMPORTANCE_RANK_WEIGHT / 2 at importance 1 or 0, nothing at the default 0.5. */
-export const IMPORTANCE_RANK_WEIGHT = 0.3
-/** The most importanceWeight gives (importance 1). */
-export const MAX_IMPORTANCE_WEIGHT = 1 + IMPORTANCE_RANK_WEIGHT / 2
+/**
+ * The boost a memory's match is multiplied by for being important and recent, modest by design:
+ * importance moves it by at most importanceWeight / 2 either way from the default 0.5 (0.85 at 0,
+ * 1.15 at 1), recency raises it by up to recencyWeight, halving every recencyHalfLifeDays of age
+ * (a memory's time to the request's `now`). So an important, recent memory passes one that
+ * matches about as well, never one that matches clearly better. Documented once, here.
+ */
+export const BOOSTS = Object.freeze({
+  recencyWeight: 0.1,
+  recencyHalfLifeDays: 30,
+  importanceWeight: 0.3,
+})
+const DAY_MS = 86_400_000
 
-/** What a match is multiplied by for its importance: 0.85 at 0, 1 at 0.5, 1.15 at 1. Pure. */
-export function importanceWeight(importance: number): number {
-  return 1 + IMPORTANCE_RANK_WEIGHT * (Math.min(1, Math.max(0, importance)) - 0.5)
+/** A boost finer than a hundredth says nothing: memories that match as well and are about as old stay tied (then by id). */
+const boostStep = (x: number) => Math.round(x * 100) / 100
+
+/** The largest boost a request can give (1.15, or 1.15 × 1.1 counting recency, in hundredths): how far the draw must reach for a boosted memory. */
+export function maxBoost(req: Pick<SearchRequest, 'now'>): number {
+  const importance = 1 + BOOSTS.importanceWeight / 2
+  return boostStep(req.now === undefined ? importance : importance * (1 + BOOSTS.recencyWeight))
+}
+
+/** The factor a memory's score is multiplied by for its importance (0-1) and, to `now` when given, its recency, in hundredths. Pure. */
+export function boostOf(e: Pick<IndexEntry, 'time' | 'review' | 'importance'>, now: number | undefined, importance: number = importanceOf(e)): number {
+  const weight = 1 + BOOSTS.importanceWeight * (Math.min(1, Math.max(0, importance)) - 0.5)
+  const at = now === undefined ? Number.NaN : Date.parse(e.time)
+  if (Number.isNaN(at)) return boostStep(weight)
+  const ageDays = Math.max(0, (now as number) - at) / DAY_MS
+  return boostStep(weight * (1 + BOOSTS.recencyWeight * 2 ** (-ageDays / BOOSTS.recencyHalfLifeDays)))
 }
 
 export interface SearchHit {
@@ -57,8 +85,13 @@ export interface SearchHit {
   time: string
   tags: string[]
   score: number
-  /** `meaning`: found by the embedder's vectors only (fusion.ts), sharing no search word with the query. */
-  reason: 'match' | 'alias' | 'meaning'
+  /**
+   * `meaning`: found by the embedder's vectors only (fusion.ts), sharing no search word with the
+   * query; `linked`: not found, but linked to a hit (memory/organisation/room-search.ts).
+   */
+  reason: 'match' | 'alias' | 'meaning' | 'linked'
+  /** Where the memory stands in the palace, `room#slot`. */
+  location?: string
   /** Cosine similarity to the query, for a hit the vector side found (fusion.ts). */
   similarity?: number
   /** How many identifiers (D-387, a sha, a version) the query shares with it; such hits come first. */
@@ -119,6 +152,7 @@ export function filterOf(req: SearchRequest): (e: IndexEntry) => boolean {
       if (to !== null && at > to) return false
     }
     if (req.scope !== undefined && premisesConflict(e.scope, req.scope)) return false
+    if (req.room !== undefined && !inRoomOf(req.room, e.location)) return false
     return true
   }
 }
@@ -136,6 +170,7 @@ export function toHit(e: IndexEntry, score: number, reason: SearchHit['reason'],
     score: Math.round(score * 10_000) / 10_000,
     reason,
     ...(literalMatch > 0 ? { literalMatch } : {}),
+    ...(e.location !== undefined ? { location: e.location } : {}),
     ...(e.derived_from !== undefined ? { sources: e.derived_from } : {}),
   }
 }
@@ -186,7 +221,7 @@ function zeroHitGuidance(source: EntrySource, req: SearchRequest): { guidance: s
         : 'The memory store has no searchable memories yet.'
     return { guidance, common_tags: [] }
   }
-  const filters = req.tags?.length || req.entities?.length || req.time_range ? ' Try again without some of the filters, or' : ' Try'
+  const filters = req.tags?.length || req.entities?.length || req.time_range || req.room !== undefined ? ' Try again without some of the filters, or' : ' Try'
   return {
     guidance:
       `No memory matched. The store holds ${memories(searchable.length)} that can be searched` +
@@ -244,7 +279,7 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   // The query's tokens as written: the same as contentTokens unless question words were taken out.
   const written = question.removed === 0 ? contentTokens : tokenize(req.query)
   const queryTokens = contentTokens.length > 0 ? contentTokens : written
-  const filtered = (req.tags?.length ?? 0) > 0 || (req.entities?.length ?? 0) > 0 || req.time_range !== undefined || req.scope !== undefined
+  const filtered = (req.tags?.length ?? 0) > 0 || (req.entities?.length ?? 0) > 0 || req.time_range !== undefined || req.scope !== undefined || req.room !== undefined
   // Without filters every searchable memory is eligible, and the index holds exactly those.
   let eligible = filtered ? 0 : index.size
   if (filtered) for (const e of source.values()) if (accept(e)) eligible++
@@ -281,9 +316,9 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   const sharedIds = index.literal(identifiersOf(req.query), acceptId)
   // Those that a keyword boost can raise, when few enough to score apart (null: the draw reaches for them).
   const boosted = keywords?.naming(querySet, BOOSTED_APART_LIMIT) ?? null
-  // Importance raises a match by at most MAX_IMPORTANCE_WEIGHT, on top of the keyword boost.
+  // Every match is boosted for importance and recency too (boostOf, at most maxBoost).
   const weighOf = req.importance
-  const reach = (boosted === null ? RANKING.keywordMatchBoost : 1) * (weighOf !== undefined ? MAX_IMPORTANCE_WEIGHT : 1)
+  const reach = (boosted === null ? RANKING.keywordMatchBoost : 1) * maxBoost(req)
   // The draw below wants top_k hits besides the shared ones, each raised by at most `reach`.
   const draw = { depth: req.top_k + sharedIds.size, reach }
   const ranking = index.rank([...weights.keys()], weights, acceptId, { strongOnly: drawQualified, qualifies, top: draw })
@@ -302,9 +337,10 @@ export function runSearch(source: EntrySource, index: SearchIndex, aliases: Alia
   const scored: Array<{ entry: IndexEntry; score: number; reason: SearchHit['reason'] }> = []
   const byScore = (a: { entry: IndexEntry; score: number }, b: { entry: IndexEntry; score: number }) =>
     b.score - a.score || (a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0)
-  // A match's score: raised when the query names one of its keywords, spread over its sources, weighed by its importance.
+  // A match's score: raised when the query names one of its keywords, spread over its sources,
+  // boosted for importance and recency.
   const scoreOf = (entry: IndexEntry, raw: number) =>
-    (namesKeyword(entry, querySet) ? raw * RANKING.keywordMatchBoost : raw) * perSource(entry) * (weighOf !== undefined ? importanceWeight(weighOf(entry)) : 1)
+    (namesKeyword(entry, querySet) ? raw * RANKING.keywordMatchBoost : raw) * perSource(entry) * boostOf(entry, req.now, weighOf?.(entry))
   let threshold = -Infinity
   const consider = (r: RankedDoc): void => {
     const entry = source.get(r.id)

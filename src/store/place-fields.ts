@@ -21,6 +21,16 @@ export function roomOf(location: string | undefined): string | null {
   return m === null ? null : (m[1] as string)
 }
 
+/**
+ * Whether a memory standing at `location` is in `room`: the same room, or one grown from it (its
+ * overflow rooms `topics-2`, `topics-3`, and a clone's wing `topics-bcdfg` with its own
+ * overflow), so a kind's name covers the whole kind and an overflow room's name that room.
+ */
+export function inRoomOf(room: string, location: string | undefined): boolean {
+  const at = roomOf(location)
+  return at !== null && (at === room || at.startsWith(`${room}-`))
+}
+
 /** A title as placards compare it: spaces collapsed, width and case folded. */
 export function placardText(title: string): string {
   return collapseWhitespace(title).normalize('NFKC').toLowerCase()

@@ -69,16 +69,33 @@ function guidanceOf(answers: readonly Answer[], field = 'guidance', labelled = f
   return texts.map(([s, t]) => `[${s} store] ${t}`).join('\n')
 }
 
+/** As many linked memories as the store that added more did (each store caps its own). */
+function linkedCap(a: Out, b: Out): number {
+  const count = (o: Out) => listOf(o['hits']).filter((h) => h['reason'] === 'linked').length
+  return Math.max(count(a), count(b))
+}
+
 /**
  * Search over both stores: hits ranked together the way one store ranks them (exact identifier
- * matches first, then score, ties by id) and cut to top_k. Scores are each store's own BM25, so
+ * matches first, then score, ties by id) and cut to top_k, the memories linked to a kept hit
+ * after them. Scores are each store's own BM25, so
  * a tie across stores is not a statement that two memories are equally good.
  */
 export function mergeSearch(answers: readonly [Answer, Answer], topK: number): Out {
   const [[sa, a], [sb, b]] = answers
-  const hits = [...tagAll(a['hits'], sa), ...tagAll(b['hits'], sb)]
+  const all = [...tagAll(a['hits'], sa), ...tagAll(b['hits'], sb)]
+  const direct = all
+    .filter((h) => h['reason'] !== 'linked')
     .sort((x, y) => num(y['literalMatch']) - num(x['literalMatch']) || num(y['score']) - num(x['score']) || str(x['id']).localeCompare(str(y['id'])))
     .slice(0, topK)
+  // Linked memories follow the hits, those of a hit the cut kept only, in the kept hits' order.
+  const kept = new Map(direct.map((h, i) => [`${str(h['store'])}\u0000${str(h['id'])}`, i]))
+  const rank = (h: Listed) => kept.get(`${str(h['store'])}\u0000${str(h['linked_from'])}`)
+  const linked = all
+    .filter((h) => h['reason'] === 'linked' && rank(h) !== undefined)
+    .sort((x, y) => (rank(x) as number) - (rank(y) as number))
+    .slice(0, linkedCap(a, b))
+  const hits = [...direct, ...linked]
   const reasons = new Set([a['reason'], b['reason']])
   const reason =
     reasons.size === 1 ? a['reason'] : hits.length > 0 ? 'ok' : reasons.has('below-threshold') ? 'below-threshold' : 'no-candidates'
@@ -98,6 +115,8 @@ export function mergeSearch(answers: readonly [Answer, Answer], topK: number): O
     ...optional('scopeExcluded', a, b, sum),
     ...optional('guards', a, b, concat),
     ...optional('injectionWarnings', a, b, concat),
+    ...optional('nearby', a, b, concat),
+    ...optional('rooms', a, b, (x, y) => [...new Set([...(x as string[]), ...(y as string[])])]),
     store: 'all',
   }
 }
@@ -133,6 +152,8 @@ export function mergeNav(answers: readonly [Answer, Answer], page: { offset: num
     ...(a['folder'] !== undefined ? { folder: a['folder'] } : {}),
     ...optional('skipped_index_lines', a, b, sum),
     ...optional('injectionWarnings', a, b, concat),
+    ...optional('nearby', a, b, concat),
+    ...optional('rooms', a, b, (x, y) => [...new Set([...(x as string[]), ...(y as string[])])]),
     store: 'all',
   }
 }

@@ -13,6 +13,7 @@
  * - memory_forget by query, forget_memories_by_session: `all` by default, both forget, counts add up.
  * - memory_assemble, memory_digest, memory_sweep, memory_duplicates: one store, `project` by default,
  *   because a context block, a slot digest or a health report of two stores mixed is not one thing.
+ * - memory_workspaces: the personal store, which records this machine's workspaces.
  *
  * Outputs say `store` (which store answered, or `all`) and every listed memory its own `store`;
  * tools/declare/tool.ts and tools/declare/shapes.ts declare those fields, so routed output satisfies the declared
@@ -27,6 +28,7 @@ import type { MemoryBackend } from '../store/backend.js'
 import type { NavSort } from '../memory/reading/browse.js'
 import type { ObjectSchema } from '../tools/declare/schema.js'
 import type { ToolDeclaration } from '../tools/declare/tool.js'
+import { noWorkspacesYet } from '../tools/memory-workspaces.js'
 import { kindsOf, storeForKinds, type StoreName } from './kind.js'
 import { mergeCounts, mergeNav, mergeSearch, mergeStats, mergeVerify, tagAnswer, type Answer, type Out } from './merge.js'
 
@@ -42,8 +44,11 @@ export interface StoreSet {
 /** What the routed tools bind: the personal store, and the identity of the project they serve. */
 export interface PersonalStore {
   readonly user: MemoryBackend
-  /** Recorded in the personal store's ledger with every write routed there (project-id.ts). */
-  readonly projectId?: string
+  /**
+   * Recorded in the personal store's ledger with every write routed there (project-id.ts): one
+   * project, or (a host serving a store per session folder) the identity of each project store.
+   */
+  readonly projectId?: string | ((project: MemoryBackend) => string | undefined)
 }
 
 type Input = Record<string, unknown>
@@ -120,6 +125,17 @@ async function asOneBatch(ctx: Context, input: Input, out: Out): Promise<Out> {
   const sessionId = typeof input['session_id'] === 'string' ? input['session_id'] : undefined
   const { batchId, refs } = await registerBatch(ctx.stores.project, sessionId, hits.map((h) => String(h['id'])))
   return { ...out, batch_id: batchId, hits: hits.map((h, i) => ({ ...h, ref: refs[i] as string })) }
+}
+
+/**
+ * The workspaces of this machine are kept in the personal store (store/workspaces.ts); a personal
+ * store not made yet has recorded none, which is an answer, not a missing store.
+ */
+const personalOnly: Route = {
+  choices: ['user'],
+  fallback: 'user',
+  describe: 'The personal store, which records the workspaces of this machine.',
+  run: async (ctx, input) => ((await ctx.stores.user.exists()) ? one(ctx, 'user', input) : tagAnswer(ctx.tool, 'user', noWorkspacesYet())),
 }
 
 const byId: Route = {
@@ -242,6 +258,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
   memory_undemote: byIds,
   memory_undo_judgement: byIds,
   memory_stats: merged("Which store: all (default: both counted together, byStore gives each store's total), project or user.", (answers) => mergeStats(answers)),
+  memory_workspaces: personalOnly,
 }
 
 function withStoreField(input: ObjectSchema, route: Route): ObjectSchema {
@@ -285,7 +302,8 @@ export function routeTool(tool: ToolDeclaration, personal: PersonalStore): ToolD
     // Not an object: the tool's own validation names what is wrong.
     if (typeof input !== 'object' || input === null || Array.isArray(input)) return call(project, input as Input)
     const { store: _store, ...rest } = input as Input
-    const ctx: Context = { tool: tool.name, call, stores: { project, user: personal.user }, projectId: personal.projectId }
+    const projectId = typeof personal.projectId === 'function' ? personal.projectId(project) : personal.projectId
+    const ctx: Context = { tool: tool.name, call, stores: { project, user: personal.user }, projectId }
     return route.run(ctx, rest, await presentSelector(ctx.stores, selectorOf(input as Input, route), tool.createsStore === true))
   }
   return { ...tool, input: withStoreField(tool.input, route), handler } as unknown as ToolDeclaration

@@ -33,6 +33,7 @@ import { memoryAuditForgottenTool } from './memory-audit-forgotten.js'
 import { memoryEmbedTool } from './memory-embed.js'
 import { memoryAnswerTool } from './memory-answer.js'
 import { memoryStatsTool } from './memory-stats.js'
+import { memoryWorkspacesTool } from './memory-workspaces.js'
 
 export const TOOLS: readonly ToolDeclaration[] = [
   memoryNavTool,
@@ -67,6 +68,7 @@ export const TOOLS: readonly ToolDeclaration[] = [
   memoryEmbedTool,
   memoryAnswerTool,
   memoryStatsTool,
+  memoryWorkspacesTool,
 ]
 
 export function findTool(name: string): ToolDeclaration | undefined {

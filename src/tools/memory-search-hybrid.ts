@@ -17,7 +17,7 @@ export const memorySearchHybridTool = defineTool(
     title: 'Search memory',
     group: 'core',
     description:
-      'Find memories by keywords in Chinese or English, over titles, summaries, tags and entities; only current memories. Filter by tags, entities and time_range. Codes in the query (D-387, a commit sha, 1.2.3) match exactly and rank first. With no hits, guidance says what the store holds: rephrase or browse before concluding nothing was saved.',
+      'Find memories by keywords in Chinese or English, over titles, summaries, tags and entities; only current memories. Filter by tags, entities and time_range. Codes (D-387, a commit sha, 1.2.3) match exactly and rank first. Linked memories follow the hits. With no hits, guidance says what the store holds: rephrase or browse before concluding nothing was saved.',
     input: {
       type: 'object',
       properties: {
@@ -37,6 +37,11 @@ export const memorySearchHybridTool = defineTool(
         asOf: asOfField,
         scope: { ...scopeField, description: 'Your premises, "key=value; key=value": memories whose premises conflict with them are left out (scopeExcluded counts them).' },
         session_id: { ...sessionIdField, description: 'Your session: the answer is registered as an evidence batch of it, for memory_assess.' },
+        room: {
+          type: 'string',
+          maxLength: 64,
+          description: 'One room, or a kind (topics) for all its rooms.',
+        },
       },
       required: ['query'],
       additionalProperties: false,
@@ -52,7 +57,13 @@ export const memorySearchHybridTool = defineTool(
               ...briefFields,
               tags: { type: 'array', items: { type: 'string' } },
               score: { type: 'number' },
-              reason: { type: 'string', enum: ['match', 'alias', 'meaning'], description: 'meaning: found by the embedder only, sharing no search word.' },
+              reason: {
+                type: 'string',
+                enum: ['match', 'alias', 'meaning', 'linked'],
+                description: 'meaning: found by the embedder only, sharing no search word; linked: not a match, but linked to the hit linked_from names.',
+              },
+              location: { type: 'string', description: 'Where it stands in the palace, room#slot.' },
+              linked_from: { type: 'string', description: 'For reason linked: the hit it is linked to (either way).' },
               similarity: { type: 'number', description: 'Cosine similarity to the query, when the embedder found it.' },
               literalMatch: { type: 'integer', description: 'Identifiers the query shares with this memory, matched exactly; such hits come first.' },
               sources: {
@@ -94,6 +105,26 @@ export const memorySearchHybridTool = defineTool(
         scopeExcluded: { type: 'integer', minimum: 0, description: 'With scope: matches left out because their premises conflict with it.' },
         guards: { type: 'array', items: guardShape, description: 'Guards whose trigger the query matches: do what they say.' },
         batch_id: { type: 'string', description: 'This answer as an evidence batch: memory_assess { batchId, evidenceRefs } before answering from it. Absent when nothing is stored yet.' },
+        nearby: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              title: { type: 'string' },
+              location: { type: 'string' },
+              beside: { type: 'string', description: 'The hit whose slot it stands next to.' },
+            },
+            required: ['id', 'title', 'location', 'beside'],
+            additionalProperties: false,
+          },
+          description: 'Memories in the slots beside the first hits (same room): cues worth opening, not matches.',
+        },
+        rooms: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Rooms worth a search with room next: those the hits stand in, or with room, the rooms beside it.',
+        },
       },
       required: ['hits', 'guidance', 'alias_hits', 'eligible', 'reason', 'nearMisses'],
       additionalProperties: false,

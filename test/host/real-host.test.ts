@@ -137,6 +137,8 @@ describe('the real DSH host (rc.8, Node 22)', () => {
         // Answers with citations and the store in numbers (issue 29).
         { name: 'memory_answer', arguments: { question: 'Which port does the Kestrel staging database listen on?' } },
         { name: 'memory_stats', arguments: {} },
+        // Workspaces (issue 29): the projects this machine has worked in, from the personal store.
+        { name: 'memory_workspaces', arguments: {} },
       ]
       const patch = writePatch(sandbox, 'driver.patch.yml', [
         {

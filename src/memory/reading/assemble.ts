@@ -230,7 +230,7 @@ export async function assembleForTask(backend: MemoryBackend, input: AssembleInp
       .map(({ h }) => state.entries.get(h.id))
       .filter((e): e is IndexEntry => e !== undefined && isSearchable(e))
   } else {
-    const found = await searchRanked(backend, state, { query: input.task, top_k: ASSEMBLE_SEARCH_K, importance: await importanceLookup(backend) })
+    const found = await searchRanked(backend, state, { query: input.task, top_k: ASSEMBLE_SEARCH_K, importance: await importanceLookup(backend), now: Date.parse(backend.now()) })
     recordSearch(backend, { learn: config.learnFromSearches, query: input.task, hitIds: found.hits.map((h) => h.id) })
     ranked = found.hits.map((h) => state.entries.get(h.id)).filter((e): e is IndexEntry => e !== undefined)
     const closest = found.reason === 'below-threshold' ? found.nearMisses[0] : undefined

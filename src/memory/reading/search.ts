@@ -8,8 +8,9 @@
  * A search as one operation, for every caller (the tool, the library, the panel): the store as
  * it is now or as of a time, the store's top_k cap, the ranking (retrieve/search.ts, weighed by
  * each memory's effective importance: organisation/strength.ts), each hit's
- * premises, evidence and guards, the evidence batch the answer is registered as, and the usage
- * signal. Inputs are already checked against the tool's schema; dates are checked here.
+ * premises, evidence and guards, the memories linked to the hits and the palace cues beside them
+ * (organisation/room-search.ts), the evidence batch the answer is registered as, and the usage
+ * signal (direct hits only). Inputs are already checked against the tool's schema; dates are checked here.
  */
 
 import { invalidInput } from '../../errors.js'
@@ -18,6 +19,8 @@ import { searchRanked } from '../../retrieve/fusion.js'
 import type { SearchRequest, SearchResult } from '../../retrieve/search.js'
 import { afterAnswer } from '../../store/after-answer.js'
 import type { MemoryBackend } from '../../store/backend.js'
+import { roomOf } from '../../store/place-fields.js'
+import { buildPalaceLookup, palaceAddition, palaceGuidance, type SlotCue } from '../organisation/room-search.js'
 import { recordSearch } from '../organisation/signals.js'
 import { importanceLookup } from '../organisation/strength-fold.js'
 import { loadConfig } from '../settings/config.js'
@@ -34,10 +37,12 @@ export interface SearchInput {
   asOf?: string
   scope?: string
   session_id?: string
+  room?: string
 }
 
 type Annotated = SearchResult & SearchAnnotations
-export type SearchAnswer = Omit<Annotated, 'hits'> & { hits: (Annotated['hits'][number] & { ref: string })[]; batch_id?: string }
+type AnsweredHit = Annotated['hits'][number] & { ref: string; linked_from?: string }
+export type SearchAnswer = Omit<Annotated, 'hits'> & { hits: AnsweredHit[]; batch_id?: string; nearby?: SlotCue[]; rooms?: string[] }
 
 /** The answer on a default root not written yet: no hits, no evidence batch, and saying so (store/existing.ts). */
 export function nothingStoredAnswer(guidance: string): SearchAnswer {
@@ -49,6 +54,7 @@ export async function searchMemories(backend: MemoryBackend, input: SearchInput)
     const value = input.time_range?.[field]
     if (value !== undefined && Number.isNaN(Date.parse(value))) throw invalidInput(`time_range.${field}`, 'an ISO-8601 date-time such as 2026-01-02T10:00:00Z')
   }
+  if (input.room !== undefined && roomOf(`${input.room}#1`) === null) throw invalidInput('room', 'a room name as memory_rooms lists them, such as topics or topics-2 (lower-case letters, digits and dashes)')
   const asOf = input.asOf !== undefined ? parseAsOf(input.asOf) : null
   // A look into the past ranks without today's strength from use.
   const [config, state, importance] = await Promise.all([
@@ -56,22 +62,30 @@ export async function searchMemories(backend: MemoryBackend, input: SearchInput)
     asOf !== null ? retrievalAsOf(backend, asOf) : retrievalState(backend),
     asOf !== null ? undefined : importanceLookup(backend),
   ])
+  const now = asOf ?? Date.parse(backend.now())
   // The time as a date, so the guidance says when even for unix seconds.
   const request: SearchRequest = {
     ...input,
     ...(asOf !== null ? { asOf: new Date(asOf).toISOString() } : {}),
     scope: requestPremises(input.scope),
     top_k: Math.min(input.top_k, config.maxTopK),
+    now,
     ...(importance !== undefined ? { importance } : {}),
   }
-  const result = await searchRanked(backend, state, request)
-  const annotated: Annotated = { ...result, ...annotateSearch(state, request, result.hits, asOf ?? Date.parse(backend.now())) }
+  const ranked = await searchRanked(backend, state, request)
+  // Below the hits: what they link to and what stands beside them (room-search.ts).
+  const palace = palaceAddition(state.entries, request, ranked.hits)
+  const note = palaceGuidance(palace, request)
+  const result: SearchResult = { ...ranked, hits: [...ranked.hits, ...palace.linked], guidance: note === '' ? ranked.guidance : `${ranked.guidance} ${note}` }
+  const annotated: Annotated = { ...result, ...annotateSearch(state, request, result.hits, now) }
   // First, so a search refused for its session (a credential) is not recorded as use.
   const { batchId, refs } = await registerBatch(backend, input.session_id, annotated.hits.map((h) => h.id))
   // A look into the past is not use of the memories of now.
   if (asOf === null) {
-    recordSearch(backend, { learn: config.learnFromSearches, query: input.query, hitIds: result.hits.map((h) => h.id) })
+    recordSearch(backend, { learn: config.learnFromSearches, query: input.query, hitIds: ranked.hits.map((h) => h.id) })
     afterAnswer(backend, 'keyword lookup', () => growKeywords(backend))
+    if (palace.buildLater) afterAnswer(backend, 'palace lookup', async () => buildPalaceLookup(state.entries))
   }
-  return { ...annotated, hits: annotated.hits.map((h, i) => ({ ...h, ref: refs[i] as string })), batch_id: batchId }
+  const cues = { ...(palace.nearby.length > 0 ? { nearby: palace.nearby } : {}), ...(palace.rooms.length > 0 ? { rooms: palace.rooms } : {}) }
+  return { ...annotated, hits: annotated.hits.map((h, i) => ({ ...h, ref: refs[i] as string })), batch_id: batchId, ...cues }
 }

@@ -40,8 +40,8 @@ function claimMarkText(m: { retracted_by?: string; evidence?: 'verified' | 'asse
 function renderSearch(v: Output<typeof memorySearchHybridTool>, options: RenderOptions): string {
   const lines = v.hits.map(
     (h) =>
-      `- ${h.id} [${h.type}, ${h.status}${h.store !== undefined ? `, ${h.store} store` : ''}${h.reason === 'alias' ? ', alias guess（别名推断）: found by a synonym, not the words' : ''}${h.literalMatch !== undefined ? `, ${h.literalMatch} identifier(s) matched exactly` : ''}]${claimMarkText(h)} ${isDerivedTitle(h.title, h.summary) ? '' : `${oneLine(h.title, 80)}: `}${oneLine(h.summary, SUMMARY_CHARS)}` +
-      `${h.tags.length > 0 ? ` #${h.tags.join(' #')}` : ''} (${h.path}, score ${h.score.toFixed(2)}) ref=${h.ref}` +
+      `- ${h.id} [${h.type}, ${h.status}${h.store !== undefined ? `, ${h.store} store` : ''}${h.reason === 'alias' ? ', alias guess（别名推断）: found by a synonym, not the words' : ''}${h.reason === 'linked' ? `, linked from ${h.linked_from ?? 'a hit'}: related, not a match` : ''}${h.literalMatch !== undefined ? `, ${h.literalMatch} identifier(s) matched exactly` : ''}]${claimMarkText(h)} ${isDerivedTitle(h.title, h.summary) ? '' : `${oneLine(h.title, 80)}: `}${oneLine(h.summary, SUMMARY_CHARS)}` +
+      `${h.tags.length > 0 ? ` #${h.tags.join(' #')}` : ''} (${h.path}${h.location !== undefined ? ` at ${h.location}` : ''}, score ${h.score.toFixed(2)}) ref=${h.ref}` +
       `${h.sources !== undefined ? ` sources (best match first): ${h.sources.join(' ')}` : ''}`,
   )
   const guards = (v.guards ?? []).map((g) => `[GUARD] when ${oneLine(g.trigger, 80)}: ${oneLine(g.action, 200)} (${g.id})`)
