@@ -35,6 +35,23 @@ export function splitClauses(sentence: string): string[] {
     .filter((c) => c !== '')
 }
 
+/**
+ * The clauses of a text's first sentence, where a semicolon joins clauses rather than ending the
+ * sentence ("The API moved to port 9090; the database is Postgres 16" states two facts).
+ */
+export function firstSentenceClauses(text: string): string[] {
+  const first = text.split(/[。！？!?\n]+|\.(?=\s|$)/u).map((c) => c.trim()).find((c) => c !== '') ?? ''
+  return first.split(/\s*[；;]\s*/u).flatMap(splitClauses)
+}
+
+/** A clause cut where "and" / 并且 joins two statements; one part when nothing joins. */
+export function splitFacts(clause: string): string[] {
+  return clause
+    .split(hasHan(clause) ? /\s*(?:并且|而且|同时|此外)\s*/u : /\s+(?:and also|and|plus)\s+/iu)
+    .map((c) => c.trim())
+    .filter((c) => c !== '')
+}
+
 /** Where a Chinese clause's subject stops: an adverb, a preposition or a verb of its predicate. */
 const ZH_PREDICATE_START = /已经|现在|目前|如今|从|在|是|把|被|用|去年|上周|最近|刚|又|也|还|不|没|搬|改|换|迁|升|降|调|开始/u
 

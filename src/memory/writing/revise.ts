@@ -21,7 +21,7 @@
  */
 
 import type { IndexEntry } from '../../types.js'
-import { changeCues, deriveClaim, holdsSeveral, isStatement, kindOfValue, type ClaimForm, type DerivedClaim } from '../truth/claim-extract.js'
+import { changeCues, deriveClaim, deriveClaims, holdsSeveral, isStatement, kindOfValue, type ClaimForm, type DerivedClaim } from '../truth/claim-extract.js'
 import { frameOf, otherValue, sharedTerms, valueNames } from '../truth/claim-frame.js'
 import { atomsWithin, compareValues, unitClass, valueAtoms, type ValueAtoms } from '../truth/claim-value.js'
 import type { RuntimeConfig } from '../settings/config.js'
@@ -32,7 +32,7 @@ import { rarestTerms } from '../../store/index-view.js'
 import { nearSubjectTerms, sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
 import type { Txn } from './txn.js'
 import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
-import { truncate } from '../../text.js'
+import { normalizeSlot, truncate } from '../../text.js'
 
 /** What a stored memory claims, as revision and verify compare it. */
 export interface EntryClaim {
@@ -152,6 +152,43 @@ export function subjectMates(txn: Txn, entry: IndexEntry, overlap = false): Arra
   return sorted.filter((m) => m.entry.status !== 'conflict' || recent.has(m.entry.id))
 }
 
+interface FactMate {
+  entry: IndexEntry
+  match: SubjectMatch
+  /** The new memory's fact it is compared with. */
+  mine: EntryClaim
+  /** That fact's subject. */
+  key: string
+}
+
+/**
+ * The subject mates of every fact the entry states (claim-extract.ts deriveClaims): its slot's,
+ * compared with `mine`, then each other fact's, compared with that fact. A memory is met once.
+ */
+function factMates(txn: Txn, entry: IndexEntry & { key: string }, mine: EntryClaim): FactMate[] {
+  const out: FactMate[] = subjectMates(txn, entry, mine.retired.length > 0).map((m) => ({ ...m, mine, key: entry.key }))
+  const seen = new Set(out.map((m) => m.entry.id))
+  for (const fact of deriveClaims(entry.summary)) {
+    if (normalizeSlot(fact.subject) === normalizeSlot(entry.key)) continue
+    const claim = fromDerived(fact, null)
+    for (const m of subjectMates(txn, { ...entry, key: fact.subject }, fact.retired.length > 0)) {
+      if (seen.has(m.entry.id)) continue
+      seen.add(m.entry.id)
+      out.push({ ...m, mine: claim, key: fact.subject })
+    }
+  }
+  return out
+}
+
+/** What a memory claims about a subject: the fact of its text whose subject reads as this one, else its first claim. */
+function factAbout(e: IndexEntry, subject: string): EntryClaim | null {
+  const first = entryClaim(e)
+  const terms = subjectTerms(subject)
+  if (first === null || e.key === null || sameSubjectTerms(subjectTerms(e.key), terms)) return first
+  const fact = deriveClaims(e.summary).find((d) => sameSubjectTerms(subjectTerms(d.subject), terms))
+  return fact === undefined ? first : fromDerived(fact, null)
+}
+
 /**
  * Revises the current memories of a derived-slot entry's subject (see the module comment).
  * `entry` is the new memory, already written as active. A memory of a near subject is revised
@@ -173,19 +210,21 @@ export async function reviseDerived(
   const verifiedSelf = freshlyVerified(entry, nowMs)
   const losers: IndexEntry[] = []
   const rivals: IndexEntry[] = []
-  const bySubject = mine === null || entry.key === null ? [] : subjectMates(txn, entry, mine.retired.length > 0)
-  for (const { entry: other, match } of bySubject) {
-    if (mine === null) break // bySubject is empty then; this tells the compiler so
-    const theirs = entryClaim(other)
-    if (theirs === null || relateClaims(mine, theirs) !== 'different') continue
-    const why = changeEvidence(mine, theirs, config)
-    if (match === 'overlap' && !retires(mine, theirs)) continue
+  const bySubject = mine === null || entry.key === null ? [] : factMates(txn, { ...entry, key: entry.key }, mine)
+  // The memories a fact other than the first revises keep their own slot (one claim per fact).
+  const ownSlot = new Set<string>()
+  for (const { entry: other, match, mine: fact, key } of bySubject) {
+    const theirs = factAbout(other, key)
+    if (theirs === null || relateClaims(fact, theirs) !== 'different') continue
+    const why = changeEvidence(fact, theirs, config)
+    if (match === 'overlap' && !retires(fact, theirs)) continue
     // Another pet is one more pet: neither a change nor a conflict, unless the old one is retired by name.
-    if (holdsSeveral(other.key ?? '') && !retires(mine, theirs)) continue
+    if (holdsSeveral(other.key ?? '') && !retires(fact, theirs)) continue
     // Subjects that differ only by a "uses" the relation gave one of them ("公司企业邮箱是…" and
     // "公司的企业邮箱用的是…") are one subject when the values are of one kind.
-    const relationOnly = match === 'near' && other.key !== null && sameSubjectTerms(withoutUses(entry.key as string), withoutUses(other.key)) && sameKind(mine, theirs)
-    if (match === 'near' && !relationOnly && (why === null || mine.cues.length + mine.retired.length === 0 || !sameKind(mine, theirs))) continue
+    const relationOnly = match === 'near' && other.key !== null && sameSubjectTerms(withoutUses(key), withoutUses(other.key)) && sameKind(fact, theirs)
+    if (match === 'near' && !relationOnly && (why === null || fact.cues.length + fact.retired.length === 0 || !sameKind(fact, theirs))) continue
+    if (key !== entry.key) ownSlot.add(other.id)
     const older = other.time <= entry.time
     if (why !== null && older && freshlyVerified(other, nowMs) && !verifiedSelf) {
       rivals.push(other)
@@ -193,17 +232,17 @@ export async function reviseDerived(
         `shielded: ${other.id} says ${quoteValue(theirs)} for "${other.key}" and its check passed on ${other.evidence?.verified_at?.slice(0, 10)}; this memory has no passing evidence, so both are kept as conflict. Record a passing check (verify_result: pass) or settle it with memory_resolve.`,
       )
     } else if (why !== null && older) losers.push(other)
-    else if (older && !freshlyVerified(other, nowMs) && sameKind(mine, theirs) && valueKind(mine) !== 'text') {
+    else if (older && !freshlyVerified(other, nowMs) && sameKind(fact, theirs) && valueKind(fact) !== 'text') {
       // No cue word: the later statement of one subject, with a value of the same kind, is its new
       // version (as under a key); the write says so, so a caller who meant both undoes it
       // (docs/decisions.md, issue 27). Values of two kinds ("uses React", "uses Postgres") and
       // plain words, which a relation may hold several of (languages spoken, allergies), conflict.
       losers.push(other)
-      out.warnings.push(`versioned: ${other.id} said ${quoteValue(theirs)} for "${other.key}"; this later memory says ${quoteValue(mine)} with no change cue, so it is kept as the new version and ${other.id} is superseded. If both hold, write again with expectConflict or restore ${other.id}.`)
+      out.warnings.push(`versioned: ${other.id} said ${quoteValue(theirs)} for "${other.key}"; this later memory says ${quoteValue(fact)} with no change cue, so it is kept as the new version and ${other.id} is superseded. If both hold, write again with expectConflict or restore ${other.id}.`)
     } else {
       rivals.push(other)
       out.warnings.push(
-        `conflict: ${other.id} says ${quoteValue(theirs)} for "${other.key}", this memory says ${quoteValue(mine)}, and nothing says which is current (no change cue such as "now" or "现在"); both are kept as conflict. Settle it with memory_resolve.`,
+        `conflict: ${other.id} says ${quoteValue(theirs)} for "${other.key}", this memory says ${quoteValue(fact)}, and nothing says which is current (no change cue such as "now" or "现在"); both are kept as conflict. Settle it with memory_resolve.`,
       )
     }
   }
@@ -225,7 +264,7 @@ export async function reviseDerived(
   }
   if (out.warnings.length > MAX_WARNINGS) out.warnings = [...out.warnings.slice(0, MAX_WARNINGS), `conflict: and ${out.warnings.length - MAX_WARNINGS} more memories of this subject; memory_history lists them.`]
   // One history: the new memory files under the slot of what it revises (the oldest such slot).
-  const joined = [...losers, ...rivals].find((e) => e.key !== entry.key && e.key !== null)
+  const joined = [...losers, ...rivals].find((e) => e.key !== entry.key && e.key !== null && !ownSlot.has(e.id))
   if (joined !== undefined && joined.key !== null) out.winner = (await txn.update(out.winner, { slot: joined.key })) ?? out.winner
   if (losers.length > 0) {
     const done = await supersedeEntries(txn, out.winner, losers)
