@@ -23,7 +23,7 @@
 import type { IndexEntry } from '../../types.js'
 import { changeCues, deriveClaim, deriveClaims, holdsSeveral, isStatement, kindOfValue, type ClaimForm, type DerivedClaim } from '../truth/claim-extract.js'
 import { frameOf, otherValue, sharedTerms, valueNames } from '../truth/claim-frame.js'
-import { atomsWithin, compareValues, unitClass, valueAtoms, type ValueAtoms } from '../truth/claim-value.js'
+import { acrossLanguages, atomsWithin, compareValues, unitClass, valueAtoms, type ValueAtoms } from '../truth/claim-value.js'
 import type { RuntimeConfig } from '../settings/config.js'
 import { evidenceState } from '../truth/evidence.js'
 import { slotMates, supersedeEntries } from './slots.js'
@@ -83,6 +83,8 @@ export function relateClaims(a: Pick<EntryClaim, 'atoms' | 'negated'>, b: Pick<E
   if (a.negated !== b.negated) return values === 'same' ? 'different' : 'empty'
   return values
 }
+
+const HAN = /\p{Script=Han}/u
 
 const STRUCTURED: ReadonlySet<EntryClaim['form']> = new Set(['arrow', 'colon', 'keyed'])
 
@@ -216,6 +218,8 @@ export async function reviseDerived(
   for (const { entry: other, match, mine: fact, key } of bySubject) {
     const theirs = factAbout(other, key)
     if (theirs === null || relateClaims(fact, theirs) !== 'different') continue
+    // "用户是素食者" and "The user is vegetarian": one subject across languages, values no rule compares.
+    if (HAN.test(entry.summary) !== HAN.test(other.summary) && acrossLanguages(fact.atoms, theirs.atoms)) continue
     const why = changeEvidence(fact, theirs, config)
     if (match === 'overlap' && !retires(fact, theirs)) continue
     // Another pet is one more pet: neither a change nor a conflict, unless the old one is retired by name.
