@@ -29,8 +29,10 @@ import { evidenceState } from '../truth/evidence.js'
 import { slotMates, supersedeEntries } from './slots.js'
 import { premisesConflict } from '../../store/premises.js'
 import { rarestTerms } from '../../store/index-view.js'
-import { nearSubjectTerms, sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
+import { nearSubjectTerms, sameSubjectTerms, subjectTerms, termsInOrder } from '../../language/subject-terms.js'
+import { aliasSlots } from './revision-candidates.js'
 import type { Txn } from './txn.js'
+import { loadUserAliases } from '../../retrieve/aliases.js'
 import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
 import { normalizeSlot, truncate } from '../../text.js'
 
@@ -130,20 +132,37 @@ const CURRENT: ReadonlySet<string> = new Set(['active', 'conflict'])
  */
 export type SubjectMatch = 'exact' | 'near' | 'overlap'
 
-export function subjectMates(txn: Txn, entry: IndexEntry, overlap = false): Array<{ entry: IndexEntry; match: SubjectMatch }> {
+/** Alias groups by name (`<root>/aliases.json`, retrieve/aliases.ts). */
+type AliasGroups = Readonly<Record<string, readonly string[]>>
+
+export function subjectMates(txn: Txn, entry: IndexEntry, overlap = false, aliases: AliasGroups = {}): Array<{ entry: IndexEntry; match: SubjectMatch }> {
   if (entry.key === null) return []
-  const mine = subjectTerms(entry.key)
   const out = new Map<string, { entry: IndexEntry; match: SubjectMatch }>()
-  for (const e of slotMates(txn, entry)) out.set(e.id, { entry: e, match: 'exact' })
-  // A near subject misses at most one of the entry's terms, so it holds one of the two rarest.
-  // Only the lists scanned are built: the common words' ones grow with the store.
-  for (const term of overlap ? mine : rarestTerms(txn.index, mine, false, 2)) {
-    for (const e of txn.index.withSubjectTerm(term)) {
-      if (out.has(e.id) || e.id === entry.id || e.type !== entry.type || !CURRENT.has(e.status) || e.retracts !== undefined || e.key === null) continue
-      if (premisesConflict(e.scope, entry.scope)) continue
-      const theirs = txn.index.subjectWordsOf(e)
-      const match: SubjectMatch | null = sameSubjectTerms(mine, theirs) ? 'exact' : nearSubjectTerms(mine, theirs) ? 'near' : overlap ? 'overlap' : null
-      if (match !== null) out.set(e.id, { entry: e, match })
+  const current = (e: IndexEntry) =>
+    !out.has(e.id) && e.id !== entry.id && e.type === entry.type && CURRENT.has(e.status) && e.retracts === undefined && e.key !== null && !premisesConflict(e.scope, entry.scope)
+  // The subject as written, and as each of the store's alias groups words it (aliases.json, which
+  // confirmed revisions record: "API port" is also "backend service port").
+  for (const key of [entry.key, ...aliasSlots(entry.key, aliases).keys()]) {
+    const mine = subjectTerms(key)
+    for (const e of slotMates(txn, { ...entry, key })) if (!out.has(e.id)) out.set(e.id, { entry: e, match: 'exact' })
+    // A near subject misses at most one of the entry's terms, so it holds one of the two rarest.
+    // Only the lists scanned are built: the common words' ones grow with the store.
+    for (const term of overlap ? mine : rarestTerms(txn.index, mine, false, 2)) {
+      for (const e of txn.index.withSubjectTerm(term)) {
+        if (!current(e)) continue
+        const theirs = txn.index.subjectWordsOf(e)
+        const match: SubjectMatch | null = sameSubjectTerms(mine, theirs) ? 'exact' : nearSubjectTerms(mine, theirs) ? 'near' : overlap ? 'overlap' : null
+        if (match !== null) out.set(e.id, { entry: e, match })
+      }
+    }
+  }
+  // A memory about one of the same entities (the writes' `entities`) whose subject ends in the
+  // same attribute word ("port", "端口") is a near subject, however each names the thing.
+  const named = new Set(entry.entities.map((n) => n.toLowerCase()))
+  const attribute = termsInOrder(entry.key).at(-1)
+  if (named.size > 0 && attribute !== undefined) {
+    for (const e of txn.index.withSubjectTerm(attribute)) {
+      if (current(e) && e.entities.some((n) => named.has(n.toLowerCase())) && termsInOrder(e.key as string).at(-1) === attribute) out.set(e.id, { entry: e, match: 'near' })
     }
   }
   const sorted = [...out.values()].sort((a, b) => a.entry.time.localeCompare(b.entry.time) || a.entry.id.localeCompare(b.entry.id))
@@ -167,13 +186,13 @@ interface FactMate {
  * The subject mates of every fact the entry states (claim-extract.ts deriveClaims): its slot's,
  * compared with `mine`, then each other fact's, compared with that fact. A memory is met once.
  */
-function factMates(txn: Txn, entry: IndexEntry & { key: string }, mine: EntryClaim): FactMate[] {
-  const out: FactMate[] = subjectMates(txn, entry, mine.retired.length > 0).map((m) => ({ ...m, mine, key: entry.key }))
+function factMates(txn: Txn, entry: IndexEntry & { key: string }, mine: EntryClaim, aliases: AliasGroups): FactMate[] {
+  const out: FactMate[] = subjectMates(txn, entry, mine.retired.length > 0, aliases).map((m) => ({ ...m, mine, key: entry.key }))
   const seen = new Set(out.map((m) => m.entry.id))
   for (const fact of deriveClaims(entry.summary)) {
     if (normalizeSlot(fact.subject) === normalizeSlot(entry.key)) continue
     const claim = fromDerived(fact, null)
-    for (const m of subjectMates(txn, { ...entry, key: fact.subject }, fact.retired.length > 0)) {
+    for (const m of subjectMates(txn, { ...entry, key: fact.subject }, fact.retired.length > 0, aliases)) {
       if (seen.has(m.entry.id)) continue
       seen.add(m.entry.id)
       out.push({ ...m, mine: claim, key: fact.subject })
@@ -212,7 +231,7 @@ export async function reviseDerived(
   const verifiedSelf = freshlyVerified(entry, nowMs)
   const losers: IndexEntry[] = []
   const rivals: IndexEntry[] = []
-  const bySubject = mine === null || entry.key === null ? [] : factMates(txn, { ...entry, key: entry.key }, mine)
+  const bySubject = mine === null || entry.key === null ? [] : factMates(txn, { ...entry, key: entry.key }, mine, await loadUserAliases(txn.backend))
   // The memories a fact other than the first revises keep their own slot (one claim per fact).
   const ownSlot = new Set<string>()
   for (const { entry: other, match, mine: fact, key } of bySubject) {
