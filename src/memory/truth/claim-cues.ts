@@ -54,3 +54,6 @@ export function retiredIn(clause: string): string[] {
   if (from !== null) out.push(stripValueEdges(from[1] as string))
   return out.filter((v) => v !== '' && hasContent(v))
 }
+
+/** Words that add a value beside the others rather than replace them ("also", "too", "也", "还支持"). */
+export const ADDITIVE = /\b(?:too|also|as well|in addition|additionally|besides|alongside|on top of)\b|也|还(?:支持|有|用|会|养了|加了)|另外|此外|新增|同时|以及/iu

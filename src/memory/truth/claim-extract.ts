@@ -26,13 +26,13 @@
 import { normalizeSlot } from '../../text.js'
 import { hasHan, HEDGES, unique, type DerivedClaim, type Raw } from './claim-text.js'
 import { stripValueEdges } from './claim-kinds.js'
-import { changeCues, retiredIn } from './claim-cues.js'
+import { ADDITIVE, changeCues, retiredIn } from './claim-cues.js'
 import { finish } from './claim-subject.js'
 import { arrowForm, categoryForm, changeForm, colonForm, enRelationForm, measuredForm, shapedForm, zhRelationForm } from './claim-forms.js'
 import { carryTopic, CONDITION_EN, CONDITION_EN_TAIL, CONDITION_ZH, CONDITION_ZH_INLINE, firstSentenceClauses, QUESTION_WORDS, splitClauses, splitFacts, splitSentences, unframe, ZH_QUESTION } from './claim-sentences.js'
 
 export type { ClaimForm, DerivedClaim } from './claim-text.js'
-export { changeCues } from './claim-cues.js'
+export { ADDITIVE, changeCues } from './claim-cues.js'
 export { holdsSeveral, kindMentions, kindOfValue } from './claim-kinds.js'
 export { isStatement, STATEMENT_CHARS, STATEMENT_SENTENCES } from './claim-sentences.js'
 
@@ -150,6 +150,7 @@ function deriveClaimsAnew(input: string): DerivedClaim[] {
     if (/^(?:you|we|i|they|one)\s+(?:can|could|should|might|may|must|need to|have to|ought to)\b|^(?:maybe|perhaps|try|consider|let's)\b/iu.test(clause)) continue
     // A clause that only retires a value ("不再是素食") asserts nothing of its own.
     if (/^(?:不再|no longer|not any ?more)/iu.test(clause)) continue
+    const additive = ADDITIVE.test(clause) ? { additive: true as const } : {}
     for (const raw of factsOf(clause)) {
       const done = finish(raw, body, speaker)
       if (done === null) continue
@@ -161,6 +162,7 @@ function deriveClaimsAnew(input: string): DerivedClaim[] {
         subject,
         cues: raw.form === 'change' && cues.length === 0 ? ['changed'] : cues,
         retired: unique([...from, ...retired]).filter((v) => v !== ''),
+        ...additive,
       })
     }
   }

@@ -17,6 +17,8 @@ export interface DerivedClaim {
   cues: string[]
   /** Values the text says no longer hold: "no longer X", "不再是 X", the A of "from A to B". */
   retired: string[]
+  /** Its clause adds the value beside the others ("also", "too", "也", "还有"): it replaces none. */
+  additive?: true
 }
 
 /** A form's match before its subject is cleaned and its value trimmed (claim-subject.ts `finish`). */

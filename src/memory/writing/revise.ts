@@ -21,7 +21,7 @@
  */
 
 import type { IndexEntry } from '../../types.js'
-import { changeCues, deriveClaim, deriveClaims, holdsSeveral, isStatement, kindOfValue, type ClaimForm, type DerivedClaim } from '../truth/claim-extract.js'
+import { ADDITIVE, changeCues, deriveClaim, deriveClaims, holdsSeveral, isStatement, kindOfValue, type ClaimForm, type DerivedClaim } from '../truth/claim-extract.js'
 import { frameOf, otherValue, sharedTerms, valueNames } from '../truth/claim-frame.js'
 import { acrossLanguages, atomsWithin, compareValues, unitClass, valueAtoms, type ValueAtoms } from '../truth/claim-value.js'
 import type { RuntimeConfig } from '../settings/config.js'
@@ -49,13 +49,15 @@ export interface EntryClaim {
   form: ClaimForm | 'keyed'
   cues: string[]
   retired: string[]
+  /** It adds a value beside the others ("also", "too", "也"): it revises nothing. */
+  additive?: true
 }
 
 const claimCache = new WeakMap<IndexEntry, EntryClaim | null>()
 
 /** The claim a text makes under a subject, from a derivation. */
 function fromDerived(d: DerivedClaim, subject: string | null): EntryClaim {
-  return { subject: subject ?? d.subject, names: [...new Set([subject ?? d.subject, d.subject])], value: d.value, atoms: valueAtoms(d.value), negated: d.negated, form: d.form, cues: d.cues, retired: d.retired }
+  return { subject: subject ?? d.subject, names: [...new Set([subject ?? d.subject, d.subject])], value: d.value, atoms: valueAtoms(d.value), negated: d.negated, form: d.form, cues: d.cues, retired: d.retired, ...(d.additive === true ? { additive: true } : {}) }
 }
 
 /**
@@ -224,9 +226,10 @@ export async function reviseDerived(
   related: readonly string[] = [],
 ): Promise<RevisionOutcome> {
   const out: RevisionOutcome = { winner: entry, superseded: [], warnings: [] }
-  // "now supports Linux too", "也支持": a value added beside the others, not instead of them.
-  if (ADDITIVE.test(entry.summary)) return out
   const mine = entryClaim(entry)
+  // "now supports Linux too", "也支持": a value added beside the others, not instead of them
+  // (a fact of its own clause, claim-extract.ts; the whole text when no fact is read).
+  if (mine === null ? ADDITIVE.test(entry.summary) : mine.additive === true) return out
   const nowMs = Date.parse(txn.now)
   const verifiedSelf = freshlyVerified(entry, nowMs)
   const losers: IndexEntry[] = []
@@ -236,6 +239,7 @@ export async function reviseDerived(
   const ownSlot = new Set<string>()
   for (const { entry: other, match, mine: fact, key } of bySubject) {
     const theirs = factAbout(other, key)
+    if (fact.additive === true) continue
     if (theirs === null || relateClaims(fact, theirs) !== 'different') continue
     // "用户是素食者" and "The user is vegetarian": one subject across languages, values no rule compares.
     if (HAN.test(entry.summary) !== HAN.test(other.summary) && acrossLanguages(fact.atoms, theirs.atoms)) continue
@@ -307,9 +311,6 @@ export async function reviseDerived(
   }
   return out
 }
-
-/** Words that add a value beside the others rather than replace them. */
-const ADDITIVE = /\b(?:too|also|as well|in addition|additionally|besides|alongside|on top of)\b|也|还(?:支持|有|用|会)|另外|此外|新增|同时|以及/iu
 
 /** Words that take a value back: the old value may be named in a change only beside one of these. */
 export const RETIRING = /\b(?:replaced|replacing|off|from|instead|gone|no longer|not|dropped|left|closed|retired|lapsed|ditched|stopped|quit)\b|不再|取代|替换|从|不用|停用|下线|退掉|离开|离职|而不是/iu
