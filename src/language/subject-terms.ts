@@ -38,7 +38,7 @@ const FILLER = new Set(
  */
 export const SUBJECT_TERM_GROUPS: Readonly<Record<string, readonly string[]>> = {
   database: ['database', 'db', 'datastore', '数据库', '主库'],
-  api: ['api', 'backend', 'backend service', 'api service', 'api server', '接口服务', '后端', '后端服务', '接口'],
+  api: ['api', 'backend', 'backend service', 'backend server', 'api service', 'api server', 'api 服务', 'api 服务器', '接口服务', '后端', '后端服务', '服务端', '接口'],
   frontend: ['frontend', 'front end', 'front-end', 'web frontend', '前端'],
   cert: ['certificate', 'cert', 'tls certificate', 'ssl certificate', 'ssl cert', 'tls cert', '证书', 'ssl 证书', 'tls 证书'],
   dns: ['dns', 'dns hosting', '域名解析', 'dns 解析'],
@@ -85,7 +85,7 @@ export const SUBJECT_TERM_GROUPS: Readonly<Record<string, readonly string[]>> = 
   diet: ['diet', '饮食'],
   home: ['home', '住址'],
   job: ['job', '职业'],
-  employer: ['employer', '单位'],
+  employer: ['employer', '单位', '公司', '工作单位'],
   pet: ['pet', '宠物'],
   name: ['name', '名字'],
   age: ['age', ...ZH_SYNONYM_GROUPS.zhAge ?? []],

@@ -190,7 +190,7 @@ export function shapedForm(c: string): Raw | null {
   if (there !== null) return { subject: `${there[3]} ${there[2]}`, value: there[1] as string, relation: 'copula', form: 'relation', negated: false }
   const commute = commuteForm(c)
   if (commute !== null) return commute
-  const works = /^(.+?)(?:现在|目前|一直|已经)?在(.+?)(上班|工作|任职|就职|实习|读书|上学|念书|办公)$/u.exec(c)
+  const works = /^(.+?)(?:现在|目前|一直|已经)?在(.+?)(上班|工作|任职|就职|实习|读书|上学|念书|办公)了?$/u.exec(c)
   // The 在 of 现在 or 正在 is no "at": "我现在改骑车上班" says nothing of where.
   if (works !== null && !ZH_BLOCKED.has(`${(works[1] as string).slice(-1)}在`)) {
     const relation = /读书|上学|念书/u.test(works[3] as string) ? 'studies at' : works[3] === '办公' ? 'office' : 'works at'
