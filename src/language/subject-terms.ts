@@ -56,6 +56,7 @@ export const SUBJECT_TERM_GROUPS: Readonly<Record<string, readonly string[]>> = 
   branch: ['branch', '分支'],
   cluster: ['cluster', '集群'],
   timeout: ['timeout', '超时', '超时时间'],
+  ttl: ['ttl', 'expiry', 'time to live', '有效期', '过期时间'],
   region: ['region', '区域', '地域'],
   budget: ['budget', '预算'],
   price: ['price', 'cost', '价格', '费用', '售价'],

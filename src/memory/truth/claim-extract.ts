@@ -28,7 +28,7 @@ import { hasHan, HEDGES, unique, type DerivedClaim, type Raw } from './claim-tex
 import { stripValueEdges } from './claim-kinds.js'
 import { ADDITIVE, changeCues, retiredIn } from './claim-cues.js'
 import { finish } from './claim-subject.js'
-import { arrowForm, categoryForm, changeForm, colonForm, enRelationForm, measuredForm, shapedForm, zhHabitForm, zhRelationForm } from './claim-forms.js'
+import { arrowForm, categoryForm, changeForm, colonForm, enRelationForm, measuredForm, shapedForm, zhAtTimeForm, zhHabitForm, zhRelationForm } from './claim-forms.js'
 import { carryTopic, CONDITION_EN, CONDITION_EN_TAIL, CONDITION_ZH, CONDITION_ZH_INLINE, firstSentenceClauses, QUESTION_WORDS, splitClauses, splitFacts, splitSentences, unframe, ZH_QUESTION } from './claim-sentences.js'
 
 export type { ClaimForm, DerivedClaim } from './claim-text.js'
@@ -75,7 +75,7 @@ function formOf(clause: string): Raw | null {
     (hasHan(clause) ? zhRelationForm(clause) ?? enRelationForm(clause) : enRelationForm(clause)) ??
     measuredForm(clause) ??
     categoryForm(clause) ??
-    (hasHan(clause) ? zhHabitForm(clause) : null)
+    (hasHan(clause) ? zhHabitForm(clause) ?? zhAtTimeForm(clause) : null)
   )
 }
 

@@ -348,3 +348,13 @@ export function zhHabitForm(c: string): Raw | null {
   const object = (m[5] as string).replace(/^(?:了|过)/u, '').replace(/^[一两几]?[杯只个条次顿份件些]/u, '').trim()
   return { subject: `${subject} ${verb}`, value: object === '' || /^了?$/u.test(object) ? verb : object, relation: 'copula', form: 'relation', negated: m[3] !== undefined }
 }
+
+/** "站会每天早上九点半", "周会定在每周二下午三点": a noun and the time it happens, no verb. */
+const ZH_AT_TIME =
+  /^(.{1,12}?)(?:定在|定于|安排在)?((?:每天|每晚|每周[一二三四五六日天]?|每个?工作日|工作日|周[一二三四五六日天])?\s*(?:早上|上午|中午|下午|晚上|凌晨)?\s*(?:\d{1,2}[:：]\d{2}|[零一二两三四五六七八九十\d]+点(?:半|[零一二三四五六七八九十\d]+分?)?))$/u
+
+export function zhAtTimeForm(c: string): Raw | null {
+  const m = ZH_AT_TIME.exec(c)
+  if (m === null || /[是在为用把被]$/u.test(m[1] as string)) return null
+  return { subject: `${m[1]} 时间`, value: m[2] as string, relation: 'copula', form: 'relation', negated: false }
+}

@@ -108,6 +108,8 @@ const RELATION_LABEL: Readonly<Record<string, { en: string; zh: string }>> = {
   'commutes by': { en: 'commute', zh: '通勤' },
 }
 
+const PORT_LABEL = { en: 'port', zh: '端口' }
+
 /** The finished claim of a raw match, or null when the subject is not one. */
 export function finish(given: Raw, wholeText: string, speaker: string | null): Omit<DerivedClaim, 'cues' | 'retired'> | null {
   const raw = locatedIn(given)
@@ -137,7 +139,8 @@ export function finish(given: Raw, wholeText: string, speaker: string | null): O
     subject = withCategory(subject, c)
   } else if (raw.relation !== 'copula' && (raw.form === 'relation' || raw.form === 'change')) {
     const kind = categoryFor(value, KINDS)
-    const label = RELATION_LABEL[raw.relation] ?? { en: raw.relation, zh: raw.relation }
+    // "listens on 9090" names a port as "listens on port 9090" does.
+    const label = raw.relation === 'listens on' && /^\d{2,5}$/u.test(value) ? PORT_LABEL : RELATION_LABEL[raw.relation] ?? { en: raw.relation, zh: raw.relation }
     if (kind !== null) subject = named(subject, kind) ? subject : withCategory(subject, kind)
     else if (promoted === null && label !== undefined) subject = `${subject} ${hasHan(subject) ? label.zh : label.en}`
   } else if (raw.form === 'change') {
