@@ -91,6 +91,9 @@ describe('subjects that resolve', () => {
   it('look-alikes stay apart: another server, and one fact said in two languages', async () => {
     expect((await history(['The API server listens on port 8080.', 'The admin server now listens on port 9443.'])).statuses).toEqual(['active', 'active'])
     expect((await history(['用户是素食者。', 'The user is vegetarian.'])).statuses).toEqual(['active', 'active'])
+    // A relative's home or workplace is another subject, however one word names the relative.
+    expect((await history(['The user lives in Berlin.', "The user's mother now lives in Munich."])).statuses).toEqual(['active', 'active'])
+    expect((await history(['我在阿里上班。', '我老婆现在在腾讯上班。'])).statuses).toEqual(['active', 'active'])
   })
 
   it("the store's alias groups (aliases.json) join two wordings; without the group they stay apart", async () => {

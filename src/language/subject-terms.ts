@@ -86,7 +86,7 @@ export const SUBJECT_TERM_GROUPS: Readonly<Record<string, readonly string[]>> = 
   diet: ['diet', '饮食'],
   home: ['home', '住址'],
   job: ['job', '职业'],
-  employer: ['employer', '单位', '公司', '工作单位'],
+  employer: ['employer', '单位'],
   pet: ['pet', '宠物'],
   name: ['name', '名字'],
   age: ['age', ...ZH_SYNONYM_GROUPS.zhAge ?? []],
@@ -178,6 +178,13 @@ const RELATION_TERMS = new Set(
     .concat(['使用', '部署', '监听', '指向', '偏好', '负责', '启用']),
 )
 
+/** Terms that name a person: a subject one of them widens is another person's (nearSubjectTerms). */
+const PERSON_TERMS = new Set([
+  ...['wife', 'husband', 'mother', 'father', 'parents', 'daughter', 'son', 'child', 'manager', 'doctor'],
+  ...'brother sister grandma grandmother grandpa grandfather friend colleague partner spouse boyfriend girlfriend uncle aunt cousin neighbor neighbour roommate'.split(' ').map((w) => stem(w)),
+  ...Array.from('哥姐弟妹爷奶叔姨舅婶'),
+])
+
 /** One subject in two phrasings: the same terms. */
 export function sameSubjectTerms(a: readonly string[], b: readonly string[]): boolean {
   return a.length > 0 && a.length === b.length && a.every((t, i) => t === b[i])
@@ -195,5 +202,7 @@ export function nearSubjectTerms(a: readonly string[], b: readonly string[], ext
   const [small, large] = coreLength(a) <= coreLength(b) ? [a, b] : [b, a]
   const smallLength = coreLength(small)
   if (smallLength === 0 || coreLength(large) - smallLength > extra) return false
+  // "user home" and "user mother home" are two people's homes, not one subject said wider.
+  if (large.some((t) => PERSON_TERMS.has(t) && !small.includes(t))) return false
   return small.every((t) => RELATION_TERMS.has(t) || large.includes(t))
 }
