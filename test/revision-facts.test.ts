@@ -132,3 +132,20 @@ describe('Chinese habits stated and denied', () => {
     expect((await history(['老张不抽烟。', '老张现在开始跑步了。'])).statuses).toEqual(['active', 'active'])
   })
 })
+
+describe('a change that takes effect later', () => {
+  it('reads the subject past "starting next Monday" / "下个月起" and "will", and the change revises the old value', () => {
+    const read = (t: string) => deriveClaims(t).map((c) => [c.subject, c.value])[0]
+    expect(read('Starting next Monday, the API will listen on port 9090.')).toEqual(['API port', '9090'])
+    expect(read('From next week the API moves to port 9090.')).toEqual(['API port', '9090'])
+    expect(read('Next month the team switches to Linear.')).toEqual(['team issue tracker', 'Linear'])
+    expect(read('下个月起站会改到十点。')).toEqual(['站会', '十点'])
+    expect(read('站会在早上九点半。')).toEqual(['站会 时间', '早上九点半'])
+  })
+
+  it('supersedes the old value in both languages; "goes to" a school is no change', async () => {
+    expect((await history(['The API listens on port 8080.', 'Starting next Monday, the API will listen on port 9090.'])).statuses).toEqual(['superseded', 'active'])
+    expect((await history(['团队用 Jira。', '从下个月开始团队改用 Linear。'])).statuses).toEqual(['superseded', 'active'])
+    expect((await history(["Priya's daughter goes to Hillcrest Elementary.", "Priya's daughter goes to Maple Grove Elementary."])).statuses).not.toContain('superseded')
+  })
+})

@@ -82,7 +82,7 @@ export function arrowForm(c: string): Raw | null {
 }
 
 const EN_CHANGE =
-  /^(.+?)\s+(?:has\s+|have\s+|was\s+|were\s+|is\s+|are\s+|got\s+|just\s+|recently\s+|now\s+|finally\s+)*(?:been\s+)?(?:changed|moved|migrated|switched|upgraded|downgraded|bumped|updated|converted|went|changes|moves|switches|migrates|raised|lowered|increased|decreased|reduced|extended|shortened|tightened|relaxed|relocated|repointed|rescheduled|pushed|pulled|cut|capped|doubled|halved|rose|fell|jumped|dropped)\s+(?:up\s+|down\s+|back\s+|over\s+)?(?:from\s+(.+?)\s+)?(?:to|into|over to|onto)\s+(.+)$/iu
+  /^(.+?)\s+(?:has\s+|have\s+|was\s+|were\s+|is\s+|are\s+|got\s+|just\s+|recently\s+|now\s+|finally\s+)*(?:been\s+)?(?:changed|moved|migrated|switched|upgraded|downgraded|bumped|updated|converted|went|goes up|goes down|go up|go down|rises|falls|jumps|drops|changes|moves|switches|migrates|move|switch|migrate|raised|lowered|increased|decreased|reduced|extended|shortened|tightened|relaxed|relocated|repointed|rescheduled|pushed|pulled|cut|capped|doubled|halved|rose|fell|jumped|dropped)\s+(?:up\s+|down\s+|back\s+|over\s+)?(?:from\s+(.+?)\s+)?(?:to|into|over to|onto)\s+(.+)$/iu
 const ZH_CHANGE =
   /^(.+?)(?:已经|现在|已|刚刚|刚|如今|目前)?(?:从(.+?))?(跳槽到|跳槽去|改成|换成|改为|改用|换用|迁移到|迁移至|迁到|切换到|切换成|切到|换到|升级到|升级为|降级到|变成|变为|调整为|调整到|调整成|调成|调到|调为|改到|搬到|搬去|提高到|提升到|降低到|降到|升到|增加到|减少到|延长到|缩短到|扩容到|缩容到|扩到|缩到|收紧到|放宽到|挪到|移到|转到|交给|改由|更换为|更换成|更新为|换为|定为|升级成|调整成|设成|设为|改设为)了?(.+)$/u
 
@@ -351,7 +351,7 @@ export function zhHabitForm(c: string): Raw | null {
 
 /** "站会每天早上九点半", "周会定在每周二下午三点": a noun and the time it happens, no verb. */
 const ZH_AT_TIME =
-  /^(.{1,12}?)(?:定在|定于|安排在)?((?:每天|每晚|每周[一二三四五六日天]?|每个?工作日|工作日|周[一二三四五六日天])?\s*(?:早上|上午|中午|下午|晚上|凌晨)?\s*(?:\d{1,2}[:：]\d{2}|[零一二两三四五六七八九十\d]+点(?:半|[零一二三四五六七八九十\d]+分?)?))$/u
+  /^(.{1,12}?)(?:定在|定于|安排在|在)?((?:每天|每晚|每周[一二三四五六日天]?|每个?工作日|工作日|周[一二三四五六日天])?\s*(?:早上|上午|中午|下午|晚上|凌晨)?\s*(?:\d{1,2}[:：]\d{2}|[零一二两三四五六七八九十\d]+点(?:半|[零一二三四五六七八九十\d]+分?)?))$/u
 
 export function zhAtTimeForm(c: string): Raw | null {
   const m = ZH_AT_TIME.exec(c)

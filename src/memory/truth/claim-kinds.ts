@@ -24,6 +24,7 @@ export const KINDS: readonly Category[] = [
   { en: 'message queue', zh: '消息队列', cue: /\b(?:rabbitmq|kafka|sqs|nats|pulsar|activemq|zeromq|rocketmq|nsq)\b/iu },
   { en: 'search engine', zh: '搜索引擎', cue: /\b(?:elasticsearch|opensearch|solr|meilisearch|typesense|lucene)\b/iu },
   { en: 'editor', zh: '编辑器', cue: /\b(?:vim|neovim|nvim|emacs|vs ?code|visual studio code|intellij|webstorm|pycharm|sublime(?: text)?|helix|zed)\b/iu },
+  { en: 'issue tracker', zh: '项目管理工具', cue: /\b(?:jira|linear|asana|trello|youtrack|clickup|shortcut|pivotal tracker)\b|禅道|tapd/iu },
   { en: 'CI', zh: 'CI', cue: /\b(?:jenkins|github actions|gitlab ci|circleci|travis(?: ci)?|buildkite|drone|teamcity)\b/iu },
   { en: 'cloud', zh: '云', cue: /\b(?:aws|gcp|google cloud|azure|digitalocean|hetzner|linode|vercel|netlify|heroku|fly\.io)\b|阿里云|腾讯云|华为云/iu },
   { en: 'frontend framework', zh: '前端框架', cue: /\b(?:react|vue|angular|svelte|solid(?:js)?|preact|next\.?js|nuxt)\b/iu },
@@ -70,7 +71,7 @@ export const ZH_VALUE_NOUN_BEFORE = /^(端口|版本|分支|区域|机房|集群
 
 /** When-words at a value's end: they say when it changed, not what it is. */
 const VALUE_TAIL =
-  /(?:\s+(?:over the weekend|yesterday|today|tonight|last (?:week|month|year|night|sprint)|this (?:week|month|year|sprint|morning)|recently|again|for now|from now on|going forward|now|anymore|any more|as well|too)|\s*(?:了|啦|去年|今年|上周|上个月|昨天|今天|最近|以后|了呢))+$/iu
+  /(?:\s+(?:over the weekend|yesterday|today|tonight|last (?:week|month|year|night|sprint)|this (?:week|month|year|sprint|morning)|(?:starting |from |as of |effective )?next (?:week|month|year|quarter|sprint|monday|tuesday|wednesday|thursday|friday)|(?:starting |from |effective )?tomorrow|in (?:january|february|march|april|may|june|july|august|september|october|november|december)|recently|again|for now|from now on|going forward|now|anymore|any more|as well|too)|\s*(?:了|啦|去年|今年|上周|上个月|昨天|今天|最近|以后|了呢|下周起|下个月起|下周开始|下个月开始))+$/iu
 
 /** A second statement joined to the value ("vegetarian and doesn't eat meat"): not part of it. */
 const JOINED_STATEMENT = /\s+(?:and|but|while|so|which)\s+(?:is|are|was|were|does|doesn't|do|don't|did|didn't|has|have|had|no longer|not|never|will|won't|can|can't|it|they|we|i)\b.*$/iu

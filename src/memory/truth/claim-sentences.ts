@@ -93,9 +93,20 @@ function uncontract(t: string): string {
     .replace(/\b(I|we|they|you)['’]ve\b/giu, '$1 have')
 }
 
+/** A time a change takes effect at ("next Monday", "June 1", "2026-03-01"). */
+const WHEN_EN =
+  '(?:(?:next|this|the coming|coming)\\s+(?:week|month|year|quarter|sprint|release|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|tomorrow|tonight|(?:on\\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:on\\s+|in\\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?(?:\\s+\\d{1,2}(?:st|nd|rd|th)?)?|\\d{4}-\\d{2}-\\d{2})'
+const TAKES_EFFECT_EN = new RegExp(`^(?:(?:starting|beginning|from|as of|effective|after)\\s+${WHEN_EN}\\s*,?|${WHEN_EN}(?:\\s*,|(?=\\s+(?:the|our|my|we|i|they|his|her|its)\\b)))\\s*`, 'iu')
+const TAKES_EFFECT_ZH = /^(?:从)?(?:(?:下|本|这|下个|这个)(?:周|星期|礼拜|个?月|季度|年)[一二三四五六日天]?|明天|后天|\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{1,2}\s*[日号])(?:起|开始)[，,]?\s*/u
+
+/** "will listen on", "is going to move to": the future read as the statement it will be ("will be" is "is"). */
+function unmodal(t: string): string {
+  return t.replace(/\b(?:will|is going to|are going to)\s+be\b/giu, 'is').replace(/\b(?:will|is going to|are going to)\s+(?=[a-z])/giu, '')
+}
+
 export function unframe(text: string): { text: string; cue: string | null; speaker: string | null } {
   // Traditional Chinese is read as Simplified, so its cues and attribute words are the ones below.
-  const spoken = unspeak(uncontract(simplifyHan(text.normalize('NFKC')).replace(/\s+/g, ' ').trim()))
+  const spoken = unspeak(unmodal(uncontract(simplifyHan(text.normalize('NFKC')).replace(/\s+/g, ' ').trim())))
   let t = spoken.text
   let cue: string | null = null
   for (let i = 0; i < 3; i++) {
@@ -107,6 +118,8 @@ export function unframe(text: string): { text: string; cue: string | null; speak
       t = t.slice(lead[0].length)
     }
     t = t.replace(HEDGES, '')
+    // "Starting next Monday, ...", "下个月起...": when a change takes effect frames the statement.
+    t = t.replace(TAKES_EFFECT_EN, '').replace(TAKES_EFFECT_ZH, '')
     // "Branch naming changed: ...", "From now on, ...", "变更：": a frame that announces a change.
     const framed = /^(?:[^:：]{1,40}?\s(?:changed|updated|moved|switched|update|change)\s*[:：]|(?:from now on|going forward|as of (?:today|now))\s*[,，]?|(?:变更|调整|新规则|新的约定)\s*[:：])\s*/iu.exec(t)
     if (framed !== null && framed[0].length < t.length) {
