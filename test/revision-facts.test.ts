@@ -130,6 +130,12 @@ describe('Chinese habits stated and denied', () => {
     expect((await history(['女儿不喝牛奶。', '女儿现在每天早上都喝一杯牛奶。'])).statuses).toEqual(['superseded', 'active'])
     expect((await history(['测试环境不对外开放。', '测试环境现在对外开放了。'])).statuses).toEqual(['superseded', 'active'])
     expect((await history(['老张不抽烟。', '老张现在开始跑步了。'])).statuses).toEqual(['active', 'active'])
+    expect((await history(['我每天喝两杯咖啡。', '我现在每天只喝一杯咖啡。'])).statuses).toEqual(['superseded', 'active'])
+  })
+
+  it('a title before a name ends no sentence: "Dr. Kim" is the whole value', async () => {
+    expect(deriveClaims("The user's dentist is Dr. Kim.").map((c) => c.value)).toEqual(['Dr. Kim'])
+    expect((await history(["The user's dentist is Dr. Kim.", "The user's dentist is now Dr. Lopez."])).statuses).toEqual(['superseded', 'active'])
   })
 })
 

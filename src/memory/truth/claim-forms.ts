@@ -332,7 +332,7 @@ export function categoryForm(c: string): Raw | null {
 
 /** Verbs of a habit, a permission or a capability, which Chinese negates with 不 / 不再 / 没 ("老张不抽烟", "测试环境不对外开放"). */
 const ZH_HABIT =
-  /^(.{1,12}?)((?:现在|最近|已经|又|重新|开始|每天|每周|平时|一直|也|还|都|早上|晚上|从此|再|能|会|可以|对外)*)(不再|已经不|已不|不|没有|没)?((?:对外)?(?:支持|允许|开放|抽烟|喝酒|喝|吃|养|提供|接受|加班|运动|健身|跑步|戴|穿|收取|收费|包邮|营业))(.*)$/u
+  /^(.{1,12}?)((?:现在|最近|已经|又|重新|开始|每天|每周|平时|一直|也|还|都|只|早上|晚上|从此|再|能|会|可以|对外)*)(不再|已经不|已不|不|没有|没)?((?:对外)?(?:支持|允许|开放|抽烟|喝酒|喝|吃|养|提供|接受|加班|运动|健身|跑步|戴|穿|收取|收费|包邮|营业))(.*)$/u
 
 /**
  * "老张不抽烟" / "老张最近又开始抽烟了", "女儿不喝牛奶", "测试环境不对外开放": a habit, permission or
@@ -345,7 +345,7 @@ export function zhHabitForm(c: string): Raw | null {
   const subject = (m[1] as string).trim()
   if (subject === '' || /[是在用为把被]$/u.test(subject)) return null
   const verb = (m[4] as string).replace(/^对外/u, '')
-  const object = (m[5] as string).replace(/^(?:了|过)/u, '').replace(/^[一两几]?[杯只个条次顿份件些]/u, '').trim()
+  const object = (m[5] as string).replace(/^(?:了|过)/u, '').trim()
   return { subject: `${subject} ${verb}`, value: object === '' || /^了?$/u.test(object) ? verb : object, relation: 'copula', form: 'relation', negated: m[3] !== undefined }
 }
 

@@ -23,7 +23,7 @@ export const CONDITION_EN_TAIL = /\s+(?:in|on|for|during)\s+((?:the\s+)?(?:stagi
 /** The sentences of a text (a decimal point or a domain's dot does not end one). */
 export function splitSentences(text: string): string[] {
   return text
-    .split(/[。！？!?；;\n]+|\.(?=\s|$)/u)
+    .split(/[。！？!?；;\n]+|(?<!\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs))\.(?=\s|$)/u)
     .map((c) => c.trim())
     .filter((c) => c !== '')
 }
@@ -40,7 +40,7 @@ export function splitClauses(sentence: string): string[] {
  * sentence ("The API moved to port 9090; the database is Postgres 16" states two facts).
  */
 export function firstSentenceClauses(text: string): string[] {
-  const first = text.split(/[。！？!?\n]+|\.(?=\s|$)/u).map((c) => c.trim()).find((c) => c !== '') ?? ''
+  const first = text.split(/[。！？!?\n]+|(?<!\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs))\.(?=\s|$)/u).map((c) => c.trim()).find((c) => c !== '') ?? ''
   return first.split(/\s*[；;]\s*/u).flatMap(splitClauses)
 }
 
