@@ -106,6 +106,9 @@ const ZH_MEMBER_NAME = new Map(ZH_MEMBERS.map((x) => [x.m.replace(/\s+/gu, ''), 
 /** English phrases of several words, longest first: replaced by their group's name before words are read. */
 const EN_PHRASES = MEMBERS.filter((x) => !/\p{Script=Han}/u.test(x.m) && /[\s-]/u.test(x.m)).sort(byLength)
 const EN_PHRASE = new RegExp(`\\b(?:${EN_PHRASES.map((x) => escape(x.m).replace(/[ -]/gu, '[\\s-]+')).join('|')})s?\\b`, 'gu')
+/** A cheap test before the phrases are looked for: the first word of one of them is in the text. */
+const PHRASE_START = new RegExp(`\\b(?:${[...new Set(EN_PHRASES.map((x) => escape(x.m.split(/[\\s-]/u)[0] as string)))].join('|')})[\\s-]`, 'u')
+const HAN = /\p{Script=Han}/u
 const EN_PHRASE_NAME = new Map(EN_PHRASES.map((x) => [x.m.replace(/[\s-]+/gu, ' '), x.name]))
 
 const CJK_RUN = /[\p{Script=Han}]+/gu
@@ -142,11 +145,11 @@ export function subjectTerms(subject: string, withList = true): string[] {
 /** The terms of a text in the order they stand, deduplicated: a statement names its subject first. */
 export function termsInOrder(text: string, withList = true): string[] {
   const plain = simplifyHan(text.normalize('NFKC').toLowerCase())
-  const lower = !withList ? plain : plain.replace(EN_PHRASE, (p) => ` ${EN_PHRASE_NAME.get(p.replace(/[\s-]+/gu, ' ').replace(/s$/u, '')) ?? p} `)
+  const lower = !withList || !PHRASE_START.test(plain) ? plain : plain.replace(EN_PHRASE, (p) => ` ${EN_PHRASE_NAME.get(p.replace(/[\s-]+/gu, ' ').replace(/s$/u, '')) ?? p} `)
   const found: Array<{ at: number; term: string }> = []
   // Matched on one copy, blanked on another, so that positions stay those of the text.
   let rest = lower
-  for (const m of withList ? lower.matchAll(ZH_MEMBER) : []) {
+  for (const m of withList && HAN.test(lower) ? lower.matchAll(ZH_MEMBER) : []) {
     found.push({ at: m.index, term: ZH_MEMBER_NAME.get(m[0].replace(/\s+/gu, '')) ?? m[0] })
     rest = rest.slice(0, m.index) + ' '.repeat(m[0].length) + rest.slice(m.index + m[0].length)
   }
