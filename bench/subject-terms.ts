@@ -10,7 +10,7 @@
  *   npm run bench:subject-terms -- --pairs  also lists every pair the list joins or parts
  */
 
-import { deriveClaim, nearSubjectTerms, sameSubjectTerms, subjectTerms } from '../src/api.js'
+import { deriveClaim, nearSubjectTerms, sameSubjectTerms, subjectTerms } from '../lib/api.js'
 import { flags } from './args.js'
 import { loadCases, type ClaimCase, type Split } from './claim-set.js'
 
