@@ -64,6 +64,7 @@ export { FUSION, reciprocalRankFusion } from './retrieve/fusion.js'
 export { VectorIndex } from './retrieve/vector-index.js'
 export { embedHandler, memoryEmbedTool } from './tools/memory-embed.js'
 export { tokenize, TOKENIZER_VERSION } from './language/tokenizer.js'
+export { nearSubjectTerms, sameSubjectTerms, SUBJECT_TERM_GROUPS, subjectTerms } from './language/subject-terms.js'
 export { DEFAULT_CONFIG, type RuntimeConfig } from './memory/settings/config.js'
 export {
   estimateTokens,
@@ -133,5 +134,5 @@ export { saveConfigPatch, configPatch, type ConfigWrite } from './memory/setting
 export { syncStore, type SyncOptions, type SyncResult, type SyncProgress, type SyncStep } from './sync/sync.js'
 export { describeSync } from './sync/describe.js'
 export type { SyncConflict, KeptFile } from './sync/conflicts.js'
-export { deriveClaim, changeCues, type DerivedClaim, type ClaimForm } from './memory/truth/claim-extract.js'
+export { deriveClaim, deriveClaims, changeCues, type DerivedClaim, type ClaimForm } from './memory/truth/claim-extract.js'
 export { valueAtoms, compareValues, type ValueAtoms } from './memory/truth/claim-value.js'

@@ -30,14 +30,14 @@ async function statusOf(b: MemoryBackend, id: string): Promise<string | undefine
 describe('may_revise', () => {
   it('lists a differently worded older statement the rules left active, with why', async () => {
     const { backend } = await store()
-    const old = await write(backend, { summary: 'The API listens on port 8080.' })
+    const old = await write(backend, { summary: 'The gateway listens on port 8080.' })
     await write(backend, { summary: 'Lunch is at noon on Fridays.' })
-    const now = await write(backend, { summary: 'Our backend service now listens on port 9090.' })
+    const now = await write(backend, { summary: 'The edge proxy now listens on port 9090.' })
     expect(await statusOf(backend, old.id)).toBe('active')
     const listed = now.may_revise ?? []
     expect(listed.length).toBeLessThanOrEqual(3)
     const hit = listed.find((c) => c.id === old.id)
-    expect(hit?.summary).toBe('The API listens on port 8080.')
+    expect(hit?.summary).toBe('The gateway listens on port 8080.')
     expect(hit?.why).toMatch(/shares words/)
     expect(listed.map((c) => c.id)).not.toContain(now.id)
   })
@@ -59,9 +59,9 @@ describe('may_revise', () => {
 describe('supersedes', () => {
   it('confirms a listed revision (writing the same text again), records the alias, and the next revision is found by the subject rule', async () => {
     const { backend, root } = await store()
-    const port = await write(backend, { summary: 'The API listens on port 8080.' })
-    const node = await write(backend, { summary: 'The API runs on Node 18.' })
-    const text = 'Our backend service now listens on port 9090.'
+    const port = await write(backend, { summary: 'The gateway listens on port 8080.' })
+    const node = await write(backend, { summary: 'The gateway runs on Node 18.' })
+    const text = 'The edge proxy now listens on port 9090.'
     const first = await write(backend, { summary: text })
     expect(first.may_revise?.map((c) => c.id)).toContain(port.id)
     const confirmed = await write(backend, { summary: text, supersedes: [port.id] })
@@ -69,13 +69,13 @@ describe('supersedes', () => {
     expect(confirmed.superseded).toEqual([port.id])
     expect(await statusOf(backend, port.id)).toBe('superseded')
     const aliases = JSON.parse(await fs.readFile(path.join(root, 'aliases.json'), 'utf8')) as Record<string, string[]>
-    expect(Object.values(aliases)).toContainEqual(['API', 'backend service'])
+    expect(Object.values(aliases)).toContainEqual(['gateway', 'edge proxy'])
     const ledger = await backend.readLedger()
     expect(ledger.some((e) => e.event === 'alias' && e.id === first.id && (e.ids ?? []).includes(port.id))).toBe(true)
 
-    const next = await write(backend, { summary: 'Our backend service now runs on Node 20.' })
-    const hit = next.may_revise?.find((c) => c.id === node.id)
-    expect(hit?.why).toMatch(/^alias: /)
+    // The alias recorded, the subject rule itself now revises between the two wordings.
+    const next = await write(backend, { summary: 'The edge proxy now runs on Node 20.' })
+    expect(next.superseded).toEqual([node.id])
   })
 
   it('refuses an unknown id and a memory that is not current, naming the entry, and writes nothing', async () => {

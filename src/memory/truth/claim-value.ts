@@ -210,6 +210,23 @@ export function atomsWithin(a: ValueAtoms, b: ValueAtoms): boolean {
   return a.words.every((w) => words.has(w))
 }
 
+/** Whether a value's words are all Chinese, all of other scripts, or both. */
+function wordScript(a: ValueAtoms): 'han' | 'other' | 'mixed' {
+  const han = a.words.filter((w) => /\p{Script=Han}/u.test(w)).length
+  return han === a.words.length ? 'han' : han === 0 ? 'other' : 'mixed'
+}
+
+/**
+ * Two values in words of two languages and no number ("素食者" and "vegetarian"): whether they
+ * agree is no rule's to tell. (A name in Latin letters inside Chinese text, "迁移到 Cloudflare",
+ * is another matter: the caller asks this only of texts written in two languages.)
+ */
+export function acrossLanguages(a: ValueAtoms, b: ValueAtoms): boolean {
+  if (a.numbers.length > 0 || b.numbers.length > 0 || isEmptyValue(a) || isEmptyValue(b)) return false
+  const [x, y] = [wordScript(a), wordScript(b)]
+  return x !== y && x !== 'mixed' && y !== 'mixed'
+}
+
 export function isEmptyValue(a: ValueAtoms): boolean {
   return a.numbers.length === 0 && a.words.length === 0
 }

@@ -21,18 +21,20 @@
  */
 
 import type { IndexEntry } from '../../types.js'
-import { changeCues, deriveClaim, holdsSeveral, isStatement, kindOfValue, type ClaimForm, type DerivedClaim } from '../truth/claim-extract.js'
+import { ADDITIVE, changeCues, deriveClaim, deriveClaims, holdsSeveral, isStatement, kindOfValue, type ClaimForm, type DerivedClaim } from '../truth/claim-extract.js'
 import { frameOf, otherValue, sharedTerms, valueNames } from '../truth/claim-frame.js'
-import { atomsWithin, compareValues, unitClass, valueAtoms, type ValueAtoms } from '../truth/claim-value.js'
+import { acrossLanguages, atomsWithin, compareValues, unitClass, valueAtoms, type ValueAtoms } from '../truth/claim-value.js'
 import type { RuntimeConfig } from '../settings/config.js'
 import { evidenceState } from '../truth/evidence.js'
 import { slotMates, supersedeEntries } from './slots.js'
 import { premisesConflict } from '../../store/premises.js'
 import { rarestTerms } from '../../store/index-view.js'
-import { nearSubjectTerms, sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
+import { nearSubjectTerms, sameSubjectTerms, subjectTerms, termsInOrder } from '../../language/subject-terms.js'
+import { aliasSlots } from './revision-candidates.js'
 import type { Txn } from './txn.js'
+import { loadUserAliases } from '../../retrieve/aliases.js'
 import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
-import { truncate } from '../../text.js'
+import { normalizeSlot, truncate } from '../../text.js'
 
 /** What a stored memory claims, as revision and verify compare it. */
 export interface EntryClaim {
@@ -47,13 +49,15 @@ export interface EntryClaim {
   form: ClaimForm | 'keyed'
   cues: string[]
   retired: string[]
+  /** It adds a value beside the others ("also", "too", "也"): it revises nothing. */
+  additive?: true
 }
 
 const claimCache = new WeakMap<IndexEntry, EntryClaim | null>()
 
 /** The claim a text makes under a subject, from a derivation. */
 function fromDerived(d: DerivedClaim, subject: string | null): EntryClaim {
-  return { subject: subject ?? d.subject, names: [...new Set([subject ?? d.subject, d.subject])], value: d.value, atoms: valueAtoms(d.value), negated: d.negated, form: d.form, cues: d.cues, retired: d.retired }
+  return { subject: subject ?? d.subject, names: [...new Set([subject ?? d.subject, d.subject])], value: d.value, atoms: valueAtoms(d.value), negated: d.negated, form: d.form, cues: d.cues, retired: d.retired, ...(d.additive === true ? { additive: true } : {}) }
 }
 
 /**
@@ -83,6 +87,8 @@ export function relateClaims(a: Pick<EntryClaim, 'atoms' | 'negated'>, b: Pick<E
   if (a.negated !== b.negated) return values === 'same' ? 'different' : 'empty'
   return values
 }
+
+const HAN = /\p{Script=Han}/u
 
 const STRUCTURED: ReadonlySet<EntryClaim['form']> = new Set(['arrow', 'colon', 'keyed'])
 
@@ -128,20 +134,37 @@ const CURRENT: ReadonlySet<string> = new Set(['active', 'conflict'])
  */
 export type SubjectMatch = 'exact' | 'near' | 'overlap'
 
-export function subjectMates(txn: Txn, entry: IndexEntry, overlap = false): Array<{ entry: IndexEntry; match: SubjectMatch }> {
+/** Alias groups by name (`<root>/aliases.json`, retrieve/aliases.ts). */
+type AliasGroups = Readonly<Record<string, readonly string[]>>
+
+export function subjectMates(txn: Txn, entry: IndexEntry, overlap = false, aliases: AliasGroups = {}): Array<{ entry: IndexEntry; match: SubjectMatch }> {
   if (entry.key === null) return []
-  const mine = subjectTerms(entry.key)
   const out = new Map<string, { entry: IndexEntry; match: SubjectMatch }>()
-  for (const e of slotMates(txn, entry)) out.set(e.id, { entry: e, match: 'exact' })
-  // A near subject misses at most one of the entry's terms, so it holds one of the two rarest.
-  // Only the lists scanned are built: the common words' ones grow with the store.
-  for (const term of overlap ? mine : rarestTerms(txn.index, mine, false, 2)) {
-    for (const e of txn.index.withSubjectTerm(term)) {
-      if (out.has(e.id) || e.id === entry.id || e.type !== entry.type || !CURRENT.has(e.status) || e.retracts !== undefined || e.key === null) continue
-      if (premisesConflict(e.scope, entry.scope)) continue
-      const theirs = txn.index.subjectWordsOf(e)
-      const match: SubjectMatch | null = sameSubjectTerms(mine, theirs) ? 'exact' : nearSubjectTerms(mine, theirs) ? 'near' : overlap ? 'overlap' : null
-      if (match !== null) out.set(e.id, { entry: e, match })
+  const current = (e: IndexEntry) =>
+    !out.has(e.id) && e.id !== entry.id && e.type === entry.type && CURRENT.has(e.status) && e.retracts === undefined && e.key !== null && !premisesConflict(e.scope, entry.scope)
+  // The subject as written, and as each of the store's alias groups words it (aliases.json, which
+  // confirmed revisions record: "API port" is also "backend service port").
+  for (const key of [entry.key, ...aliasSlots(entry.key, aliases).keys()]) {
+    const mine = subjectTerms(key)
+    for (const e of slotMates(txn, { ...entry, key })) if (!out.has(e.id)) out.set(e.id, { entry: e, match: 'exact' })
+    // A near subject misses at most one of the entry's terms, so it holds one of the two rarest.
+    // Only the lists scanned are built: the common words' ones grow with the store.
+    for (const term of overlap ? mine : rarestTerms(txn.index, mine, false, 2)) {
+      for (const e of txn.index.withSubjectTerm(term)) {
+        if (!current(e)) continue
+        const theirs = txn.index.subjectWordsOf(e)
+        const match: SubjectMatch | null = sameSubjectTerms(mine, theirs) ? 'exact' : nearSubjectTerms(mine, theirs) ? 'near' : overlap ? 'overlap' : null
+        if (match !== null) out.set(e.id, { entry: e, match })
+      }
+    }
+  }
+  // A memory about one of the same entities (the writes' `entities`) whose subject ends in the
+  // same attribute word ("port", "端口") is a near subject, however each names the thing.
+  const named = new Set(entry.entities.map((n) => n.toLowerCase()))
+  const attribute = termsInOrder(entry.key).at(-1)
+  if (named.size > 0 && attribute !== undefined) {
+    for (const e of txn.index.withSubjectTerm(attribute)) {
+      if (current(e) && e.entities.some((n) => named.has(n.toLowerCase())) && termsInOrder(e.key as string).at(-1) === attribute) out.set(e.id, { entry: e, match: 'near' })
     }
   }
   const sorted = [...out.values()].sort((a, b) => a.entry.time.localeCompare(b.entry.time) || a.entry.id.localeCompare(b.entry.id))
@@ -150,6 +173,43 @@ export function subjectMates(txn: Txn, entry: IndexEntry, overlap = false): Arra
   const inConflict = sorted.filter((m) => m.entry.status === 'conflict')
   const recent = new Set(inConflict.slice(-MAX_VARIANTS).map((m) => m.entry.id))
   return sorted.filter((m) => m.entry.status !== 'conflict' || recent.has(m.entry.id))
+}
+
+interface FactMate {
+  entry: IndexEntry
+  match: SubjectMatch
+  /** The new memory's fact it is compared with. */
+  mine: EntryClaim
+  /** That fact's subject. */
+  key: string
+}
+
+/**
+ * The subject mates of every fact the entry states (claim-extract.ts deriveClaims): its slot's,
+ * compared with `mine`, then each other fact's, compared with that fact. A memory is met once.
+ */
+function factMates(txn: Txn, entry: IndexEntry & { key: string }, mine: EntryClaim, aliases: AliasGroups): FactMate[] {
+  const out: FactMate[] = subjectMates(txn, entry, mine.retired.length > 0, aliases).map((m) => ({ ...m, mine, key: entry.key }))
+  const seen = new Set(out.map((m) => m.entry.id))
+  for (const fact of deriveClaims(entry.summary)) {
+    if (normalizeSlot(fact.subject) === normalizeSlot(entry.key)) continue
+    const claim = fromDerived(fact, null)
+    for (const m of subjectMates(txn, { ...entry, key: fact.subject }, fact.retired.length > 0, aliases)) {
+      if (seen.has(m.entry.id)) continue
+      seen.add(m.entry.id)
+      out.push({ ...m, mine: claim, key: fact.subject })
+    }
+  }
+  return out
+}
+
+/** What a memory claims about a subject: the fact of its text whose subject reads as this one, else its first claim. */
+function factAbout(e: IndexEntry, subject: string): EntryClaim | null {
+  const first = entryClaim(e)
+  const terms = subjectTerms(subject)
+  if (first === null || e.key === null || sameSubjectTerms(subjectTerms(e.key), terms)) return first
+  const fact = deriveClaims(e.summary).find((d) => sameSubjectTerms(subjectTerms(d.subject), terms))
+  return fact === undefined ? first : fromDerived(fact, null)
 }
 
 /**
@@ -166,26 +226,32 @@ export async function reviseDerived(
   related: readonly string[] = [],
 ): Promise<RevisionOutcome> {
   const out: RevisionOutcome = { winner: entry, superseded: [], warnings: [] }
-  // "now supports Linux too", "也支持": a value added beside the others, not instead of them.
-  if (ADDITIVE.test(entry.summary)) return out
   const mine = entryClaim(entry)
+  // "now supports Linux too", "也支持": a value added beside the others, not instead of them
+  // (a fact of its own clause, claim-extract.ts; the whole text when no fact is read).
+  if (mine === null ? ADDITIVE.test(entry.summary) : mine.additive === true) return out
   const nowMs = Date.parse(txn.now)
   const verifiedSelf = freshlyVerified(entry, nowMs)
   const losers: IndexEntry[] = []
   const rivals: IndexEntry[] = []
-  const bySubject = mine === null || entry.key === null ? [] : subjectMates(txn, entry, mine.retired.length > 0)
-  for (const { entry: other, match } of bySubject) {
-    if (mine === null) break // bySubject is empty then; this tells the compiler so
-    const theirs = entryClaim(other)
-    if (theirs === null || relateClaims(mine, theirs) !== 'different') continue
-    const why = changeEvidence(mine, theirs, config)
-    if (match === 'overlap' && !retires(mine, theirs)) continue
+  const bySubject = mine === null || entry.key === null ? [] : factMates(txn, { ...entry, key: entry.key }, mine, await loadUserAliases(txn.backend))
+  // The memories a fact other than the first revises keep their own slot (one claim per fact).
+  const ownSlot = new Set<string>()
+  for (const { entry: other, match, mine: fact, key } of bySubject) {
+    const theirs = factAbout(other, key)
+    if (fact.additive === true) continue
+    if (theirs === null || relateClaims(fact, theirs) !== 'different') continue
+    // "用户是素食者" and "The user is vegetarian": one subject across languages, values no rule compares.
+    if (HAN.test(entry.summary) !== HAN.test(other.summary) && acrossLanguages(fact.atoms, theirs.atoms)) continue
+    const why = changeEvidence(fact, theirs, config)
+    if (match === 'overlap' && !retires(fact, theirs)) continue
     // Another pet is one more pet: neither a change nor a conflict, unless the old one is retired by name.
-    if (holdsSeveral(other.key ?? '') && !retires(mine, theirs)) continue
+    if (holdsSeveral(other.key ?? '') && !retires(fact, theirs)) continue
     // Subjects that differ only by a "uses" the relation gave one of them ("公司企业邮箱是…" and
     // "公司的企业邮箱用的是…") are one subject when the values are of one kind.
-    const relationOnly = match === 'near' && other.key !== null && sameSubjectTerms(withoutUses(entry.key as string), withoutUses(other.key)) && sameKind(mine, theirs)
-    if (match === 'near' && !relationOnly && (why === null || mine.cues.length + mine.retired.length === 0 || !sameKind(mine, theirs))) continue
+    const relationOnly = match === 'near' && other.key !== null && sameSubjectTerms(withoutUses(key), withoutUses(other.key)) && sameKind(fact, theirs)
+    if (match === 'near' && !relationOnly && (why === null || fact.cues.length + fact.retired.length === 0 || !sameKind(fact, theirs))) continue
+    if (key !== entry.key) ownSlot.add(other.id)
     const older = other.time <= entry.time
     if (why !== null && older && freshlyVerified(other, nowMs) && !verifiedSelf) {
       rivals.push(other)
@@ -193,17 +259,17 @@ export async function reviseDerived(
         `shielded: ${other.id} says ${quoteValue(theirs)} for "${other.key}" and its check passed on ${other.evidence?.verified_at?.slice(0, 10)}; this memory has no passing evidence, so both are kept as conflict. Record a passing check (verify_result: pass) or settle it with memory_resolve.`,
       )
     } else if (why !== null && older) losers.push(other)
-    else if (older && !freshlyVerified(other, nowMs) && sameKind(mine, theirs) && valueKind(mine) !== 'text') {
+    else if (older && !freshlyVerified(other, nowMs) && sameKind(fact, theirs) && valueKind(fact) !== 'text') {
       // No cue word: the later statement of one subject, with a value of the same kind, is its new
       // version (as under a key); the write says so, so a caller who meant both undoes it
       // (docs/decisions.md, issue 27). Values of two kinds ("uses React", "uses Postgres") and
       // plain words, which a relation may hold several of (languages spoken, allergies), conflict.
       losers.push(other)
-      out.warnings.push(`versioned: ${other.id} said ${quoteValue(theirs)} for "${other.key}"; this later memory says ${quoteValue(mine)} with no change cue, so it is kept as the new version and ${other.id} is superseded. If both hold, write again with expectConflict or restore ${other.id}.`)
+      out.warnings.push(`versioned: ${other.id} said ${quoteValue(theirs)} for "${other.key}"; this later memory says ${quoteValue(fact)} with no change cue, so it is kept as the new version and ${other.id} is superseded. If both hold, write again with expectConflict or restore ${other.id}.`)
     } else {
       rivals.push(other)
       out.warnings.push(
-        `conflict: ${other.id} says ${quoteValue(theirs)} for "${other.key}", this memory says ${quoteValue(mine)}, and nothing says which is current (no change cue such as "now" or "现在"); both are kept as conflict. Settle it with memory_resolve.`,
+        `conflict: ${other.id} says ${quoteValue(theirs)} for "${other.key}", this memory says ${quoteValue(fact)}, and nothing says which is current (no change cue such as "now" or "现在"); both are kept as conflict. Settle it with memory_resolve.`,
       )
     }
   }
@@ -225,7 +291,7 @@ export async function reviseDerived(
   }
   if (out.warnings.length > MAX_WARNINGS) out.warnings = [...out.warnings.slice(0, MAX_WARNINGS), `conflict: and ${out.warnings.length - MAX_WARNINGS} more memories of this subject; memory_history lists them.`]
   // One history: the new memory files under the slot of what it revises (the oldest such slot).
-  const joined = [...losers, ...rivals].find((e) => e.key !== entry.key && e.key !== null)
+  const joined = [...losers, ...rivals].find((e) => e.key !== entry.key && e.key !== null && !ownSlot.has(e.id))
   if (joined !== undefined && joined.key !== null) out.winner = (await txn.update(out.winner, { slot: joined.key })) ?? out.winner
   if (losers.length > 0) {
     const done = await supersedeEntries(txn, out.winner, losers)
@@ -245,9 +311,6 @@ export async function reviseDerived(
   }
   return out
 }
-
-/** Words that add a value beside the others rather than replace them. */
-const ADDITIVE = /\b(?:too|also|as well|in addition|additionally|besides|alongside|on top of)\b|也|还(?:支持|有|用|会)|另外|此外|新增|同时|以及/iu
 
 /** Words that take a value back: the old value may be named in a change only beside one of these. */
 export const RETIRING = /\b(?:replaced|replacing|off|from|instead|gone|no longer|not|dropped|left|closed|retired|lapsed|ditched|stopped|quit)\b|不再|取代|替换|从|不用|停用|下线|退掉|离开|离职|而不是/iu
