@@ -450,6 +450,7 @@ class OursEngine implements Engine {
   /** Writes memories from..to-1 straight to disk as topic files and rebuilds the index over them (--seed-files); a new backend reads the store from then on. */
   async seed(corpus: readonly Memory[], from: number, to: number): Promise<void> {
     await flushCaches(this.backend)
+    await this.backend.init()
     for (let start = from; start < to; start += 500) {
       const files: Array<Promise<void>> = []
       for (let i = start; i < Math.min(to, start + 500); i++) {
