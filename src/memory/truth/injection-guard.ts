@@ -214,7 +214,7 @@ const RULES: readonly Rule[] = [
   rule('instruction', `\\b⟦(?:ignore|disregard|forget|override|bypass|disable|turn\\s+off)\\s+⟧(?:(?:all|any|of|the|your)\\s+){0,3}${EN_SAFETY}\\s+(?:${EN_ORDERS}|filters?|checks|guardrails|policies)\\b`),
   rule('instruction', `\\b(?:new|updated|real|actual)\\s+(?:system\\s+)?⟦instructions?\\s*:⟧`),
   rule('instruction', `\\b⟦your\\s+(?:new|real|actual|only|true)\\s+⟧(?:task|goal|job|mission|objective|purpose|instructions?|orders)\\s+(?:is|are|will\\s+be)\\b`),
-  rule('instruction', `\\b⟦(?:obey|follow|heed|listen\\s+to|comply\\s+with)\\s+only\\s+⟧(?:me|us|my|our|these|this|the\\s+(?:instructions|rules|commands|text)\\s+(?:in|of|from|below))\\b`),
+  rule('instruction', `\\b⟦(?:obey|follow|heed|listen\\s+to|comply\\s+with)\\s+only\\s+⟧(?:me|us|my|our|these|this|the\\s+(?:instructions|rules|commands|text)\\s+(?:in|of|from|below))\\b`, 'sentence', 'view', '\\sonly\\s'),
   rule('instruction', `\\bonly\\s+(?:obey|follow|heed|listen\\s+to)\\s+(?:me|us|my|our|these|this)\\b|\\b(?:must|will|shall)\\s+(?:now\\s+)?obey\\s+(?:me|us)\\b|\\bobey\\s+(?:me|us)\\b`),
   rule('instruction', `⟦(?:忽略|无视|忽视|不要理会|别理会|不用理会|忘记|忘掉|抛弃|丢弃|ignore|disregard|forget)⟧掉?(?:你|您)?(?:之前|以前|先前|此前|上面|以上|上述|前面|原来|原有|原先|所有|全部|一切|系统)的?(?:所有|全部|一切)?的?(?:安全|道德|伦理|内容|审核)?${ZH_ORDERS}`),
   rule('instruction', `(?:新的?|最新的?|真正的?)(?:系统)?⟦(?:指令|指示|命令|提示词?)\\s*[:：]⟧`),
@@ -227,8 +227,8 @@ const RULES: readonly Rule[] = [
   rule('persona', `\\byou\\s+are\\s+(?:now\\s+)?(?:an?\\s+|the\\s+)?(?:[\\w-]+\\s+){0,3}?⟦(?:without|with\\s+no|free\\s+(?:of|from))\\s+⟧(?:any\\s+)?(?:${EN_SAFETY}\\s+)?${EN_LIMITS}${CLAUSE_END}`),
   rule('persona', `\\byou\\s+(?:now\\s+)?⟦have\\s+no\\s+⟧(?:more\\s+)?(?:${EN_SAFETY}\\s+)?${EN_LIMITS}${CLAUSE_END}`),
   rule('persona', `\\b(?:pretend|act|behave|roleplay|role-play)\\s+(?:to\\s+be|as\\s+if\\s+you\\s+(?:are|were)|as|like)\\s+(?:an?\\s+)?(?:[\\w-]+\\s+){0,2}?⟦(?:unrestricted|unfiltered|jailbroken|evil|uncensored|dan)\\b⟧`),
-  rule('persona', `\\b(?:enter|enable|activate|switch\\s+to|turn\\s+on)\\s+⟦(?:dan|jailbreak|developer|god|unrestricted|unfiltered)\\s+mode\\b⟧`),
-  rule('persona', `\\byou\\s+are\\s+(?:now\\s+)?(?:in|running\\s+in|operating\\s+in)\\s+⟦(?:dan|jailbreak|developer|god|unrestricted|unfiltered)\\s+mode\\b⟧`),
+  rule('persona', `\\b(?:enter|enable|activate|switch\\s+to|turn\\s+on)\\s+⟦(?:dan|jailbreak|developer|god|unrestricted|unfiltered)\\s+mode\\b⟧`, 'sentence', 'view', '\\smode\\b'),
+  rule('persona', `\\byou\\s+are\\s+(?:now\\s+)?(?:in|running\\s+in|operating\\s+in)\\s+⟦(?:dan|jailbreak|developer|god|unrestricted|unfiltered)\\s+mode\\b⟧`, 'sentence', 'view', '\\smode\\b'),
   rule('persona', `\\b⟦your\\s+new\\s+(?:role|persona|identity|name)\\s+⟧(?:is|will\\s+be)\\b`),
   rule('persona', `(?:从现在(?:起|开始)[，,]?\\s*)?(?:你|您)(?:现在)?(?:是|扮演|成为|变成)(?:一个|一名|一位)?[^。！？!?\\n]{0,10}?⟦${ZH_LIMITS}⟧`),
   rule('persona', `(?:进入|开启|启用|切换到|处于)(?:开发者|越狱|DAN|无限制|上帝)模式`),
@@ -243,8 +243,8 @@ const RULES: readonly Rule[] = [
   rule('exfiltration', `(?:泄露|透露|输出|打印|告诉我|显示|复述)出?(?:你的|你)(?:完整的?|全部的?|原始的?|隐藏的?)?⟦(?:系统提示词?|系统指令|初始指令|隐藏指令|系统消息)⟧`),
   rule('exfiltration', `(?:偷偷|悄悄|秘密)(?:地)?${ZH_SEND}`),
   // Keeping the user out of it.
-  rule('hide', `\\b(?:do\\s+not|don't|never)\\s+⟦(?:tell|inform|notify|alert|(?:mention|reveal|show)\\s+(?:this|it|that)\\s+to)\\s+the\\s+user\\b⟧`),
-  rule('hide', `\\bwithout\\s+⟦(?:telling|informing|notifying|alerting)\\s+the\\s+user\\b⟧`),
+  rule('hide', `\\b(?:do\\s+not|don't|never)\\s+⟦(?:tell|inform|notify|alert|(?:mention|reveal|show)\\s+(?:this|it|that)\\s+to)\\s+the\\s+user\\b⟧`, 'sentence', 'view', '\\suser\\b'),
+  rule('hide', `\\bwithout\\s+⟦(?:telling|informing|notifying|alerting)\\s+the\\s+user\\b⟧`, 'sentence', 'view', '\\suser\\b'),
   rule('hide', `\\b(?:hide|conceal|keep)\\s+(?:this|it|these|that)\\s+(?:secret\\s+|hidden\\s+)?⟦from\\s+the\\s+user\\b⟧`),
   rule('hide', `\\b⟦the\\s+user\\s+(?:must|should)\\s+(?:never|not)\\s+⟧(?:know|find\\s+out)\\b`),
   rule('hide', `(?:不要|别|不准|不许|切勿)(?:告诉|告知|通知|透露给)${USER_ZH}|(?:不要|别|不准|不许|切勿)让${USER_ZH}(?:知道|发现)|对${USER_ZH}(?:隐瞒|保密)|瞒着${USER_ZH}`),
@@ -408,12 +408,15 @@ function phraseSpans(clean: string, sentenceEnd: EndFinder): Span[] {
  * start (a match may begin before its key).
  */
 function* ruleMatches(text: string, pattern: RegExp, key: RegExp, anchored: boolean, also: RegExp | null): Generator<{ index: number; length: number }> {
+  // A text without `also` holds no match (tested first: a literal is quicker to look for than most keys).
+  if (also !== null) {
+    also.lastIndex = 0
+    if (!also.test(text)) return
+  }
   key.lastIndex = 0
   let k = key.exec(text)
   if (k === null) return
-  if (also !== null) also.lastIndex = 0
   if (!anchored) {
-    if (also !== null && !also.test(text)) return
     pattern.lastIndex = 0
     for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
       if (m[0] === '') pattern.lastIndex++
