@@ -7,6 +7,8 @@
  *   tsx bench/scale.ts --sizes 1000,10000,100000 --queries 200 --window 1000 --budget-minutes 25 --keep
  *                      --vectors 100000 --vector-dim 384   (the vector arm, vector-scale.ts; --vectors 0 skips it)
  *   tsx bench/scale.ts --index-only 1000000    (the search index alone, no memory files: see below)
+ *   tsx bench/scale.ts --sizes 10000,100000 --seed-files   (ours: all but the last window of each size written as
+ *                      files and rebuilt, the window through the API: Args.seedFiles)
  *
  * At each size, for each engine:
  *   - sustained write rate: writes per second over the last window before the size is reached
@@ -41,7 +43,7 @@ import { cpus, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
-import { createFileBackend, flushCaches, searchHandler, signalsSettled, tokenize, writeHandler } from '../lib/api.js'
+import { createFileBackend, flushCaches, rebuildIndex, searchHandler, signalsSettled, tokenize, writeHandler } from '../lib/api.js'
 import { printVectorArm, runVectorArm, type VectorArmResult } from './vector-scale.js'
 import { RANKING, SearchIndex } from '../lib/retrieve/search-index.js'
 import { loadSearchIndex, saveSearchIndex } from '../lib/retrieve/segment-files.js'
@@ -71,10 +73,17 @@ interface Args {
   /** The index-only arm over this many entries (0: none); alone unless --sizes is given too. */
   indexOnly: number
   sizesGiven: boolean
+  /**
+   * Ours: every memory but the last window before each size is written straight to disk as a
+   * file and indexed by `rebuildIndex` (as a clone or a copy leaves a store), the window through
+   * the API as always: the write rate is still the API's at that size, reached in minutes where
+   * a loaded machine takes hours to write 100,000 one by one. Off by default.
+   */
+  seedFiles: boolean
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [1000, 10000], queries: 200, window: 1000, budgetMinutes: 0, seed: 20260501, keep: false, vectors: 100_000, vectorDim: 384, indexOnly: 0, sizesGiven: false }
+  const args: Args = { sizes: [1000, 10000], queries: 200, window: 1000, budgetMinutes: 0, seed: 20260501, keep: false, vectors: 100_000, vectorDim: 384, indexOnly: 0, sizesGiven: false, seedFiles: false }
   const int = (flag: string, v: string, min: number): number => {
     const n = Number(v)
     if (!Number.isInteger(n) || n < min) throw new Error(`${flag} takes an integer >= ${min}, not ${v}`)
@@ -92,7 +101,8 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--vectors') args.vectors = int(a, value().replace(/_/g, ''), 0)
     else if (a === '--vector-dim') args.vectorDim = int(a, value(), 8)
     else if (a === '--index-only') args.indexOnly = int(a, value().replace(/_/g, ''), 2)
-    else throw new Error(`unknown argument ${a} (known: --sizes N,N,.. --queries N --window N --budget-minutes M --seed N --keep --vectors N --vector-dim D --index-only N)`)
+    else if (a === '--seed-files') args.seedFiles = true
+    else throw new Error(`unknown argument ${a} (known: --sizes N,N,.. --queries N --window N --budget-minutes M --seed N --keep --vectors N --vector-dim D --index-only N --seed-files)`)
   }
   if (!(args.budgetMinutes >= 0)) throw new Error('--budget-minutes takes a number >= 0 (0: no limit)')
   return args
@@ -419,7 +429,7 @@ async function walk(dir: string): Promise<{ bytes: number; files: number }> {
 
 class OursEngine implements Engine {
   readonly name = 'ours' as const
-  private readonly backend: ReturnType<typeof createFileBackend>
+  private backend: ReturnType<typeof createFileBackend>
   private readonly byId = new Map<string, number>()
   dedupes = 0
 
@@ -435,6 +445,23 @@ class OursEngine implements Engine {
     })
     if (r.dedupe !== undefined) this.dedupes++
     else this.byId.set(r.id, i)
+  }
+
+  /** Writes memories from..to-1 straight to disk as topic files and rebuilds the index over them (--seed-files); a new backend reads the store from then on. */
+  async seed(corpus: readonly Memory[], from: number, to: number): Promise<void> {
+    await flushCaches(this.backend)
+    await this.backend.init()
+    for (let start = from; start < to; start += 500) {
+      const files: Array<Promise<void>> = []
+      for (let i = start; i < Math.min(to, start + 500); i++) {
+        const { id, text } = seededFile(i, corpus[i]!)
+        this.byId.set(id, i)
+        files.push(writeFile(join(this.location, 'topics', `${id}.md`), text))
+      }
+      await Promise.all(files)
+    }
+    await rebuildIndex(this.location)
+    this.backend = createFileBackend(this.location)
   }
 
   async query(q: string): Promise<number[]> {
@@ -697,9 +724,28 @@ async function measure(run: EngineRun, size: number, windowSize: number, queries
   }
 }
 
-/** Grows the engine's store to `size`, timing every write. Returns false when the time budget ran out first. */
-async function grow(run: EngineRun, corpus: readonly Memory[], size: number, windowSize: number, deadline: number): Promise<boolean> {
+/** The file of corpus memory i as --seed-files writes it: a topic with its tags and entities, dated in corpus order. */
+function seededFile(i: number, m: Memory): { id: string; text: string } {
+  const id = `mem_seed${i.toString(36).padStart(7, '0')}`
+  const time = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()
+  return { id, text: renderFile({ id, type: 'topic', tags: m.tags, entities: m.entities, time }, memoryBody(m.summary.slice(0, 40), m.summary)) }
+}
+
+/**
+ * Grows the engine's store to `size`, timing every write (with `seed`, ours: all but the last
+ * window written as files first, OursEngine.seed). Returns false when the time budget ran out first.
+ */
+async function grow(run: EngineRun, corpus: readonly Memory[], size: number, windowSize: number, deadline: number, seed = false): Promise<boolean> {
   const { engine, times } = run
+  const seedTo = size - Math.min(windowSize, Math.floor(size / 2))
+  if (seed && engine instanceof OursEngine && run.written < seedTo) {
+    const t0 = performance.now()
+    await engine.seed(corpus, run.written, seedTo)
+    log(`  ${engine.name}: ${run.written.toLocaleString('en')}..${seedTo.toLocaleString('en')} written as files and rebuilt in ${((performance.now() - t0) / 1000).toFixed(1)} s (--seed-files)`)
+    // The seeded memories take no time on the write clock: the rate is over the window written through the API.
+    for (let n = run.written + 1; n <= seedTo; n++) times[n] = times[run.written]!
+    run.written = seedTo
+  }
   const started = performance.now()
   // times[] runs on a write clock that stops while the sizes are measured.
   const base = started - times[run.written]!
@@ -1136,7 +1182,7 @@ async function main(): Promise<void> {
       for (const name of ['ours', 'fts5'] as const) {
         const run = runs[name]
         if (run.aborted !== null) continue
-        if (!(await grow(run, corpus, size, args.window, name === 'ours' ? deadline : Infinity))) continue
+        if (!(await grow(run, corpus, size, args.window, name === 'ours' ? deadline : Infinity, args.seedFiles))) continue
         log(`  ${name}: measuring (children, ${2 * args.queries} queries)`)
         run.results.push(await measure(run, size, args.window, queries))
       }

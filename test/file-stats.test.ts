@@ -4,12 +4,13 @@
  * and a change made while no process ran is seen at the next start whatever the stats file holds.
  */
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, rmSync, mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createFileBackend, flushCaches, searchHandler, writeHandler, type FileStat, type MemoryBackend } from '../src/api.js'
 import { decodeFileStats, encodeFileStats, FILE_STATS_FILE, SeenStats, UNLISTED, type SeenStat } from '../src/store/file-stats.js'
+import { PathSetHash } from '../src/store/path-set.js'
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
 const hits = async (b: MemoryBackend, query: string) => (await searchHandler(b, { query })).hits.map((h) => h.summary)
@@ -87,6 +88,21 @@ describe('the file stats encoding', () => {
     }
     for (let n = 0; n < bytes.length; n++) expect(decodeFileStats(bytes.subarray(0, n)), `cut at ${n}`).toBeNull()
     expect(decodeFileStats(Buffer.concat([bytes, Buffer.from([0])]))).toBeNull()
+  })
+})
+
+describe('the path fingerprint', () => {
+  it('is the same for the same paths in any order, and tells one path more, less or other', () => {
+    const paths = ['topics/a.md', 'topics/部署-mem_1.md', 'raw/x.md']
+    const one = PathSetHash.of(paths)
+    expect(PathSetHash.of([...paths].reverse()).equals(one)).toBe(true)
+    const grown = one.copy()
+    grown.add('topics/b.md')
+    expect(grown.equals(one)).toBe(false)
+    grown.remove('topics/b.md')
+    expect(grown.equals(one)).toBe(true)
+    expect(PathSetHash.of(['topics/a.md', 'topics/部署-mem_1.md', 'raw/y.md']).equals(one)).toBe(false)
+    expect(PathSetHash.of(paths.slice(1)).equals(one)).toBe(false)
   })
 })
 
@@ -169,6 +185,29 @@ describe('the saved stats at the next start', () => {
       expect([...decodeFileStats(readFileSync(file))!.seen.keys()]).toHaveLength(2)
     })
   }
+
+  it('a file deleted while no process runs is seen from the saved rows alone', async () => {
+    const { root, kept } = await savedStore()
+    rmSync(join(root, kept.path))
+    const next = createFileBackend(root)
+    expect(await hits(next, 'staging')).toEqual([])
+    expect(externalChanges(root)).toEqual([kept.path])
+    await flushCaches(next)
+  })
+
+  it('an indexed path the saved stats never held (a line another program appended) is looked at: gone, it is removed', async () => {
+    const { root, kept } = await savedStore()
+    const line = readFileSync(join(root, 'index.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(kept.id))
+      .pop() as string
+    const ghost = line.replaceAll(kept.id, 'mem_ghost0000000001').replace(/"path":"[^"]+"/, '"path":"topics/ghost-mem_ghost0000000001.md"')
+    appendFileSync(join(root, 'index.jsonl'), `${ghost}\n`)
+    const next = createFileBackend(root)
+    expect(await hits(next, 'staging')).toEqual(['The staging database runs on port 5433'])
+    expect(externalChanges(root)).toEqual(['topics/ghost-mem_ghost0000000001.md'])
+    await flushCaches(next)
+  })
 
   it('the JSON stats of earlier versions are removed at the first save', async () => {
     const { root } = await savedStore()

@@ -112,12 +112,13 @@ export interface MemoryBackend {
    */
   forEachFileStat?(relDir: string, found: (path: string, mtimeMs: number, size: number) => void): Promise<boolean>
   /**
-   * Optional: forEachFileStat for files known by name in relDir, without listing it (the
-   * freshness check, for a folder unchanged since it was listed): `found` for each that is still
-   * a file, in the order given; a name no longer there is left out. False, at once, when a name is
-   * not a plain file name or is now something else than a file (a folder): then list the folder.
+   * Optional: forEachFileStat for files known by path in relDir (each `relDir/<name>`), without
+   * listing it (the freshness check, for a folder unchanged since it was listed): `found` with the
+   * number in `paths` of each that is still a file, in the order given; a path no longer there is
+   * left out. False, at once, when a name is not a plain file name or is now something else than
+   * a file (a folder): then list the folder.
    */
-  forEachKnownFileStat?(relDir: string, names: readonly string[], found: (path: string, mtimeMs: number, size: number) => void): Promise<boolean>
+  forEachKnownFileStat?(relDir: string, paths: readonly string[], found: (i: number, mtimeMs: number, size: number) => void): Promise<boolean>
   /** The current time as an ISO-8601 string. */
   now(): string
 

@@ -288,8 +288,8 @@ class FileBackend implements MemoryBackend {
     return this.walker.forEachFileStat(relDir, found)
   }
 
-  async forEachKnownFileStat(relDir: string, names: readonly string[], found: (path: string, mtimeMs: number, size: number) => void): Promise<boolean> {
-    return this.walker.forEachKnownFileStat(relDir, names, found)
+  async forEachKnownFileStat(relDir: string, paths: readonly string[], found: (i: number, mtimeMs: number, size: number) => void): Promise<boolean> {
+    return this.walker.forEachKnownFileStat(relDir, paths, found)
   }
 
   get lastIndexSkipped(): number {

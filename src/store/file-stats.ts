@@ -7,7 +7,8 @@
  * Binary, read with one file read and no parse of JSON: at 100,000 files the JSON it replaced
  * (13 MB) took longer to load than the stats took to take. Layout: the magic `DSHFSTAT`, the
  * format (uint32 LE), the count n of files, the byte length of the names, the count f of folders,
- * the CRC-32 of everything after the header (uint32 LE each: 28 bytes), f folder mtimes (float64
+ * the fingerprint of the saved paths (path-set.ts: two uint32 LE), the CRC-32 of the header's
+ * fields before it and of everything after the header (uint32 LE each: 36 bytes), f folder mtimes (float64
  * LE; -1: the next process lists that folder), n mtimes (float64 LE), n sizes (float64 LE), then
  * the f folder names and the n paths, in order, in UTF-8, each ended by a newline (a path with a
  * newline in it is not saved, so that file is read again by the next process, and its folder is
@@ -24,11 +25,12 @@
  */
 
 import { crc32 } from 'node:zlib'
+import { PathSetHash } from './path-set.js'
 
 export const FILE_STATS_FILE = '.cache/file-stats.bin'
 const MAGIC = Buffer.from('DSHFSTAT', 'latin1')
-const FORMAT = 2
-const HEADER_BYTES = 28
+const FORMAT = 3
+const HEADER_BYTES = 36
 /** The rows are read as typed arrays, in the host's byte order: on a big-endian host the stats are not used (read again). */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 /** A folder mtime that says: list it. */
@@ -53,7 +55,30 @@ export class SeenStats {
     private readonly paths: readonly string[] = [],
     private readonly mtimes: Float64Array = new Float64Array(0),
     private readonly sizes: Float64Array = new Float64Array(0),
+    /** The fingerprint of the saved paths (path-set.ts). */
+    readonly savedHash: PathSetHash = new PathSetHash(),
   ) {}
+
+  /** How many rows were saved. */
+  get savedCount(): number {
+    return this.paths.length
+  }
+  savedPath(row: number): string {
+    return this.paths[row] as string
+  }
+  savedMtime(row: number): number {
+    return this.mtimes[row] as number
+  }
+  savedSize(row: number): number {
+    return this.sizes[row] as number
+  }
+  /** Whether this process changed what was saved (set or deleted a path). */
+  get changedAny(): boolean {
+    return this.changed.size > 0
+  }
+  isChanged(path: string): boolean {
+    return this.changed.has(path)
+  }
 
   private rowOf(path: string): number {
     const n = this.paths.length
@@ -68,6 +93,13 @@ export class SeenStats {
       else hi = mid - 1
     }
     return -1
+  }
+
+  /** The saved row of a path (-1: none), changes of this process left aside. */
+  savedRowOf(path: string): number {
+    const row = this.rowOf(path)
+    if (row >= 0) this.cursor = row + 1
+    return row
   }
 
   get(path: string): SeenStat | undefined {
@@ -93,6 +125,12 @@ export class SeenStats {
 
   /** The saved paths under this folder (`folder/...`), as saved: changes of this process left out. */
   savedUnder(folder: string): readonly string[] {
+    const [from, to] = this.savedRows(folder)
+    return this.paths.slice(from, to)
+  }
+
+  /** The saved rows under this folder (`folder/...`): rows from, up to to. */
+  savedRows(folder: string): [number, number] {
     const prefix = `${folder}/`
     let lo = 0
     let hi = this.paths.length
@@ -103,7 +141,7 @@ export class SeenStats {
     }
     let end = lo
     while (end < this.paths.length && (this.paths[end] as string).startsWith(prefix)) end++
-    return this.paths.slice(lo, end)
+    return [lo, end]
   }
 
   /** Every path with its stat, sorted by path: the saved rows merged with this process's changes, sorted alone. */
@@ -146,6 +184,9 @@ export function encodeFileStats(seen: SeenStats, folders: ReadonlyMap<string, nu
   out.writeUInt32LE(n, 12)
   out.writeUInt32LE(names.length, 16)
   out.writeUInt32LE(f, 20)
+  const hash = PathSetHash.of(kept.map(([p]) => p))
+  out.writeUInt32LE(hash.a, 24)
+  out.writeUInt32LE(hash.b, 28)
   folderNames.forEach((name, i) => out.writeDoubleLE(foldersOut.get(name) as number, HEADER_BYTES + 8 * i))
   const rows = HEADER_BYTES + 8 * f
   kept.forEach(([, { mtimeMs, size }], i) => {
@@ -153,9 +194,13 @@ export function encodeFileStats(seen: SeenStats, folders: ReadonlyMap<string, nu
     out.writeDoubleLE(size, rows + 8 * (n + i))
   })
   names.copy(out, rows + 16 * n)
-  out.writeUInt32LE(crc32(out.subarray(HEADER_BYTES)), 24)
+  out.writeUInt32LE(checksumOf(out), CRC_AT)
   return out
 }
+
+/** Where the header keeps the checksum: of the header's fields before it and of everything after the header. */
+const CRC_AT = 32
+const checksumOf = (buf: Buffer): number => crc32(buf.subarray(HEADER_BYTES), crc32(buf.subarray(8, CRC_AT)))
 
 /** The stats saved in `bytes`, or null when they cannot be trusted. */
 export function decodeFileStats(bytes: Uint8Array): SavedStats | null {
@@ -164,7 +209,7 @@ export function decodeFileStats(bytes: Uint8Array): SavedStats | null {
   const n = buf.readUInt32LE(12)
   const nameBytes = buf.readUInt32LE(16)
   const f = buf.readUInt32LE(20)
-  if (buf.length !== HEADER_BYTES + 8 * f + 16 * n + nameBytes || crc32(buf.subarray(HEADER_BYTES)) !== buf.readUInt32LE(24)) return null
+  if (buf.length !== HEADER_BYTES + 8 * f + 16 * n + nameBytes || checksumOf(buf) !== buf.readUInt32LE(CRC_AT)) return null
   const rows = HEADER_BYTES + 8 * f
   // One decode and one split: the pieces keep the names' one string alive, a fraction of the
   // file, and cost a tenth of decoding each name on its own.
@@ -177,5 +222,6 @@ export function decodeFileStats(bytes: Uint8Array): SavedStats | null {
   const start = buf.byteOffset + rows
   const mtimes = new Float64Array(buf.buffer.slice(start, start + 8 * n))
   const sizes = new Float64Array(buf.buffer.slice(start + 8 * n, start + 16 * n))
-  return folders.size === f ? { seen: new SeenStats(paths, mtimes, sizes), folders } : null
+  const hash = new PathSetHash(buf.readUInt32LE(24), buf.readUInt32LE(28), n)
+  return folders.size === f ? { seen: new SeenStats(paths, mtimes, sizes, hash), folders } : null
 }

@@ -32,12 +32,23 @@ export class FileWalker {
     return this.walkFiles(relDir, (rel, abs, linked) => this.lookAt(rel, abs, linked, found) !== 'other')
   }
 
-  forEachKnownFileStat(relDir: string, names: readonly string[], found: Found): boolean {
+  forEachKnownFileStat(relDir: string, paths: readonly string[], found: (i: number, mtimeMs: number, size: number) => void): boolean {
     const absDir = this.paths.resolveSync(relDir)
-    for (const name of names) {
+    const prefix = `${relDir}/`
+    const nameAt = prefix.length
+    let mtime = 0
+    let bytes = 0
+    const take = (_path: string, mtimeMs: number, size: number): void => {
+      mtime = mtimeMs
+      bytes = size
+    }
+    for (let i = 0; i < paths.length; i++) {
+      const path = paths[i] as string
       // Only plain names of files directly in the folder: anything else is the listing's to find.
-      if (name === '' || name.startsWith('.') || name.includes('/')) return false
-      if (this.lookAt(`${relDir}/${name}`, `${absDir}/${name}`, null, found) === 'other') return false
+      if (path.length <= nameAt || !path.startsWith(prefix) || path.charCodeAt(nameAt) === 0x2e || path.indexOf('/', nameAt) >= 0) return false
+      const looked = this.lookAt(path, absDir + path.slice(relDir.length), null, take)
+      if (looked === 'other') return false
+      if (looked === 'found') found(i, mtime, bytes)
     }
     return true
   }

@@ -98,21 +98,64 @@ export async function saveSeenStats(backend: MemoryBackend): Promise<void> {
 }
 
 /**
+ * What a scan found present: with `rows` (the first scan of a process whose saved stats cover
+ * exactly the indexed paths, `Found.trusting`), each saved row found is marked by number, and
+ * only the paths no row holds are kept as strings; else every path found is kept as a string.
+ */
+class Found {
+  readonly others = new Set<string>()
+  readonly rows: Uint8Array | null
+  nested = false
+
+  constructor(seen: SeenStats, trusting: boolean) {
+    this.rows = trusting ? new Uint8Array(seen.savedCount) : null
+  }
+}
+
+/**
  * Stats every memory file under a folder; paths whose stat differs from what was seen are
  * candidates. At the first check, a folder whose mtime (`mtime`, taken before) is what a listing
- * saved by the last process found is not listed: its files are the saved ones. Returns what to
- * save as the folder's listing (`State.listed`).
+ * saved by the last process found is not listed: its files are the saved ones, looked at by row
+ * (no path looked up, no map built). Returns what to save as the folder's listing (`State.listed`).
  */
-async function scanFolder(backend: MemoryBackend, s: State, folder: string, mtime: number, startedAt: number, candidates: Set<string>, present: Set<string>): Promise<number> {
+async function scanFolder(backend: MemoryBackend, s: State, folder: string, mtime: number, startedAt: number, candidates: Set<string>, found: Found): Promise<number> {
+  const { seen } = s
+  const rows = found.rows
   const look = (path: string, mtimeMs: number, size: number): void => {
     if (!isMemoryPath(path)) return
-    present.add(path)
-    const known = s.seen.get(path)
+    if (path.indexOf('/', path.indexOf('/') + 1) >= 0) found.nested = true
+    if (rows !== null) {
+      // No change of this process lies over the saved rows (Found): a row is the stat last seen.
+      const row = seen.savedRowOf(path)
+      if (row < 0) {
+        found.others.add(path)
+        candidates.add(path)
+        return
+      }
+      rows[row] = 1
+      if (seen.savedMtime(row) !== mtimeMs || seen.savedSize(row) !== size) candidates.add(path)
+      return
+    }
+    found.others.add(path)
+    const known = seen.get(path)
     if (known === undefined || known.mtimeMs !== mtimeMs || known.size !== size) candidates.add(path)
   }
   if (mtime !== UNLISTED && s.savedListed.get(folder) === mtime && backend.forEachKnownFileStat !== undefined) {
-    const names = s.seen.savedUnder(folder).map((p) => p.slice(folder.length + 1))
-    if (await backend.forEachKnownFileStat(folder, names, look)) return mtime
+    const [from, to] = seen.savedRows(folder)
+    const paths = seen.savedUnder(folder)
+    const known =
+      rows === null
+        ? await backend.forEachKnownFileStat(folder, paths, (i, mtimeMs, size) => look(paths[i] as string, mtimeMs, size))
+        : await backend.forEachKnownFileStat(folder, paths, (i, mtimeMs, size) => {
+            const path = paths[i] as string
+            if (!isMemoryPath(path)) return
+            const row = from + i
+            rows[row] = 1
+            if (seen.savedMtime(row) !== mtimeMs || seen.savedSize(row) !== size) candidates.add(path)
+          })
+    if (known) return mtime
+    // Listed after all: what the rows of this folder said is looked at again.
+    if (rows !== null) rows.fill(0, from, to)
   }
   if (backend.forEachFileStat !== undefined) {
     const nested = await backend.forEachFileStat(folder, look)
@@ -188,7 +231,6 @@ export function stopFreshness(backend: MemoryBackend): void {
 export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChange[]> {
   const s = stateOf(backend)
   const candidates = new Set<string>()
-  const present = new Set<string>()
   if (!s.scanned || s.vouched) {
     s.vouched = await vouchedByWatcher(backend)
     if (s.vouched) {
@@ -227,19 +269,25 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
     s.stopWatching?.()
     s.stopWatching = null
     startWatching(backend, s)
+    // The saved stats hold exactly the indexed paths (their fingerprints agree, path-set.ts) and
+    // nothing changed them yet: a path is gone exactly when its saved row was not found.
+    const found = new Found(s.seen, !s.seen.changedAny && s.seen.savedCount > 0 && view.pathHash.equals(s.seen.savedHash))
     for (const { folder } of MEMORY_FOLDERS) {
       const mtime = (await backend.stat(folder))?.mtimeMs ?? UNLISTED
       s.folders.set(folder, mtime)
-      const listed = await scanFolder(backend, s, folder, mtime, startedAt, candidates, present)
+      const listed = await scanFolder(backend, s, folder, mtime, startedAt, candidates, found)
       if (listed !== (s.listed.get(folder) ?? s.savedListed.get(folder) ?? UNLISTED)) s.dirtyStats = true
       s.listed.set(folder, listed)
     }
     s.savedListed = new Map()
-    s.nested = false
-    for (const p of present) if (p.indexOf('/', p.indexOf('/') + 1) >= 0) s.nested = true
-    // Indexed files that are no longer there.
-    for (const p of view.paths()) if (!present.has(p)) candidates.add(p)
-    for (const p of s.seen.keys()) if (!present.has(p)) candidates.add(p)
+    s.nested = found.nested
+    if (found.rows !== null) {
+      for (let row = 0; row < found.rows.length; row++) if (found.rows[row] === 0) candidates.add(s.seen.savedPath(row))
+    } else {
+      // Indexed files that are no longer there.
+      for (const p of view.paths()) if (!found.others.has(p)) candidates.add(p)
+      for (const p of s.seen.keys()) if (!found.others.has(p)) candidates.add(p)
+    }
   }
   for (const p of s.touched) if (isMemoryPath(p)) candidates.add(p)
   s.touched.clear()

@@ -34,11 +34,12 @@ import { pushAll } from '../arrays.js'
 import type { IndexEntry } from '../types.js'
 import { packageVersion } from '../version.js'
 import type { IndexView, SavedRows } from './index-view.js'
+import { PathSetHash } from './path-set.js'
 
 export const SNAPSHOT_FILE = '.cache/index-snapshot.bin'
 export const SNAPSHOT_TEMP = `${SNAPSHOT_FILE}.tmp`
 const MAGIC = Buffer.from('DSHIXSNP', 'latin1')
-const SNAPSHOT_FORMAT = 2
+const SNAPSHOT_FORMAT = 3
 const EDGE_BYTES = 4096
 const WINDOWS = 16
 const WINDOW_BYTES = 256
@@ -68,6 +69,9 @@ interface Header extends SnapshotCover {
   indexCrc: number
   /** Bytes of the whole body (the file is exactly the header and this). */
   bodyBytes: number
+  /** The fingerprint of the rows' paths (path-set.ts): what the freshness check compares with the saved file stats. */
+  pathsA: number
+  pathsB: number
 }
 
 /** A fingerprint of index.jsonl's first `offset` bytes, from 18 small reads: its ends and 16 windows spread between. */
@@ -108,7 +112,9 @@ function encodeSnapshot(view: IndexView, cover: SnapshotCover, prefix: number): 
   const crcs = Buffer.alloc(4 * view.size)
   let at = 0
   let row = 0
+  const paths = new PathSetHash()
   for (const entry of view.values()) {
+    paths.add(entry.path)
     const fields = [entry.id, entry.path, optional(entry.session_id), optional(entry.claimed_id), entry.guard === undefined ? '' : 'g']
     if (fields.some((f) => f.includes(SEP))) return null
     pushAll(table, fields)
@@ -122,7 +128,7 @@ function encodeSnapshot(view: IndexView, cover: SnapshotCover, prefix: number): 
   offsets.writeUInt32LE(at, 4 * row)
   const tableBytes = Buffer.from(table.join(SEP), 'utf8')
   const index = Buffer.concat([tableBytes, offsets, crcs])
-  const header: Header = { ...cover, program: packageVersion(), prefix, entries: view.size, tableBytes: tableBytes.length, indexBytes: index.length, indexCrc: crc32(index), bodyBytes: index.length + at }
+  const header: Header = { ...cover, program: packageVersion(), prefix, entries: view.size, tableBytes: tableBytes.length, indexBytes: index.length, indexCrc: crc32(index), bodyBytes: index.length + at, pathsA: paths.a, pathsB: paths.b }
   const head = Buffer.from(JSON.stringify(header), 'utf8')
   const sizes = Buffer.alloc(8)
   sizes.writeUInt32LE(SNAPSHOT_FORMAT, 0)
@@ -166,7 +172,7 @@ function readHeader(bytes: Buffer): { header: Header; bodyStart: number } | null
   if (16 + headLength > bytes.length) return null
   try {
     const header = JSON.parse(bytes.subarray(16, 16 + headLength).toString('utf8')) as Header
-    const numbers = [header.ino, header.offset, header.lines, header.skipped, header.mtimeMs, header.prefix, header.entries, header.tableBytes, header.indexBytes, header.indexCrc, header.bodyBytes]
+    const numbers = [header.ino, header.offset, header.lines, header.skipped, header.mtimeMs, header.prefix, header.entries, header.tableBytes, header.indexBytes, header.indexCrc, header.bodyBytes, header.pathsA, header.pathsB]
     return numbers.every((n) => typeof n === 'number') && typeof header.program === 'string' ? { header, bodyStart: 16 + headLength } : null
   } catch {
     return null
@@ -241,6 +247,7 @@ class SnapshotRows implements SavedRows {
     /** Where the entries start in the file. */
     private readonly entriesAt: number,
     private readonly fold: () => Map<string, IndexEntry>,
+    readonly pathHash: PathSetHash,
   ) {
     this.fd = fd
     unreleased.register(this, fd, this)
@@ -312,7 +319,7 @@ function rowsOf(index: Buffer, header: Header, fd: number, entriesAt: number, fo
   for (let i = 0; i < n; i++) if ((offsets[i] as number) > (offsets[i + 1] as number)) return null
   if (offsets[0] !== 0 || index.length + (offsets[n] as number) !== header.bodyBytes) return null
   for (let row = 0; row < n; row++) if (table[FIELDS * row] === '' || table[FIELDS * row + 1] === '') return null
-  return new SnapshotRows(n, table, offsets, crcs, fd, entriesAt, fold)
+  return new SnapshotRows(n, table, offsets, crcs, fd, entriesAt, fold, new PathSetHash(header.pathsA, header.pathsB, n))
 }
 
 /**

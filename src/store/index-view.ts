@@ -15,6 +15,7 @@ import { normalizeSlot } from '../text.js'
 import { subjectTerms, termsInOrder } from '../language/subject-terms.js'
 import type { IndexEntry } from '../types.js'
 import { placardText, roomOf } from './place-fields.js'
+import { PathSetHash } from './path-set.js'
 
 /** A keyless statement this short is found by its words too (the change that revises it may name no subject). */
 const STATEMENT_CHARS = 240
@@ -132,6 +133,8 @@ export interface SavedRows {
   claimedId(row: number): string | undefined
   /** Whether the entry of this row is a guard (has `guard`). */
   hasGuard(row: number): boolean
+  /** The fingerprint of every row's path (path-set.ts). */
+  readonly pathHash: PathSetHash
   /** The whole entry of this row (its id and path those above). */
   entry(row: number): IndexEntry
   /** Every row is about to be read: read what they are read from at once. */
@@ -186,6 +189,13 @@ export class IndexView implements IndexLookup {
   private version = 0
   private generationId = 0
   private log: Array<{ version: number; id: string }> = []
+  /** The fingerprint of the paths of every entry (path-set.ts), kept as entries come and go. */
+  private readonly pathSet = new PathSetHash()
+
+  /** The fingerprint of the paths of every entry it holds (path-set.ts). */
+  get pathHash(): PathSetHash {
+    return this.pathSet.copy()
+  }
 
   get size(): number {
     return this.byId.size
@@ -348,6 +358,7 @@ export class IndexView implements IndexLookup {
     this.clear()
     this.rows = rows
     this.byPath = null
+    this.pathSet.assign(rows.pathHash)
     for (let row = 0; row < rows.size; row++) {
       const id = rows.id(row)
       if (this.byId.has(id)) this.unlink(id)
@@ -360,6 +371,7 @@ export class IndexView implements IndexLookup {
   private file(entry: IndexEntry): void {
     this.unlink(entry.id)
     this.byId.set(entry.id, entry)
+    this.pathSet.add(entry.path)
     this.byPath?.set(entry.path, entry.id)
     if (entry.claimed_id !== undefined) addTo(this.byClaim, entry.claimed_id, entry.id)
     const keys = this.content === null ? undefined : this.keysOf(entry.id)
@@ -375,6 +387,7 @@ export class IndexView implements IndexLookup {
   /** Forgets everything (before a full reload); followers must resynchronise. */
   clear(): void {
     this.byId.clear()
+    this.pathSet.assign(new PathSetHash())
     this.byPath = new Map()
     this.byClaim.clear()
     this.rows?.release()
@@ -401,6 +414,7 @@ export class IndexView implements IndexLookup {
     const old = this.get(id)
     if (old === undefined) return false
     this.byId.delete(id)
+    this.pathSet.remove(old.path)
     if (this.byPath?.get(old.path) === id) this.byPath.delete(old.path)
     if (old.claimed_id !== undefined) removeFrom(this.byClaim, old.claimed_id, id)
     const keys = this.keysById.get(id)

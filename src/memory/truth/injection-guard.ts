@@ -56,6 +56,11 @@ interface Rule {
    * line breaks, for a rule that needs a line's start (the view joins a Chinese line to the next).
    */
   reads: 'view' | 'lines'
+  /**
+   * Another part every match holds, after the key (or null): where none follows a place the key
+   * begins, the rule is not tried there (a hostile text can hold its key every few words).
+   */
+  also: RegExp | null
 }
 
 const EN_QUALIFIER = '(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system|developer)'
@@ -79,8 +84,11 @@ const SEND = '(?:send|post|upload|forward|transmit|exfiltrate|leak|email|e-mail|
  */
 const CUT = '\\.{3}[\'"]?(?=[^\\S\\n]*(?:\\n|$))'
 const DESTINATION = `(?:https?:\\/\\/|www\\.|[\\w.+-]+@[\\w-]+|\\bwebhook\\b|\\bpastebin\\b|\\b\\d{1,3}(?:\\.\\d{1,3}){3}\\b|\\S{0,80}?${CUT})`
+/** A part of every DESTINATION (each alternative's, for a rule's `also`): an address's `@` and its next character, a cut's dots. */
+const IN_DESTINATION = `https?:\\/\\/|www\\.|@[\\w-]|webhook|pastebin|\\d{1,3}(?:\\.\\d{1,3}){3}|${CUT}`
 const ZH_SECRET = '(?:密钥|api\\s*key|密码|凭证|凭据|令牌|token|系统提示词?|系统指令|聊天记录|对话记录|记忆|环境变量)'
 const ZH_DESTINATION = `(?:https?:\\/\\/|[\\w.+-]+@[\\w-]+|网址|链接|邮箱|服务器|${CUT})`
+const IN_ZH_DESTINATION = `https?:\\/\\/|@[\\w-]|网址|链接|邮箱|服务器|${CUT}`
 const ZH_SEND = '(?:发送|上传|转发|发给|发到|传给|传到|提交|贴到|复制到)'
 const ZH_ORDERS = '(?:指令|指示|提示词|提示|规则|设定|要求|命令|约束|限制|instructions?|prompts?|rules)'
 const ZH_LIMITS = '(?:不受(?:任何)?(?:限制|约束)|没有(?:任何)?(?:限制|约束|规则|底线|道德)|无(?:任何)?(?:限制|约束)|越狱|邪恶|DAN)'
@@ -122,16 +130,79 @@ function atTopLevel(source: string, at: readonly number[]): boolean {
 /** What may come before a key for its rule to be anchored: nothing, `\\b`, or one lookbehind without groups. */
 const ZERO_WIDTH_LEAD = /^(?:\\b|\(\?<[!=][^()]*\))?$/
 
-function rule(kind: InjectionKind, marked: string, reach: Reach = 'sentence', reads: Rule['reads'] = 'view'): Rule {
+/** The key marks, which `wordStarts` reads past. */
+const MARKS = '⟦⟧'
+
+/** A letter at `i` that a match cannot leave out (not followed by `?`, `*` or `{`). */
+const letterAt = (source: string, i: number): boolean => /[a-z]/i.test(source[i] ?? '') && !'?*{'.includes(source[i + 1] ?? '')
+
+/** Where the alternatives of the group opened at `i` start, and the index of its `)`; null when it is not closed. */
+function groupAt(source: string, i: number): { starts: number[]; end: number } | null {
+  const starts = [i + 3]
+  let depth = 0
+  for (let j = i + 3; j < source.length; j++) {
+    const ch = source[j] as string
+    if (ch === '\\') j++
+    else if (ch === '[') {
+      for (j++; j < source.length && source[j] !== ']'; j++) if (source[j] === '\\') j++
+    } else if (ch === '(') depth++
+    else if (ch === ')') {
+      if (depth === 0) return { starts, end: j }
+      depth--
+    } else if (ch === '|' && depth === 0) starts.push(j + 1)
+  }
+  return null
+}
+
+/**
+ * Whether the source at `i` (marks read past) must match a letter first: a letter, or a group
+ * `(?:`, not optional, each of whose alternatives must (its own groups looked into the same way).
+ */
+function startsWithLetter(source: string, i: number): boolean {
+  while (i < source.length && MARKS.includes(source[i] as string)) i++
+  if (letterAt(source, i)) return true
+  if (!source.startsWith('(?:', i)) return false
+  const group = groupAt(source, i)
+  if (group === null || '?*{'.includes(source[group.end + 1] ?? '')) return false
+  return group.starts.every((j) => startsWithLetter(source, j))
+}
+
+/**
+ * The source with each `\\b` before a letter written `(?<!\\w)`: the same assertion there (the
+ * letter is a word character, so a boundary is a word character not before it; under the `iu`
+ * flags both read the same `\\w`), which the regular expression engine scans for by its letters,
+ * while before a `\\b` under `iu` it tries every position (ten times slower on a long text).
+ */
+function wordStarts(source: string): string {
+  let out = ''
+  let inClass = false
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i] as string
+    if (ch === '\\') {
+      if (!inClass && source[i + 1] === 'b' && startsWithLetter(source, i + 2)) out += '(?<!\\w)'
+      else out += source.slice(i, i + 2)
+      i++
+      continue
+    }
+    if (inClass) inClass = ch !== ']'
+    else if (ch === '[') inClass = true
+    out += ch
+  }
+  return out
+}
+
+function rule(kind: InjectionKind, written: string, reach: Reach = 'sentence', reads: Rule['reads'] = 'view', also?: string): Rule {
+  const marked = wordStarts(written)
   const open = marked.indexOf('⟦')
   const close = marked.indexOf('⟧')
   const source = marked.replace('⟦', '').replace('⟧', '')
-  if (open === -1 && close === -1) return { kind, pattern: new RegExp(source, 'giu'), key: new RegExp(source, 'giu'), anchored: false, reach, reads }
+  const needs = also === undefined ? null : new RegExp(wordStarts(also), 'giu')
+  if (open === -1 && close === -1) return { kind, pattern: new RegExp(source, 'giu'), key: new RegExp(source, 'giu'), anchored: false, reach, reads, also: needs }
   const after = source[close - 1]
   const quantified = after !== undefined && '?*+{'.includes(after)
-  if (open === -1 || close < open || quantified || !atTopLevel(source, [open, close - 1])) throw new Error(`injection guard: the key of ${marked} is not one run of its top-level sequence`)
+  if (open === -1 || close < open || quantified || !atTopLevel(source, [open, close - 1])) throw new Error(`injection guard: the key of ${written} is not one run of its top-level sequence`)
   const anchored = ZERO_WIDTH_LEAD.test(source.slice(0, open))
-  return { kind, pattern: new RegExp(source, anchored ? 'iuy' : 'giu'), key: new RegExp(source.slice(open, close - 1), 'giu'), anchored, reach, reads }
+  return { kind, pattern: new RegExp(source, anchored ? 'iuy' : 'giu'), key: new RegExp(source.slice(open, close - 1), 'giu'), anchored, reach, reads, also: needs }
 }
 
 const RULES: readonly Rule[] = [
@@ -143,7 +214,7 @@ const RULES: readonly Rule[] = [
   rule('instruction', `\\b⟦(?:ignore|disregard|forget|override|bypass|disable|turn\\s+off)\\s+⟧(?:(?:all|any|of|the|your)\\s+){0,3}${EN_SAFETY}\\s+(?:${EN_ORDERS}|filters?|checks|guardrails|policies)\\b`),
   rule('instruction', `\\b(?:new|updated|real|actual)\\s+(?:system\\s+)?⟦instructions?\\s*:⟧`),
   rule('instruction', `\\b⟦your\\s+(?:new|real|actual|only|true)\\s+⟧(?:task|goal|job|mission|objective|purpose|instructions?|orders)\\s+(?:is|are|will\\s+be)\\b`),
-  rule('instruction', `\\b⟦(?:obey|follow|heed|listen\\s+to|comply\\s+with)\\s+only\\s+⟧(?:me|us|my|our|these|this|the\\s+(?:instructions|rules|commands|text)\\s+(?:in|of|from|below))\\b`),
+  rule('instruction', `\\b⟦(?:obey|follow|heed|listen\\s+to|comply\\s+with)\\s+only\\s+⟧(?:me|us|my|our|these|this|the\\s+(?:instructions|rules|commands|text)\\s+(?:in|of|from|below))\\b`, 'sentence', 'view', '\\sonly\\s'),
   rule('instruction', `\\bonly\\s+(?:obey|follow|heed|listen\\s+to)\\s+(?:me|us|my|our|these|this)\\b|\\b(?:must|will|shall)\\s+(?:now\\s+)?obey\\s+(?:me|us)\\b|\\bobey\\s+(?:me|us)\\b`),
   rule('instruction', `⟦(?:忽略|无视|忽视|不要理会|别理会|不用理会|忘记|忘掉|抛弃|丢弃|ignore|disregard|forget)⟧掉?(?:你|您)?(?:之前|以前|先前|此前|上面|以上|上述|前面|原来|原有|原先|所有|全部|一切|系统)的?(?:所有|全部|一切)?的?(?:安全|道德|伦理|内容|审核)?${ZH_ORDERS}`),
   rule('instruction', `(?:新的?|最新的?|真正的?)(?:系统)?⟦(?:指令|指示|命令|提示词?)\\s*[:：]⟧`),
@@ -156,24 +227,24 @@ const RULES: readonly Rule[] = [
   rule('persona', `\\byou\\s+are\\s+(?:now\\s+)?(?:an?\\s+|the\\s+)?(?:[\\w-]+\\s+){0,3}?⟦(?:without|with\\s+no|free\\s+(?:of|from))\\s+⟧(?:any\\s+)?(?:${EN_SAFETY}\\s+)?${EN_LIMITS}${CLAUSE_END}`),
   rule('persona', `\\byou\\s+(?:now\\s+)?⟦have\\s+no\\s+⟧(?:more\\s+)?(?:${EN_SAFETY}\\s+)?${EN_LIMITS}${CLAUSE_END}`),
   rule('persona', `\\b(?:pretend|act|behave|roleplay|role-play)\\s+(?:to\\s+be|as\\s+if\\s+you\\s+(?:are|were)|as|like)\\s+(?:an?\\s+)?(?:[\\w-]+\\s+){0,2}?⟦(?:unrestricted|unfiltered|jailbroken|evil|uncensored|dan)\\b⟧`),
-  rule('persona', `\\b(?:enter|enable|activate|switch\\s+to|turn\\s+on)\\s+⟦(?:dan|jailbreak|developer|god|unrestricted|unfiltered)\\s+mode\\b⟧`),
-  rule('persona', `\\byou\\s+are\\s+(?:now\\s+)?(?:in|running\\s+in|operating\\s+in)\\s+⟦(?:dan|jailbreak|developer|god|unrestricted|unfiltered)\\s+mode\\b⟧`),
+  rule('persona', `\\b(?:enter|enable|activate|switch\\s+to|turn\\s+on)\\s+⟦(?:dan|jailbreak|developer|god|unrestricted|unfiltered)\\s+mode\\b⟧`, 'sentence', 'view', '\\smode\\b'),
+  rule('persona', `\\byou\\s+are\\s+(?:now\\s+)?(?:in|running\\s+in|operating\\s+in)\\s+⟦(?:dan|jailbreak|developer|god|unrestricted|unfiltered)\\s+mode\\b⟧`, 'sentence', 'view', '\\smode\\b'),
   rule('persona', `\\b⟦your\\s+new\\s+(?:role|persona|identity|name)\\s+⟧(?:is|will\\s+be)\\b`),
   rule('persona', `(?:从现在(?:起|开始)[，,]?\\s*)?(?:你|您)(?:现在)?(?:是|扮演|成为|变成)(?:一个|一名|一位)?[^。！？!?\\n]{0,10}?⟦${ZH_LIMITS}⟧`),
   rule('persona', `(?:进入|开启|启用|切换到|处于)(?:开发者|越狱|DAN|无限制|上帝)模式`),
   rule('persona', `(?:你|您)的新(?:身份|角色|人设|名字)是`),
   // Sending secrets or the prompt somewhere.
   rule('exfiltration', `\\b(?:reveal|print|output|show|repeat|leak|dump|disclose|display)\\s+(?:me\\s+)?your\\s+(?:full\\s+|entire\\s+|complete\\s+|hidden\\s+|original\\s+|initial\\s+|exact\\s+)?⟦(?:system\\s+prompt|system\\s+message|instructions|hidden\\s+prompt|initial\\s+prompt|developer\\s+message|api\\s+keys?|secrets?|credentials?|passwords?)\\b⟧`),
-  rule('exfiltration', `\\b⟦(?:${SEND}|copy|paste)\\b⟧[^.!?\\n。！？]{0,80}?${SECRET}[^!?\\n。！？]{0,80}?\\b(?:to|into|at)\\s+${DESTINATION}`),
+  rule('exfiltration', `\\b⟦(?:${SEND}|copy|paste)\\b⟧[^.!?\\n。！？]{0,80}?${SECRET}[^!?\\n。！？]{0,80}?\\b(?:to|into|at)\\s+${DESTINATION}`, 'sentence', 'view', IN_DESTINATION),
   rule('exfiltration', `\\b${SEND}\\b[^.!?\\n。！？]{0,60}?⟦${SECRET_FILE}⟧`),
   rule('exfiltration', `\\b⟦(?:secretly|covertly|quietly|silently|discreetly)\\s+⟧(?:${SEND}|copy|share)\\b`),
-  rule('exfiltration', `⟦${ZH_SEND}⟧[^。！？\\n]{0,40}?${ZH_SECRET}[^。！？\\n]{0,40}?${ZH_DESTINATION}`),
-  rule('exfiltration', `把[^。！？\\n]{0,30}?⟦${ZH_SECRET}⟧[^。！？\\n]{0,20}?(?:${ZH_SEND}|贴)[^。！？\\n]{0,20}?${ZH_DESTINATION}`),
+  rule('exfiltration', `⟦${ZH_SEND}⟧[^。！？\\n]{0,40}?${ZH_SECRET}[^。！？\\n]{0,40}?${ZH_DESTINATION}`, 'sentence', 'view', IN_ZH_DESTINATION),
+  rule('exfiltration', `把[^。！？\\n]{0,30}?⟦${ZH_SECRET}⟧[^。！？\\n]{0,20}?(?:${ZH_SEND}|贴)[^。！？\\n]{0,20}?${ZH_DESTINATION}`, 'sentence', 'view', IN_ZH_DESTINATION),
   rule('exfiltration', `(?:泄露|透露|输出|打印|告诉我|显示|复述)出?(?:你的|你)(?:完整的?|全部的?|原始的?|隐藏的?)?⟦(?:系统提示词?|系统指令|初始指令|隐藏指令|系统消息)⟧`),
   rule('exfiltration', `(?:偷偷|悄悄|秘密)(?:地)?${ZH_SEND}`),
   // Keeping the user out of it.
-  rule('hide', `\\b(?:do\\s+not|don't|never)\\s+⟦(?:tell|inform|notify|alert|(?:mention|reveal|show)\\s+(?:this|it|that)\\s+to)\\s+the\\s+user\\b⟧`),
-  rule('hide', `\\bwithout\\s+⟦(?:telling|informing|notifying|alerting)\\s+the\\s+user\\b⟧`),
+  rule('hide', `\\b(?:do\\s+not|don't|never)\\s+⟦(?:tell|inform|notify|alert|(?:mention|reveal|show)\\s+(?:this|it|that)\\s+to)\\s+the\\s+user\\b⟧`, 'sentence', 'view', '\\suser\\b'),
+  rule('hide', `\\bwithout\\s+⟦(?:telling|informing|notifying|alerting)\\s+the\\s+user\\b⟧`, 'sentence', 'view', '\\suser\\b'),
   rule('hide', `\\b(?:hide|conceal|keep)\\s+(?:this|it|these|that)\\s+(?:secret\\s+|hidden\\s+)?⟦from\\s+the\\s+user\\b⟧`),
   rule('hide', `\\b⟦the\\s+user\\s+(?:must|should)\\s+(?:never|not)\\s+⟧(?:know|find\\s+out)\\b`),
   rule('hide', `(?:不要|别|不准|不许|切勿)(?:告诉|告知|通知|透露给)${USER_ZH}|(?:不要|别|不准|不许|切勿)让${USER_ZH}(?:知道|发现)|对${USER_ZH}(?:隐瞒|保密)|瞒着${USER_ZH}`),
@@ -205,9 +276,8 @@ const TURN_CLOSER = new RegExp(TURN_CLOSE, 'giu')
 const INVISIBLE = /[\u00AD\u034F\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g
 /** The same characters as YAML writes them in a quoted front-matter value (`"Se\uFEFFnd"`). */
 const ESCAPED_INVISIBLE = /\\(?:u(?:00AD|034F|061C|180E|200[B-F]|202[A-E]|206[0-46-9]|FEFF)|xAD)/gi
-/** Whitespace next to a Chinese character: spacing it out must not hide a trigger. */
+/** A Chinese character: whitespace next to one is read past, so spacing it out must not hide a trigger. */
 const HAN = /\p{Script=Han}/u
-const SPACED_HAN = /\s\p{Script=Han}|\p{Script=Han}\s/u
 /**
  * A sentence ends at CJK end punctuation, a line break, or Latin end punctuation before a space,
  * the end or a non-ASCII character (NFKC turns ！？ into ASCII; `evil.com` and `1.2` go on). `;`
@@ -261,33 +331,46 @@ interface Span {
 /** No Chinese character is below U+2E80: most characters are told by their code alone. */
 const hanAt = (text: string, i: number) => i >= 0 && i < text.length && text.charCodeAt(i) >= 0x2e80 && HAN.test(String.fromCodePoint(text.codePointAt(i) as number))
 
+/** Whether a UTF-16 unit is whitespace as `\s` reads it (WhiteSpace and LineTerminator). */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d)
+  if (c < 0xa0) return false
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+}
+
 /**
  * What the rules read: `clean` without the whitespace that touches a Chinese character, and for
  * each of its UTF-16 units the index in `clean` it came from (null: the same index). A run of
- * whitespace goes whole or stays whole, found by one scan: a text of any length is read once.
+ * whitespace goes whole or stays whole, found by one pass over the units: a text of any length is
+ * read once.
  */
 function readingView(clean: string): { view: string; from: Int32Array | null } {
-  if (!SPACED_HAN.test(clean)) return { view: clean, from: null }
-  const parts: string[] = []
-  const from = new Int32Array(clean.length)
+  let parts: string[] | null = null
+  let from: Int32Array | null = null
   let kept = 0
   let at = 0
-  const keep = (end: number) => {
-    for (let i = at; i < end; i++) from[kept++] = i
-    parts.push(clean.slice(at, end))
-  }
-  WHITESPACE_RUN.lastIndex = 0
-  for (let m = WHITESPACE_RUN.exec(clean); m !== null; m = WHITESPACE_RUN.exec(clean)) {
-    const end = m.index + m[0].length
-    if (hanAt(clean, end) || hanAt(clean, m.index - 1)) {
-      keep(m.index)
+  const n = clean.length
+  for (let i = 0; i < n; ) {
+    if (!isSpace(clean.charCodeAt(i))) {
+      i++
+      continue
+    }
+    let end = i + 1
+    while (end < n && isSpace(clean.charCodeAt(end))) end++
+    if (hanAt(clean, end) || hanAt(clean, i - 1)) {
+      parts ??= []
+      from ??= new Int32Array(n)
+      for (let j = at; j < i; j++) from[kept++] = j
+      parts.push(clean.slice(at, i))
       at = end
     }
+    i = end
   }
-  keep(clean.length)
+  if (parts === null || from === null) return { view: clean, from: null }
+  for (let j = at; j < n; j++) from[kept++] = j
+  parts.push(clean.slice(at))
   return { view: parts.join(''), from: from.subarray(0, kept) }
 }
-const WHITESPACE_RUN = /\s+/g
 
 /**
  * The rules' keys as alternations, ten rules to one: a text that none matches (nearly every
@@ -306,10 +389,10 @@ function phraseSpans(clean: string, sentenceEnd: EndFinder): Span[] {
   const lineEnd = lineEnds(clean)
   for (const { keys, rules } of KEY_GROUPS) {
     if (!keys.test(view)) continue
-    for (const { kind, pattern, key, anchored, reach, reads } of rules) {
+    for (const { kind, pattern, key, anchored, reach, reads, also } of rules) {
       const text = reads === 'view' ? view : clean
       const at = reads === 'view' ? from : null
-      for (const m of ruleMatches(text, pattern, key, anchored)) {
+      for (const m of ruleMatches(text, pattern, key, anchored, also)) {
         const start = at === null ? m.index : (at[m.index] as number)
         const matched = (at === null ? m.index + m.length - 1 : (at[m.index + m.length - 1] as number)) + 1
         spans.push({ start, end: Math.max(matched, reach === 'line' ? lineEnd(matched) : sentenceEnd(matched)), kind })
@@ -324,7 +407,12 @@ function phraseSpans(clean: string, sentenceEnd: EndFinder): Span[] {
  * without its key; an anchored rule tried only where its key begins, any other scanned from the
  * start (a match may begin before its key).
  */
-function* ruleMatches(text: string, pattern: RegExp, key: RegExp, anchored: boolean): Generator<{ index: number; length: number }> {
+function* ruleMatches(text: string, pattern: RegExp, key: RegExp, anchored: boolean, also: RegExp | null): Generator<{ index: number; length: number }> {
+  // A text without `also` holds no match (tested first: a literal is quicker to look for than most keys).
+  if (also !== null) {
+    also.lastIndex = 0
+    if (!also.test(text)) return
+  }
   key.lastIndex = 0
   let k = key.exec(text)
   if (k === null) return
@@ -337,8 +425,17 @@ function* ruleMatches(text: string, pattern: RegExp, key: RegExp, anchored: bool
     return
   }
   let next = 0
+  // Where the next match of `also` begins (from the last place asked): a match at a place needs one at or after it.
+  let alsoAt = -1
   for (; k !== null; k = key.exec(text)) {
     const place = k.index
+    if (also !== null && alsoAt < place) {
+      also.lastIndex = place
+      const a = also.exec(text)
+      // None at or after this place: none after any later one either.
+      if (a === null) return
+      alsoAt = a.index
+    }
     if (place >= next) {
       pattern.lastIndex = place
       const m = pattern.exec(text)
