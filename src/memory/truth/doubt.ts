@@ -1,11 +1,32 @@
 /**
- * What never supports a claim on rules alone (issue 27): a memory that names the claim's value only
- * after a negation ("no longer drinks coffee", "不再用禅道"), and one that announces a change yet to
- * come ("starting next week", 下周起): until then the old value holds and the new one is not yet
- * true. Verify also reads such a change as a reason to doubt the value it replaces. Pure.
+ * Doubt before `supported`, on rules alone (issue 27). Rules cannot read paraphrase, so a support
+ * counts only when no current memory at least as new may be saying otherwise about its subject.
+ * The doubt is precise, so that notes about other attributes of one service ("billing service
+ * currency -> EUR" beside "billing service database -> postgres") leave a support alone:
+ *
+ *   overlapping subject  (the words of one subject are all among the other's: "VPN client" and
+ *                        "company VPN client"): another value, a negation or a change cue;
+ *   sibling subject      (half the words shared, neither inside the other: "回调最多重试" and
+ *                        "回调重试次数"): another value of the same typed kind, or a change cue
+ *                        with another value;
+ *   subject worded otherwise ("the API" and "our backend service", or the other script): another
+ *                        value of the same typed kind (a port vs a port, a duration vs a duration,
+ *                        a database vs a database) said with a change cue, with the same attribute
+ *                        word, or in the other script.
+ *
+ * A typed kind is a unit class of a number (duration, size, time of day, money, rate), a port, or
+ * a known kind of thing (claim-extract.ts kinds); names and bare numbers are typed only by their
+ * subject, so they doubt only an overlapping or sibling subject.
+ * Also what never supports: a memory that names the claim's value only after a negation, and one
+ * that announces a change yet to come ("starting next week", 下周起). Pure.
  */
 
 import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
+import { subjectTerms, termsInOrder } from '../../language/subject-terms.js'
+import type { IndexEntry } from '../../types.js'
+import { changeCues, kindMentions, kindOfValue } from './claim-extract.js'
+import { otherValue, type Frame } from './claim-frame.js'
+import { atomsWithin, unitClass, valueAtoms, zhNumber } from './claim-value.js'
 
 /** A negation word: a value said after one is taken back, not stated. */
 const NEGATION = /\b(?:not|no|never|none|without|no longer|anymore)\b|n't\b|不再|已经不|不|没|未|无/iu
@@ -28,4 +49,127 @@ export function negatesValue(text: string, value: string): boolean {
   if (first.length === 0) return false
   const neg = NEGATION.exec(lower)
   return neg !== null && first.every((i) => neg.index < i)
+}
+
+/** How a memory's subject stands to the claim's. */
+export type SubjectRelation = 'overlap' | 'sibling' | 'other'
+
+const hasHan = (s: string) => /\p{Script=Han}/u.test(s)
+
+/** Words that name an organisation or a role of a thing, not which thing: "company VPN client" is about the VPN. */
+const GENERIC = /\b(?:company|companies|service|services|team|teams|client|server|app|application|our|we|user)\b|服务|公司|团队|我们|用户/giu
+
+/** A subject's words without the generic ones (all of them when nothing else is left). */
+function coreTerms(subject: string): string[] {
+  const core = subjectTerms(subject.normalize('NFKC').replace(GENERIC, ' '))
+  return core.length > 0 ? core : subjectTerms(subject)
+}
+
+/** The relation of two subjects' words: one inside the other, half of the smaller shared, or neither. */
+export function relateSubjects(a: string, b: string): SubjectRelation {
+  const x = coreTerms(a)
+  const y = new Set(coreTerms(b))
+  if (x.length === 0 || y.size === 0) return 'other'
+  const shared = x.filter((t) => y.has(t)).length
+  if (shared === x.length || shared === y.size) return 'overlap'
+  return shared > 0 && shared / Math.min(x.length, y.size) >= 0.5 ? 'sibling' : 'other'
+}
+
+/** The attribute word a subject ends in ("token TTL" -> ttl, "客服首响 SLA" -> sla, "回调重试次数" -> 次数). */
+function headOf(subject: string): string | null {
+  const terms = termsInOrder(subject)
+  const last = terms.at(-1)
+  if (last === undefined) return null
+  if (!hasHan(last) || last.length > 1) return last
+  const prev = terms.at(-2)
+  return prev !== undefined && hasHan(prev) && prev.length === 1 ? `${prev}${last}` : null
+}
+
+function holdsHead(head: string, text: string): boolean {
+  if (hasHan(head)) return text.includes(head)
+  return termsInOrder(text).includes(head)
+}
+
+const PORT = /(?:\bports?\b|端口)\D{0,12}?(\d{2,5})\b|\b(\d{2,5})\s*(?:端口|port\b)/giu
+
+/** Port numbers a text names. */
+function ports(text: string): string[] {
+  return [...text.normalize('NFKC').matchAll(PORT)].map((m) => String(Number(m[1] ?? m[2])))
+}
+
+const COUNT = /(\d+|[一二两三四五六七八九十]+)\s*(次|个|台|位|件|核|条|times|retries|attempts|cores|threads|workers|replicas|nodes|seats)(?![\p{L}])/giu
+
+/** Counts a text names, with what they count ("5 次", "3 replicas"). */
+function counts(text: string): Array<{ n: string; unit: string }> {
+  return [...text.normalize('NFKC').toLowerCase().matchAll(COUNT)].map((m) => ({ n: String(/\d/u.test(m[1] as string) ? Number(m[1]) : (zhNumber(m[1] as string) ?? m[1])), unit: m[2] as string }))
+}
+
+/** The claim as the doubt reads it. */
+export interface DoubtClaim {
+  subject: string
+  value: string
+  /** The claim's value as a frame: what another value (any name, any number) is measured against. */
+  frame: Pick<Frame, 'atoms' | 'names'>
+}
+
+/**
+ * The text gives another value of a typed kind the claim has: a number of its unit class, a port
+ * it does not name, or another thing of its known kind.
+ */
+export function typedOther(claim: DoubtClaim, text: string): boolean {
+  const mine = valueAtoms(claim.value).numbers.filter((n) => unitClass(n) !== null)
+  const classes = new Set(mine.map(unitClass))
+  if (mine.length > 0 && valueAtoms(text).numbers.some((n) => classes.has(unitClass(n)) && !atomsWithin({ numbers: [n], words: [] }, { numbers: mine, words: [] }))) return true
+  const myPorts = ports(`${claim.subject} ${claim.value}`)
+  const bare = valueAtoms(claim.value).numbers
+  if ((myPorts.length > 0 || /\bports?\b|端口/iu.test(claim.subject)) && ports(text).some((p) => !myPorts.includes(p) && !bare.includes(p))) return true
+  const myCounts = counts(claim.value)
+  if (myCounts.length > 0 && counts(text).some((c) => c.unit === myCounts[0]?.unit && !myCounts.some((m) => m.n === c.n))) return true
+  const kind = kindOfValue(claim.value)
+  if (kind === null) return false
+  const named = new Set(kindMentions(claim.value, kind))
+  return kindMentions(text, kind).some((k) => !named.has(k) && ![...named].some((n) => n.includes(k) || k.includes(n)))
+}
+
+export interface DoubtReader {
+  subjectsOf(e: IndexEntry): string[]
+}
+
+/**
+ * Why `e`, a current memory that does not state the claim, casts doubt on a support as old as it
+ * or older, or null when it does not. The caller leaves out the support itself, raw text,
+ * retractions, guards and memories under other premises.
+ */
+export function doubtOf(e: IndexEntry, support: IndexEntry, claim: DoubtClaim, reader: DoubtReader): string | null {
+  if (e.time < support.time) return null
+  const text = `${e.title}\n${e.summary}`
+  const subjects = reader.subjectsOf(e)
+  // A memory with no subject read is about the claim's subject only when it names all of it.
+  const relation = subjects.length > 0 ? best(subjects.map((s) => relateSubjects(claim.subject, s))) : namesAll(claim.subject, text) ? 'overlap' : 'other'
+  const cued = changeCues(e.summary).length > 0
+  const typed = typedOther(claim, text)
+  if (process.env.DOUBT_DEBUG) console.error("DOUBT", JSON.stringify({ text, subjects, relation, cued: changeCues(e.summary), typed, other: otherValue(claim.frame, text), claim: claim.subject, names: [...claim.frame.names] }))
+  const other = typed || otherValue(claim.frame, text)
+  if (relation === 'overlap') {
+    if (other) return 'gives the subject another value'
+    if (cued) return 'says the subject changed'
+    if (NEGATION.test(e.summary.normalize('NFKC'))) return 'negates something of the subject'
+    return null
+  }
+  if (relation === 'sibling') return typed ? 'gives a like-named subject another value of the same kind' : null
+  if (!typed) return null
+  if (cued) return 'says something changed to another value of the same kind'
+  const head = headOf(claim.subject)
+  if (head !== null && holdsHead(head, subjects.length > 0 ? subjects.join(' ') : text)) return 'gives the same attribute another value of the same kind'
+  if (hasHan(claim.subject) !== hasHan(subjects[0] ?? e.summary)) return 'gives a subject in the other language another value of the same kind'
+  return null
+}
+
+function namesAll(subject: string, text: string): boolean {
+  const t = new Set(subjectTerms(text))
+  return coreTerms(subject).every((w) => t.has(w))
+}
+
+function best(relations: SubjectRelation[]): SubjectRelation {
+  return relations.includes('overlap') ? 'overlap' : relations.includes('sibling') ? 'sibling' : 'other'
 }

@@ -41,7 +41,7 @@ import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms }
 import { entryClaim, relateClaims, type EntryClaim } from '../writing/revise.js'
 import { sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
 import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
-import { futureChange, negatesValue } from './doubt.js'
+import { doubtOf, futureChange, negatesValue, type DoubtClaim } from './doubt.js'
 
 /** A claim with no recognisable subject is supported only by a memory that states every one of its terms (and all its numbers, and the memory's own value). */
 export const SUPPORT_COVERAGE = 1
@@ -383,9 +383,18 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const frame = claimFrame(claim, check)
   const changed: IndexEntry[] = []
   const mentions: IndexEntry[] = []
+  const doubts: Doubt[] = []
+  const doubtClaim: DoubtClaim | null = check.parsed?.subject != null ? { subject: check.parsed.subject, value: check.parsed.value, frame } : null
   if (support !== null) {
     for (const e of live) {
       if (e.id === support.id || e.type === 'raw' || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || check.states(e)) continue
+      if (premisesConflict(e.scope, support.scope)) continue
+      // At least as new and may be saying otherwise about the subject (doubt.ts): not enough to support.
+      const why = doubtClaim === null ? null : doubtOf(e, support, doubtClaim, check)
+      if (why !== null) {
+        doubts.push({ entry: e, why })
+        continue
+      }
       // A memory about another attribute of the claim's subject ("billing service currency" beside
       // "billing service database") speaks of something else, unless it is newer and says that
       // something changed ("Billing portal's Stripe API version changed to 2024-06-20").
@@ -415,7 +424,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const outOfScope = excluded.filter((e) => e.retracts === undefined && (check.states(e) || check.namesSlot(e)))
   let verdict: Verdict
   if (against.length > 0) verdict = 'contradicted'
-  else if (support !== null) verdict = contested.length > 0 || changed.length > 0 || mentions.length > 0 ? 'unknown' : 'supported'
+  else if (support !== null) verdict = contested.length > 0 || changed.length > 0 || mentions.length > 0 || doubts.length > 0 ? 'unknown' : 'supported'
   else if (outOfScope.length > 0) verdict = 'out_of_scope'
   else verdict = 'unknown'
 
@@ -431,7 +440,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     scopeExcluded: excluded.length,
     note: '',
   }
-  result.note = noteFor({ verdict, support, against, contested, changed, mentions, superseded, retracted, newer, outOfScope, live, premises, check, nowMs })
+  result.note = noteFor({ verdict, support, against, contested, changed, mentions, doubts, superseded, retracted, newer, outOfScope, live, premises, check, nowMs })
   return result
 }
 
@@ -489,6 +498,11 @@ function claimFrame(claim: string, check: Checker): Frame {
   return check.parsed === null ? frameOf(claim) : frameOf(claim, check.parsed.subject ?? claim, check.parsed.value)
 }
 
+interface Doubt {
+  entry: IndexEntry
+  why: string
+}
+
 interface NoteParts {
   verdict: Verdict
   support: IndexEntry | null
@@ -498,6 +512,8 @@ interface NoteParts {
   changed: IndexEntry[]
   /** Current memories that give the subject another value of the same kind. */
   mentions: IndexEntry[]
+  /** Memories at least as new that may say otherwise about the subject, and why. */
+  doubts: Doubt[]
   superseded: IndexEntry[]
   retracted: IndexEntry[]
   newer: IndexEntry[]
@@ -527,6 +543,12 @@ function noteFor(p: NoteParts): string {
       break
     }
     case 'unknown': {
+      if (p.support !== null && p.contested.length === 0 && p.doubts.length > 0) {
+        parts.push(
+          `UNKNOWN (doubt): ${quote(p.support)} supports it, but ${p.doubts.map((d) => `${quote(d.entry)}, at least as new, ${d.why}`).join('; ')}. Rules cannot tell whether that is the same fact; ask, or read both, before asserting the claim, then write the current value.`,
+        )
+        break
+      }
       if (p.support !== null && p.contested.length === 0 && p.changed.length === 0) {
         parts.push(
           `UNKNOWN (contested): ${quote(p.support)} supports it, but ${p.mentions.map(quote).join('; ')} gives the same subject another value; find out which holds before asserting either, then write it (or settle it with memory_resolve).`,
