@@ -51,26 +51,31 @@ export function negatesValue(text: string, value: string): boolean {
   return neg !== null && first.every((i) => neg.index < i)
 }
 
-/** How a memory's subject stands to the claim's. */
-export type SubjectRelation = 'overlap' | 'sibling' | 'other'
+/** How a memory's subject stands to the claim's: the same words, the words of one inside the other's, half of the smaller shared, or neither. */
+export type SubjectRelation = 'same' | 'overlap' | 'sibling' | 'other'
 
 const hasHan = (s: string) => /\p{Script=Han}/u.test(s)
 
 /** Words that name an organisation or a role of a thing, not which thing: "company VPN client" is about the VPN. */
-const GENERIC = /\b(?:company|companies|service|services|team|teams|client|server|app|application|our|we|user)\b|服务|公司|团队|我们|用户/giu
+const GENERIC = /\b(?:company|companies|service|services|team|teams|client|server|our|we)\b|服务|公司|团队|我们/giu
+/** The condition a derived subject carries ("API server port [staging]"). */
+const CONDITION = /\s*\[([^\]]*)\]\s*$/u
 
-/** A subject's words without the generic ones (all of them when nothing else is left). */
+/** A subject's words without its condition and the generic words (all of them when nothing else is left). */
 function coreTerms(subject: string): string[] {
-  const core = subjectTerms(subject.normalize('NFKC').replace(GENERIC, ' '))
-  return core.length > 0 ? core : subjectTerms(subject)
+  const plain = subject.normalize('NFKC').replace(CONDITION, '')
+  const core = subjectTerms(plain.replace(GENERIC, ' '))
+  return core.length > 0 ? core : subjectTerms(plain)
 }
 
-/** The relation of two subjects' words: one inside the other, half of the smaller shared, or neither. */
+const conditionOf = (subject: string) => CONDITION.exec(subject)?.[1]?.trim().toLowerCase() ?? ''
+
 export function relateSubjects(a: string, b: string): SubjectRelation {
   const x = coreTerms(a)
   const y = new Set(coreTerms(b))
   if (x.length === 0 || y.size === 0) return 'other'
   const shared = x.filter((t) => y.has(t)).length
+  if (shared === x.length && shared === y.size) return 'same'
   if (shared === x.length || shared === y.size) return 'overlap'
   return shared > 0 && shared / Math.min(x.length, y.size) >= 0.5 ? 'sibling' : 'other'
 }
@@ -144,25 +149,32 @@ export function doubtOf(e: IndexEntry, support: IndexEntry, claim: DoubtClaim, r
   if (e.time < support.time) return null
   const text = `${e.title}\n${e.summary}`
   const subjects = reader.subjectsOf(e)
+  // Under another condition ("In staging, ...") it speaks of other premises.
+  if (subjects.some((x) => conditionOf(x) !== conditionOf(claim.subject))) return null
   // A memory with no subject read is about the claim's subject only when it names all of it.
-  const relation = subjects.length > 0 ? best(subjects.map((s) => relateSubjects(claim.subject, s))) : namesAll(claim.subject, text) ? 'overlap' : 'other'
+  const relation = subjects.length > 0 ? best(subjects.map((x) => relateSubjects(claim.subject, x))) : namesAll(claim.subject, text) ? 'overlap' : 'other'
   const cued = changeCues(e.summary).length > 0
   const typed = typedOther(claim, text)
-  if (process.env.DOUBT_DEBUG) console.error("DOUBT", JSON.stringify({ text, subjects, relation, cued: changeCues(e.summary), typed, other: otherValue(claim.frame, text), claim: claim.subject, names: [...claim.frame.names] }))
-  const other = typed || otherValue(claim.frame, text)
-  if (relation === 'overlap') {
-    if (other) return 'gives the subject another value'
-    if (cued) return 'says the subject changed'
-    if (NEGATION.test(e.summary.normalize('NFKC'))) return 'negates something of the subject'
-    return null
+  if (process.env.DOUBT_DEBUG) console.error('DOUBT', JSON.stringify({ text, subjects, relation, cued, typed, claim: claim.subject }))
+  switch (relation) {
+    case 'same':
+      if (typed || otherValue(claim.frame, text)) return 'gives the subject another value'
+      if (cued) return 'says the subject changed'
+      return NEGATION.test(e.summary.normalize('NFKC')) ? 'negates something of the subject' : null
+    case 'overlap':
+      // One subject inside the other ("Alice" / "Alice home"): another attribute may be meant, so only a typed value or a change counts.
+      if (typed) return 'gives a subject inside or around the claim\'s another value of the same kind'
+      return cued ? 'says a subject inside or around the claim\'s changed' : null
+    case 'sibling':
+      return typed && cued ? 'says a like-named subject changed to another value of the same kind' : null
+    case 'other': {
+      if (!typed) return null
+      if (cued) return 'says something changed to another value of the same kind'
+      const head = headOf(claim.subject)
+      if (head !== null && holdsHead(head, subjects.length > 0 ? subjects.join(' ') : text)) return 'gives the same attribute another value of the same kind'
+      return hasHan(claim.subject) !== hasHan(subjects[0] ?? e.summary) ? 'gives a subject in the other language another value of the same kind' : null
+    }
   }
-  if (relation === 'sibling') return typed ? 'gives a like-named subject another value of the same kind' : null
-  if (!typed) return null
-  if (cued) return 'says something changed to another value of the same kind'
-  const head = headOf(claim.subject)
-  if (head !== null && holdsHead(head, subjects.length > 0 ? subjects.join(' ') : text)) return 'gives the same attribute another value of the same kind'
-  if (hasHan(claim.subject) !== hasHan(subjects[0] ?? e.summary)) return 'gives a subject in the other language another value of the same kind'
-  return null
 }
 
 function namesAll(subject: string, text: string): boolean {
@@ -170,6 +182,8 @@ function namesAll(subject: string, text: string): boolean {
   return coreTerms(subject).every((w) => t.has(w))
 }
 
+const CLOSENESS: readonly SubjectRelation[] = ['same', 'overlap', 'sibling', 'other']
+
 function best(relations: SubjectRelation[]): SubjectRelation {
-  return relations.includes('overlap') ? 'overlap' : relations.includes('sibling') ? 'sibling' : 'other'
+  return CLOSENESS.find((r) => relations.includes(r)) ?? 'other'
 }
