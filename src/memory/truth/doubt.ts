@@ -25,7 +25,7 @@ import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
 import { subjectTerms, termsInOrder } from '../../language/subject-terms.js'
 import type { IndexEntry } from '../../types.js'
 import { changeCues, kindMentions, kindOfValue } from './claim-extract.js'
-import { otherValue, type Frame } from './claim-frame.js'
+import { frameOf, otherValue, type Frame } from './claim-frame.js'
 import { atomsWithin, unitClass, valueAtoms, zhNumber } from './claim-value.js'
 
 /** A negation word: a value said after one is taken back, not stated. */
@@ -102,11 +102,44 @@ function ports(text: string): string[] {
   return [...text.normalize('NFKC').matchAll(PORT)].map((m) => String(Number(m[1] ?? m[2])))
 }
 
-const COUNT = /(\d+|[一二两三四五六七八九十]+)\s*(次|个|台|位|件|核|条|times|retries|attempts|cores|threads|workers|replicas|nodes|seats)(?![\p{L}])/giu
+const COUNT = /(\d+|[一二两三四五六七八九十]+)\s*(?:(次|个|台|位|件|核|条)(?![数])|(times|retries|attempts|cores|threads|workers|replicas|nodes|seats)(?![a-z]))/giu
 
 /** Counts a text names, with what they count ("5 次", "3 replicas"). */
 function counts(text: string): Array<{ n: string; unit: string }> {
-  return [...text.normalize('NFKC').toLowerCase().matchAll(COUNT)].map((m) => ({ n: String(/\d/u.test(m[1] as string) ? Number(m[1]) : (zhNumber(m[1] as string) ?? m[1])), unit: m[2] as string }))
+  return [...text.normalize('NFKC').toLowerCase().matchAll(COUNT)].map((m) => ({ n: String(/\d/u.test(m[1] as string) ? Number(m[1]) : (zhNumber(m[1] as string) ?? m[1])), unit: (m[2] ?? m[3]) as string }))
+}
+
+/**
+ * Everyday kinds of thing beside claim-extract.ts's technical ones, each a pattern that names one
+ * of the kind: a school, a documents tool, a chat tool, a VPN, a CDN.
+ */
+const EVERYDAY: readonly RegExp[] = [
+  /幼儿园|小学|中学|初中|高中|大学|学院|学校|\b(?:kindergarten|nursery|preschool|school|college|university|academy)\b/iu,
+  /石墨|语雀|飞书文档|腾讯文档|\b(?:notion|confluence|google docs|coda|quip|sharepoint)\b/iu,
+  /钉钉|飞书|企业微信|微信|\b(?:slack|teams|discord|mattermost|zulip)\b/iu,
+  /\b(?:openvpn|wireguard|tailscale|zerotier|ipsec|anyconnect|globalprotect)\b/iu,
+  /网宿|\b(?:cloudflare|akamai|fastly|cloudfront|bunny ?cdn)\b|(?:阿里云|腾讯云|华为云)\s*cdn/iu,
+]
+
+const squash = (t: string) => t.normalize('NFKC').toLowerCase().replace(/\s+/gu, '')
+
+/** The text names a thing of an everyday kind the claim's value is, without the claim's value. */
+function otherEveryday(claim: DoubtClaim, text: string): boolean {
+  const value = squash(claim.value)
+  return value !== '' && EVERYDAY.some((k) => k.test(claim.value) && k.test(text)) && !squash(text).includes(value)
+}
+
+/** Words of a role a person holds: a value said of one names a person. */
+const PERSON_ROLE = /\b(?:manager|contact|owner|lead|reports? to|goes to|escalat\w*|on-?call|assignee|reviewer|maintainer|boss|mentor|doctor|dentist|accountant|landlord)\b|负责人|联系人|经理|老板|主管|对接人|值班|导师|医生|房东|会计/iu
+/** A person's name: capitalised Latin words, or two or three Chinese characters standing alone. */
+const PERSON_NAME = /(?<![\p{L}])(?:\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?)(?![\p{L}])|(?<![\p{Script=Han}])\p{Script=Han}{2,3}(?=\s*[.。,，;；!！]?\s*$)/gu
+
+/** Claim and text both speak of a person's role, and the text names a person the claim does not. */
+function otherPerson(claim: DoubtClaim, text: string): boolean {
+  const said = `${claim.subject} ${claim.value}`
+  if (!PERSON_ROLE.test(said) || !PERSON_ROLE.test(text)) return false
+  const mine = squash(claim.value)
+  return text.split(/\n/u).some((line) => [...line.trim().matchAll(PERSON_NAME)].some((m) => m.index > 0 && !mine.includes(squash(m[0])) && !squash(said).includes(squash(m[0]))))
 }
 
 /** The claim as the doubt reads it. */
@@ -130,10 +163,21 @@ export function typedOther(claim: DoubtClaim, text: string): boolean {
   if ((myPorts.length > 0 || /\bports?\b|端口/iu.test(claim.subject)) && ports(text).some((p) => !myPorts.includes(p) && !bare.includes(p))) return true
   const myCounts = counts(claim.value)
   if (myCounts.length > 0 && counts(text).some((c) => c.unit === myCounts[0]?.unit && !myCounts.some((m) => m.n === c.n))) return true
+  if (otherEveryday(claim, text) || otherPerson(claim, text)) return true
   const kind = kindOfValue(claim.value)
   if (kind === null) return false
   const named = new Set(kindMentions(claim.value, kind))
   return kindMentions(text, kind).some((k) => !named.has(k) && ![...named].some((n) => n.includes(k) || k.includes(n)))
+}
+
+/**
+ * A claim no subject was read from ("回调最多重试 5 次", "Escalation goes to 王磊"), as the doubt
+ * reads it: its subject is its words without numbers, counts and a closing name; its value is all of it.
+ */
+export function unstructuredClaim(text: string): DoubtClaim {
+  let subject = text.normalize('NFKC').replace(COUNT, ' ').replace(/\d[\d.:,]*\s*[\p{L}%]{0,8}/gu, ' ')
+  subject = subject.replace(PERSON_NAME, (m, at: number) => (at > 0 ? ' ' : m)).replace(/\s+/gu, ' ').trim()
+  return { subject, value: text, frame: frameOf(text) }
 }
 
 export interface DoubtReader {

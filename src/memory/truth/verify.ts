@@ -41,7 +41,7 @@ import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms }
 import { entryClaim, relateClaims, type EntryClaim } from '../writing/revise.js'
 import { sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
 import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
-import { doubtOf, futureChange, negatesValue, type DoubtClaim } from './doubt.js'
+import { doubtOf, futureChange, negatesValue, unstructuredClaim, type DoubtClaim } from './doubt.js'
 
 /** A claim with no recognisable subject is supported only by a memory that states every one of its terms (and all its numbers, and the memory's own value). */
 export const SUPPORT_COVERAGE = 1
@@ -384,13 +384,13 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const changed: IndexEntry[] = []
   const mentions: IndexEntry[] = []
   const doubts: Doubt[] = []
-  const doubtClaim: DoubtClaim | null = check.parsed?.subject != null ? { subject: check.parsed.subject, value: check.parsed.value, frame } : null
+  const doubtClaim: DoubtClaim = check.parsed?.subject != null ? { subject: check.parsed.subject, value: check.parsed.value, frame } : unstructuredClaim(claim)
   if (support !== null) {
     for (const e of live) {
       if (e.id === support.id || e.type === 'raw' || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || check.states(e)) continue
       if (premisesConflict(e.scope, support.scope)) continue
       // At least as new and may be saying otherwise about the subject (doubt.ts): not enough to support.
-      const why = doubtClaim === null ? null : doubtOf(e, support, doubtClaim, check)
+      const why = doubtOf(e, support, doubtClaim, check)
       if (why !== null) {
         doubts.push({ entry: e, why })
         continue
