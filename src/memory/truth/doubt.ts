@@ -142,6 +142,20 @@ function otherPerson(claim: DoubtClaim, text: string): boolean {
   return text.split(/\n/u).some((line) => [...line.trim().matchAll(PERSON_NAME)].some((m) => m.index > 0 && !mine.includes(squash(m[0])) && !squash(said).includes(squash(m[0]))))
 }
 
+const TWELVE_HOUR = /\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?/giu
+
+/** Times of day a text names, as H:MM on a 24-hour clock ("2am", "2:00", "凌晨两点" are 2:00). */
+function clocks(text: string): Set<string> {
+  const out = new Set<string>()
+  const rest = text.normalize('NFKC').replace(TWELVE_HOUR, (_, h: string, m: string | undefined, half: string) => {
+    const hour = (Number(h) % 12) + (half.toLowerCase() === 'p' ? 12 : 0)
+    out.add(`${hour}:${m ?? '00'}`)
+    return ' '
+  })
+  for (const n of valueAtoms(rest).numbers) if (unitClass(n) === 'time') out.add(n)
+  return out
+}
+
 /** The claim as the doubt reads it. */
 export interface DoubtClaim {
   subject: string
@@ -161,6 +175,8 @@ export function typedOther(claim: DoubtClaim, text: string): boolean {
   const myPorts = ports(`${claim.subject} ${claim.value}`)
   const bare = valueAtoms(claim.value).numbers
   if ((myPorts.length > 0 || /\bports?\b|端口/iu.test(claim.subject)) && ports(text).some((p) => !myPorts.includes(p) && !bare.includes(p))) return true
+  const myClocks = clocks(claim.value)
+  if (myClocks.size > 0 && [...clocks(text)].some((c) => !myClocks.has(c))) return true
   const myCounts = counts(claim.value)
   if (myCounts.length > 0 && counts(text).some((c) => c.unit === myCounts[0]?.unit && !myCounts.some((m) => m.n === c.n))) return true
   if (otherEveryday(claim, text) || otherPerson(claim, text)) return true

@@ -265,6 +265,16 @@ function slotsNamedIn(claim: string, view: IndexLookup): IndexEntry[] {
   return out
 }
 
+/** How many of the newest memories at least as new as a support are read for doubt beyond the search hits. */
+const RECENT_LIMIT = 200
+
+/** The newest current memories (no raw text) at least as new as `support`, at most `limit`, newest first. */
+function newestSince(view: IndexLookup, support: IndexEntry, limit: number): IndexEntry[] {
+  const out: IndexEntry[] = []
+  for (const e of view.values()) if (e.id !== support.id && e.type !== 'raw' && e.time >= support.time && isSearchable(e)) out.push(e)
+  return out.sort(newestFirst).slice(0, limit)
+}
+
 const newestFirst = (a: IndexEntry, b: IndexEntry) => b.time.localeCompare(a.time) || a.id.localeCompare(b.id)
 
 function ref(e: IndexEntry, check: Checker, nowMs: number): VerifyRef {
@@ -386,6 +396,14 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const doubts: Doubt[] = []
   const doubtClaim: DoubtClaim = check.parsed?.subject != null ? { subject: check.parsed.subject, value: check.parsed.value, frame } : unstructuredClaim(claim)
   if (support !== null) {
+    // A subject worded otherwise shares no word with the claim, so search does not find it: the
+    // newest memories at least as new as the support are read for doubt too.
+    const seen = new Set(live.map((e) => e.id))
+    for (const e of newestSince(view, support, RECENT_LIMIT)) {
+      if (seen.has(e.id) || !check.inScope(e) || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || premisesConflict(e.scope, support.scope) || check.states(e)) continue
+      const why = doubtOf(e, support, doubtClaim, check)
+      if (why !== null) doubts.push({ entry: e, why })
+    }
     for (const e of live) {
       if (e.id === support.id || e.type === 'raw' || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || check.states(e)) continue
       if (premisesConflict(e.scope, support.scope)) continue
