@@ -130,7 +130,7 @@ function otherEveryday(claim: DoubtClaim, text: string): boolean {
 }
 
 /** Words of a role a person holds: a value said of one names a person. */
-const PERSON_ROLE = /\b(?:manager|contact|owner|lead|reports? to|goes to|escalat\w*|on-?call|assignee|reviewer|maintainer|boss|mentor|doctor|dentist|accountant|landlord)\b|负责人|联系人|经理|老板|主管|对接人|值班|导师|医生|房东|会计/iu
+const PERSON_ROLE = /\b(?:manager|contact|owner|leads?|led by|run by|heads?|headed by|in charge|reports? to|goes to|escalat\w*|on-?call|assignee|reviewer|maintainer|boss|mentor|doctor|dentist|accountant|landlord)\b|负责人|联系人|经理|老板|主管|对接人|值班|导师|医生|房东|会计/iu
 /** A person's name: capitalised Latin words, or two or three Chinese characters standing alone. */
 const PERSON_NAME = /(?<![\p{L}])(?:\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?)(?![\p{L}])|(?<![\p{Script=Han}])\p{Script=Han}{2,3}(?=\s*[.。,，;；!！]?\s*$)/gu
 
@@ -140,6 +140,13 @@ function otherPerson(claim: DoubtClaim, text: string): boolean {
   if (!PERSON_ROLE.test(said) || !PERSON_ROLE.test(text)) return false
   const mine = squash(claim.value)
   return text.split(/\n/u).some((line) => [...line.trim().matchAll(PERSON_NAME)].some((m) => m.index > 0 && !mine.includes(squash(m[0])) && !squash(said).includes(squash(m[0]))))
+}
+
+const RATE = /(\d+(?:\.\d+)?)\s*(?:requests?|reqs?|calls?|messages?|emails?|jobs?|events?|queries|请求|次)?\s*(?:per|\/|a|an|each|every|每)\s*(second|sec|s|minute|min|hour|hr|h|day|秒|分钟|小时|天)\b/giu
+
+/** Rates a text names ("100 requests per minute"), with their period. */
+function rates(text: string): Array<{ n: string; per: string }> {
+  return [...text.normalize('NFKC').toLowerCase().matchAll(RATE)].map((m) => ({ n: String(Number(m[1])), per: (m[2] as string).replace(/^(?:sec|second|秒)$/u, 's').replace(/^(?:minute|分钟)$/u, 'min').replace(/^(?:hour|hr|小时)$/u, 'h').replace(/^(?:day|天)$/u, 'day') }))
 }
 
 const TWELVE_HOUR = /\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?/giu
@@ -156,8 +163,51 @@ function clocks(text: string): Set<string> {
   return out
 }
 
+/**
+ * Shapes of value that say what kind of thing they are without a known name: a host or URL, an
+ * identifier of letters and digits with dots or dashes ("t3.large", "eu-west-1"), a secret-like
+ * word with digits ("sunflower42"), a day of the week or a part of the day, and a product or
+ * place name written with a capital ("Metabase", "ThinkPad"). Weaker than a typed kind: they doubt
+ * a subject worded otherwise only beside a change cue.
+ */
+const SHAPES: readonly RegExp[] = [
+  /https?:\/\/\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|cn|app|ai|co|internal|local)\b/giu,
+  /\b(?=[\w.-]*\d)(?=[\w.-]*[a-z])[a-z0-9]+(?:[.-][a-z0-9]+)+\b/giu,
+  /\b[a-z]{3,}\d{2,}\b/giu,
+  /\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|周[一二三四五六日天]|星期[一二三四五六日天]|礼拜[一二三四五六日天]/giu,
+  /\b(?:morning|afternoon|evening|night)s?\b|上午|下午|中午|晚上|早上|凌晨|傍晚/giu,
+  /(?<=[\s(（"'“]|\p{Script=Han})\p{Lu}[\p{Ll}\d]+(?:\p{Lu}[\p{Ll}\d]+)*(?:\s+\p{Lu}[\p{Ll}\d]+)*/gu,
+]
+
+const mentionsOf = (re: RegExp, text: string) => [...` ${text.normalize('NFKC')}`.matchAll(re)].map((m) => m[0].toLowerCase())
+
+/** The text gives another value of a shape the claim's value has (SHAPES). */
+export function shapedOther(claim: DoubtClaim, text: string): boolean {
+  const said = squash(`${claim.subject} ${claim.value}`)
+  return SHAPES.some((re) => {
+    const mine = mentionsOf(re, claim.value)
+    return mine.length > 0 && mentionsOf(re, text).some((m) => !mine.includes(m) && !said.includes(squash(m)))
+  })
+}
+
+/** Capitalised names in a subject ("Alice home" names Alice): two subjects naming different ones are about two things. */
+function namedIn(subject: string): Set<string> {
+  return new Set(mentionsOf(SHAPES[SHAPES.length - 1] as RegExp, subject))
+}
+
+function namesOtherThing(a: string, b: readonly string[]): boolean {
+  const x = namedIn(a)
+  if (x.size === 0) return false
+  return b.some((s) => {
+    const y = namedIn(s)
+    return y.size > 0 && ![...y].some((n) => x.has(n))
+  })
+}
+
 /** The claim as the doubt reads it. */
 export interface DoubtClaim {
+  /** The claim as said. */
+  text: string
   subject: string
   value: string
   /** The claim's value as a frame: what another value (any name, any number) is measured against. */
@@ -177,6 +227,8 @@ export function typedOther(claim: DoubtClaim, text: string): boolean {
   if ((myPorts.length > 0 || /\bports?\b|端口/iu.test(claim.subject)) && ports(text).some((p) => !myPorts.includes(p) && !bare.includes(p))) return true
   const myClocks = clocks(claim.value)
   if (myClocks.size > 0 && [...clocks(text)].some((c) => !myClocks.has(c))) return true
+  const myRates = rates(claim.value)
+  if (myRates.length > 0 && rates(text).some((r) => r.per === myRates[0]?.per && !myRates.some((m) => m.n === r.n))) return true
   const myCounts = counts(claim.value)
   if (myCounts.length > 0 && counts(text).some((c) => c.unit === myCounts[0]?.unit && !myCounts.some((m) => m.n === c.n))) return true
   if (otherEveryday(claim, text) || otherPerson(claim, text)) return true
@@ -193,7 +245,7 @@ export function typedOther(claim: DoubtClaim, text: string): boolean {
 export function unstructuredClaim(text: string): DoubtClaim {
   let subject = text.normalize('NFKC').replace(COUNT, ' ').replace(/\d[\d.:,]*\s*[\p{L}%]{0,8}/gu, ' ')
   subject = subject.replace(PERSON_NAME, (m, at: number) => (at > 0 ? ' ' : m)).replace(/\s+/gu, ' ').trim()
-  return { subject, value: text, frame: frameOf(text) }
+  return { text, subject, value: text, frame: frameOf(text) }
 }
 
 export interface DoubtReader {
@@ -226,15 +278,25 @@ export function doubtOf(e: IndexEntry, support: IndexEntry, claim: DoubtClaim, r
       if (typed) return 'gives a subject inside or around the claim\'s another value of the same kind'
       return cued ? 'says a subject inside or around the claim\'s changed' : null
     case 'sibling':
-      return typed && cued ? 'says a like-named subject changed to another value of the same kind' : null
+      if (namesOtherThing(claim.subject, subjects)) return null
+      if (typed) return cued ? 'says a like-named subject changed to another value of the same kind' : 'gives a like-named subject another value of the same kind'
+      return cued && shapedOther(claim, text) ? 'says a like-named subject changed to another value of the same shape' : null
     case 'other': {
-      if (!typed) return null
+      if (namesOtherThing(claim.subject, subjects)) return null
+      if (!typed) return cued && shapedOther(claim, text) ? 'says something changed to another value of the same shape' : null
       if (cued) return 'says something changed to another value of the same kind'
       const head = headOf(claim.subject)
-      if (head !== null && holdsHead(head, subjects.length > 0 ? subjects.join(' ') : text)) return 'gives the same attribute another value of the same kind'
+      if ((head !== null && holdsHead(head, subjects.length > 0 ? subjects.join(' ') : text)) || sharesSaid(claim, text)) return 'says as much of the same attribute, with another value of the same kind'
       return hasHan(claim.subject) !== hasHan(subjects[0] ?? e.summary) ? 'gives a subject in the other language another value of the same kind' : null
     }
   }
+}
+
+/** Words of the claim beyond its value and generic words ("listens", "port"): the text says one of them. */
+function sharesSaid(claim: DoubtClaim, text: string): boolean {
+  const value = new Set(tokenize(claim.value))
+  const t = new Set(tokenize(text))
+  return tokenize(claim.text.normalize('NFKC').replace(GENERIC, ' ')).some((w) => isStrongTerm(w) && !value.has(w) && !/\d/u.test(w) && t.has(w))
 }
 
 function namesAll(subject: string, text: string): boolean {

@@ -394,7 +394,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const changed: IndexEntry[] = []
   const mentions: IndexEntry[] = []
   const doubts: Doubt[] = []
-  const doubtClaim: DoubtClaim = check.parsed?.subject != null ? { subject: check.parsed.subject, value: check.parsed.value, frame } : unstructuredClaim(claim)
+  const doubtClaim: DoubtClaim = check.parsed?.subject != null ? { text: claim, subject: check.parsed.subject, value: check.parsed.value, frame } : unstructuredClaim(claim)
   if (support !== null) {
     // A subject worded otherwise shares no word with the claim, so search does not find it: the
     // newest memories at least as new as the support are read for doubt too.
