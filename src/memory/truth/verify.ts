@@ -34,7 +34,7 @@ import { slotOf, type IndexLookup } from '../../store/index-view.js'
 import { collapseWhitespace, normalizeSlot, truncate } from '../../text.js'
 import { briefOf, type IndexEntry, type MemoryStatus, type MemoryType } from '../../types.js'
 import { parseAsOf, retrievalAsOf } from '../time/as-of.js'
-import { changeCues, deriveClaim } from './claim-extract.js'
+import { changeCues, deriveClaim, kindOfValue } from './claim-extract.js'
 import { frameOf, otherValue, valueNames, type Frame } from './claim-frame.js'
 import { RETIRING } from '../writing/revise.js'
 import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms } from './claim-value.js'
@@ -209,17 +209,20 @@ class Checker {
     }
     // An unstructured claim: most of its words, all its numbers, the same polarity ("has no roof
     // rack" never supports "has a roof rack"), and the memory's own value.
-    if (this.coverage(e) < SUPPORT_COVERAGE || polarityTwins(this.text, e.summary)) return false
+    if (polarityTwins(this.text, e.summary)) return false
+    const inClause = mine !== null && this.namesSlot(e) && statesInClause(e.summary, this.text, this.subjectsOf(e))
+    if (!inClause && this.coverage(e) < SUPPORT_COVERAGE) return false
     const memoryAtoms = valueAtoms(`${e.title}\n${e.summary}`)
     if (!this.textAtoms.numbers.every((n) => atomsWithin({ numbers: [n], words: [] }, memoryAtoms))) return false
-    return mine === null || !this.namesSlot(e) || compareValues(mine.atoms, this.textAtoms) !== 'different'
+    return mine === null || !this.namesSlot(e) || compareValues(mine.atoms, this.textAtoms) !== 'different' || inClause
   }
   /** The memory gives the claim's subject another value (or the same value with the other polarity). */
   statesOther(e: IndexEntry): boolean {
     if (!this.namesSlot(e) || this.states(e)) return false
     const mine = entryClaim(e)
     if (mine === null) return false
-    if (this.parsed !== null) return relateClaims(this.parsed, mine) === 'different'
+    // "Mimi is a kitten" beside "Mimi is the family's pet": a thing named bare is many things at once; only values of one typed kind exclude each other.
+    if (this.parsed !== null) return relateClaims(this.parsed, mine) === 'different' && !(bareSubject(this.parsed.subject) && untyped(this.parsed.value) && untyped(mine.value))
     const theirs = mine.atoms.numbers
     return this.textAtoms.numbers.length > 0 && theirs.length > 0 && compareValues({ numbers: this.textAtoms.numbers, words: [] }, { numbers: theirs, words: [] }) === 'different'
   }
@@ -362,10 +365,12 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   // (the claim is about the support's more specific subject), so it does not contradict.
   const specificity = (e: IndexEntry) => [...check.keyTerms(e)].filter((w) => terms.has(w)).length
   // The other sides of an unresolved conflict with the support contest it rather than contradict it.
+  // Nor does a memory under premises that conflict with the support's: each holds under its own
+  // (issue 27, 5a: a caller naming a premise only one of them states is not contradicted).
   const against =
     support === null
       ? contradicting
-      : contradicting.filter((e) => !support.variants.includes(e.id) && (e.retracts !== undefined || specificity(e) >= specificity(support)))
+      : contradicting.filter((e) => !support.variants.includes(e.id) && !premisesConflict(e.scope, support.scope) && (e.retracts !== undefined || specificity(e) >= specificity(support)))
   // Unresolved conflict in the support's own slot: the other sides say something else.
   const contested = support !== null && support.status === 'conflict' ? support.variants.map((id) => view.get(id)).filter((e): e is IndexEntry => e !== undefined && isSearchable(e) && !check.states(e) && check.inScope(e)) : []
 
@@ -490,6 +495,32 @@ function polarityTwins(a: string, b: string): boolean {
   let n = 0
   for (const t of small) if (large.has(t)) n++
   return n / small.size >= 0.8
+}
+
+/** A subject that is one bare name ("Mimi"), with no attribute. */
+function bareSubject(subject: string | null): boolean {
+  return subject !== null && subjectTerms(subject).length === 1
+}
+
+/** A value of no typed kind: no number, no known kind of thing. */
+function untyped(value: string): boolean {
+  return valueAtoms(value).numbers.length === 0 && kindOfValue(value) === null
+}
+
+/**
+ * A memory that says several things of its subject ("Mimi is the family's pet, she sleeps on the
+ * sofa") states a claim that one of its clauses says in full, its subject aside.
+ */
+function statesInClause(summary: string, claim: string, subjects: readonly string[]): boolean {
+  let rest = claim.normalize('NFKC').toLowerCase()
+  for (const x of subjects) rest = rest.split(x.normalize('NFKC').toLowerCase()).join(' ')
+  const subject = new Set(subjects.flatMap((x) => tokenize(x)))
+  const wanted = [...claimTerms(rest)].filter((w) => !subject.has(w))
+  if (wanted.length === 0) return false
+  return summary.split(/[,;，；。.!?！？]/u).some((clause) => {
+    const t = new Set(tokenize(clause))
+    return wanted.every((w) => t.has(w))
+  })
 }
 
 function sharesSubjectWord(a: string, b: string): boolean {
