@@ -267,7 +267,6 @@ export function doubtOf(e: IndexEntry, support: IndexEntry, claim: DoubtClaim, r
   const relation = subjects.length > 0 ? best(subjects.map((x) => relateSubjects(claim.subject, x))) : namesAll(claim.subject, text) ? 'overlap' : 'other'
   const cued = changeCues(e.summary).length > 0
   const typed = typedOther(claim, text)
-  if (process.env.DOUBT_DEBUG) console.error('DOUBT', JSON.stringify({ text, subjects, relation, cued, typed, claim: claim.subject }))
   switch (relation) {
     case 'same':
       if (typed || otherValue(claim.frame, text)) return 'gives the subject another value'
