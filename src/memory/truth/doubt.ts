@@ -39,6 +39,49 @@ export function futureChange(text: string): boolean {
   return FUTURE.test(text.normalize('NFKC'))
 }
 
+const DAY_MS = 86_400_000
+const ISO_DAY = /(?:\b(?:from|starting|beginning|as of|effective|on)\s+|自|从)(\d{4})[-/年](\d{1,2})[-/月](\d{1,2})日?/iu
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday']
+const ZH_WEEKDAYS = '日一二三四五六'
+
+/**
+ * The day a change yet to come takes effect (ISO date, UTC), read from its text and the time it
+ * was written: an explicit date ("from 2027-01-05", "自 2027 年 1 月 5 日起"), tomorrow, next week
+ * (its Monday), next Monday..Sunday, next month (its first day), next year (1 January). Null when
+ * the text gives no day to count from.
+ */
+export function effectiveFrom(text: string, written: string): string | null {
+  const t = text.normalize('NFKC').toLowerCase()
+  const iso = ISO_DAY.exec(t)
+  if (iso !== null) return `${iso[1]}-${(iso[2] as string).padStart(2, '0')}-${(iso[3] as string).padStart(2, '0')}`
+  const at = Date.parse(written)
+  if (!Number.isFinite(at)) return null
+  const day = new Date(at - (at % DAY_MS))
+  const plus = (n: number) => new Date(day.getTime() + n * DAY_MS).toISOString().slice(0, 10)
+  const weekday = /\bnext\s+(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/u.exec(t)?.[1] ?? null
+  const zhWeekday = /下(?:周|星期|礼拜)([一二三四五六日天])/u.exec(t)?.[1] ?? null
+  const target = weekday !== null ? WEEKDAYS.indexOf(weekday) : zhWeekday !== null ? ZH_WEEKDAYS.indexOf(zhWeekday === '天' ? '日' : zhWeekday) : -1
+  const dow = day.getUTCDay()
+  if (target >= 0) return plus((target - dow + 7) % 7 || 7)
+  if (/\btomorrow\b|明天/u.test(t)) return plus(1)
+  if (/\bnext\s+week\b|下周|下星期|下个星期|下礼拜/u.test(t)) return plus(((8 - dow) % 7) || 7)
+  if (/\bnext\s+month\b|下个?月/u.test(t)) return new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + 1, 1)).toISOString().slice(0, 10)
+  if (/\bnext\s+year\b|明年/u.test(t)) return `${day.getUTCFullYear() + 1}-01-01`
+  return null
+}
+
+/**
+ * The memory announces a change that has not taken effect at `nowMs`: a change yet to come
+ * (futureChange) whose day is unknown or still ahead, or one dated explicitly after the day it
+ * was written ("from 2027-01-05").
+ */
+export function pendingChange(e: Pick<IndexEntry, 'summary' | 'time'>, nowMs: number): boolean {
+  const from = effectiveFrom(e.summary, e.time)
+  if (from === null) return futureChange(e.summary)
+  if (!futureChange(e.summary) && from <= e.time.slice(0, 10)) return false
+  return Date.parse(`${from}T00:00:00Z`) > nowMs
+}
+
 /** The text names the value only after a negation ("no longer drinks coffee", "不再用禅道"). */
 export function negatesValue(text: string, value: string): boolean {
   const lower = text.normalize('NFKC').toLowerCase()

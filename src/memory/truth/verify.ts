@@ -41,7 +41,7 @@ import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms }
 import { entryClaim, relateClaims, type EntryClaim } from '../writing/revise.js'
 import { sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
 import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
-import { doubtOf, futureChange, negatesValue, unstructuredClaim, type DoubtClaim } from './doubt.js'
+import { doubtOf, effectiveFrom, negatesValue, pendingChange, unstructuredClaim, type DoubtClaim } from './doubt.js'
 
 /** A claim with no recognisable subject is supported only by a memory that states every one of its terms (and all its numbers, and the memory's own value). */
 export const SUPPORT_COVERAGE = 1
@@ -127,6 +127,8 @@ class Checker {
     readonly claim: Set<string>,
     readonly premises: string | null,
     private readonly view: IndexLookup,
+    /** The time judged at: a change yet to come supports nothing before its day. */
+    readonly nowMs: number,
   ) {
     const d = deriveClaim(text)
     this.parsed = d === null ? null : { subject: d.subject, names: [d.subject], value: d.value, atoms: valueAtoms(d.value), negated: d.negated, form: d.form, cues: d.cues, retired: d.retired }
@@ -186,7 +188,7 @@ class Checker {
    */
   states(e: IndexEntry): boolean {
     // A change yet to come states nothing true now; a memory that negates the value never supports it.
-    if (futureChange(e.summary)) return false
+    if (pendingChange(e, this.nowMs)) return false
     const mine = entryClaim(e)
     if (this.parsed !== null) {
       const p = this.parsed
@@ -313,7 +315,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     return { verdict: 'unknown', claim, support: null, contradicting: [], newer_related: [], superseded_matches: [], stale_support: false, scopeExcluded: 0, note }
   }
   const view = state.entries
-  const check = new Checker(claim, terms, premises, view)
+  const check = new Checker(claim, terms, premises, view, nowMs)
 
   const hits = runSearch(view, state.index, state.aliases, { query: claim, top_k: CANDIDATES }).hits
   const candidates: IndexEntry[] = []
@@ -399,6 +401,13 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const changed: IndexEntry[] = []
   const mentions: IndexEntry[] = []
   const doubts: Doubt[] = []
+  // Changes yet to come on a known day: the support holds until then ("until <date>, then <value>").
+  const until: Array<{ entry: IndexEntry; from: string }> = []
+  const doubt = (e: IndexEntry, why: string) => {
+    const from = pendingChange(e, nowMs) ? effectiveFrom(e.summary, e.time) : null
+    if (from !== null) until.push({ entry: e, from })
+    else doubts.push({ entry: e, why })
+  }
   const doubtClaim: DoubtClaim = check.parsed?.subject != null ? { text: claim, subject: check.parsed.subject, value: check.parsed.value, frame } : unstructuredClaim(claim)
   if (support !== null) {
     // A subject worded otherwise shares no word with the claim, so search does not find it: the
@@ -407,7 +416,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     for (const e of newestSince(view, support, RECENT_LIMIT)) {
       if (seen.has(e.id) || !check.inScope(e) || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || premisesConflict(e.scope, support.scope) || check.states(e)) continue
       const why = doubtOf(e, support, doubtClaim, check)
-      if (why !== null) doubts.push({ entry: e, why })
+      if (why !== null) doubt(e, why)
     }
     for (const e of live) {
       if (e.id === support.id || e.type === 'raw' || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || check.states(e)) continue
@@ -415,7 +424,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
       // At least as new and may be saying otherwise about the subject (doubt.ts): not enough to support.
       const why = doubtOf(e, support, doubtClaim, check)
       if (why !== null) {
-        doubts.push({ entry: e, why })
+        doubt(e, why)
         continue
       }
       // A memory about another attribute of the claim's subject ("billing service currency" beside
@@ -427,8 +436,10 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
       const shared = [...frame.terms].filter((w) => check.terms(e).has(w)).length
       const about = frame.terms.size > 0 && (shared >= 2 || (shared >= 1 && frame.terms.size <= 2)) && shared / frame.terms.size >= 0.5
       // A change yet to come about the subject: until it takes effect the support may still hold, but not for sure.
-      if (futureChange(e.summary) && (newer.includes(e) || (about && otherValue(frame, `${e.title}\n${e.summary}`)))) {
-        changed.push(e)
+      if (pendingChange(e, nowMs) && (newer.includes(e) || (about && otherValue(frame, `${e.title}\n${e.summary}`)))) {
+        const from = effectiveFrom(e.summary, e.time)
+        if (from !== null) until.push({ entry: e, from })
+        else changed.push(e)
         continue
       }
       // The same statement with the other polarity ("has no roof rack" / "has a roof rack") is another value too.
@@ -463,7 +474,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     scopeExcluded: excluded.length,
     note: '',
   }
-  result.note = noteFor({ verdict, support, against, contested, changed, mentions, doubts, superseded, retracted, newer, outOfScope, live, premises, check, nowMs })
+  result.note = noteFor({ verdict, support, against, contested, changed, mentions, doubts, until, superseded, retracted, newer, outOfScope, live, premises, check, nowMs })
   return result
 }
 
@@ -563,6 +574,8 @@ interface NoteParts {
   mentions: IndexEntry[]
   /** Memories at least as new that may say otherwise about the subject, and why. */
   doubts: Doubt[]
+  /** Changes yet to come on a known day. */
+  until: Array<{ entry: IndexEntry; from: string }>
   superseded: IndexEntry[]
   retracted: IndexEntry[]
   newer: IndexEntry[]
@@ -578,6 +591,11 @@ function noteFor(p: NoteParts): string {
   switch (p.verdict) {
     case 'supported': {
       const s = p.support as IndexEntry
+      if (p.until.length > 0) {
+        const first = [...p.until].sort((a, b) => a.from.localeCompare(b.from))[0] as { entry: IndexEntry; from: string }
+        parts.push(`SUPPORTED until ${first.from} by ${quote(s)}; then ${quote(first.entry)} takes effect, from ${first.from}.`, evidenceSentence(s, p.nowMs))
+        break
+      }
       parts.push(`SUPPORTED by ${quote(s)}.`, evidenceSentence(s, p.nowMs))
       break
     }
