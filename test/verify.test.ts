@@ -10,6 +10,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createFileBackend, flushCaches, memoryVerifyTool, outputViolation, resolveHandler, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { claimTerms } from '../src/memory/truth/verify.js'
+import { effectiveFrom } from '../src/memory/truth/doubt.js'
 import { renderValue } from '../src/tools/render/text.js'
 
 const roots: string[] = []
@@ -307,5 +308,37 @@ describe('memory_verify on rules alone: a precise doubt before supported (issue 
     expect(z.verdict).toBe('supported')
     expect(z.support?.id).toBe(cat.id)
     expect((await verify(zh, { claim: '咪咪是一只小猫' })).verdict).toBe('unknown')
+  })
+})
+
+describe('memory_verify: a change yet to come on a known day (issue 27)', () => {
+  it('the current value is supported until the day, both named; from the day (and asOf after it) the new value is', async () => {
+    const clock = { now: '2026-12-07T10:00:00.000Z' }
+    const b = await store(clock)
+    const old = await writeHandler(b, { summary: '站会在每天上午十点。' })
+    const next = await writeHandler(b, { summary: '下周起站会改到上午九点半。' })
+    const before = await verify(b, { claim: '站会在每天上午十点' })
+    expect(before.verdict).toBe('supported')
+    expect(before.support?.id).toBe(old.id)
+    expect(before.note).toContain(`SUPPORTED until 2026-12-14 by ${old.id}`)
+    expect(before.note).toContain(`then ${next.id}`)
+    expect((await verify(b, { claim: '站会在上午九点半' })).verdict).not.toBe('supported')
+    const asOf = await verify(b, { claim: '站会在上午九点半', asOf: '2026-12-15T00:00:00Z' })
+    expect(asOf.verdict).toBe('supported')
+    expect(asOf.support?.id).toBe(next.id)
+    clock.now = '2026-12-15T09:00:00.000Z'
+    expect((await verify(b, { claim: '站会在上午九点半' })).support?.id).toBe(next.id)
+    expect((await verify(b, { claim: '站会在每天上午十点' })).verdict).not.toBe('supported')
+  })
+
+  it('reads the day from the text and the time written: a date, tomorrow, next week, next month, 下周起', () => {
+    const at = '2026-12-09T10:00:00.000Z' // a Wednesday
+    expect(effectiveFrom('From 2027-01-05 the on-call rotation is weekly.', at)).toBe('2027-01-05')
+    expect(effectiveFrom('Starting next week, standup is at 9:30.', at)).toBe('2026-12-14')
+    expect(effectiveFrom('Starting next Monday, standup is at 9:30.', at)).toBe('2026-12-14')
+    expect(effectiveFrom('Starting next month, the design review is on Mondays.', at)).toBe('2027-01-01')
+    expect(effectiveFrom('From tomorrow the office opens at 8.', at)).toBe('2026-12-10')
+    expect(effectiveFrom('下个月起房租涨到 5000 元。', at)).toBe('2027-01-01')
+    expect(effectiveFrom('The office opens at 8.', at)).toBeNull()
   })
 })
