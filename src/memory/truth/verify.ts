@@ -23,7 +23,7 @@
  */
 
 import { invalidInput } from '../../errors.js'
-import { describeConflict, comparePremises, formatPremises, parsePremises, premisesConflict } from '../../store/premises.js'
+import { comparePremises, formatPremises, parsePremises, premisesConflict } from '../../store/premises.js'
 import { retrievalState } from '../../retrieve/retriever.js'
 import { runSearch } from '../../retrieve/search.js'
 import { isSearchable } from '../../retrieve/search-index.js'
@@ -31,7 +31,7 @@ import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
 import type { MemoryBackend } from '../../store/backend.js'
 import { contentHash } from '../../store/frontmatter.js'
 import { slotOf, type IndexLookup } from '../../store/index-view.js'
-import { collapseWhitespace, normalizeSlot, truncate } from '../../text.js'
+import { collapseWhitespace, normalizeSlot } from '../../text.js'
 import { briefOf, type IndexEntry, type MemoryStatus, type MemoryType } from '../../types.js'
 import { parseAsOf, retrievalAsOf } from '../time/as-of.js'
 import { changeCues, deriveClaim, kindOfValue } from './claim-extract.js'
@@ -40,15 +40,14 @@ import { RETIRING } from '../writing/revise.js'
 import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms } from './claim-value.js'
 import { entryClaim, relateClaims, type EntryClaim } from '../writing/revise.js'
 import { sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
-import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
+import { evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
+import { LIST_LIMIT, noteFor, type Doubt } from './verify-note.js'
 import { doubtOf, effectiveFrom, negatesValue, pendingChange, unstructuredClaim, type DoubtClaim } from './doubt.js'
 
 /** A claim with no recognisable subject is supported only by a memory that states every one of its terms (and all its numbers, and the memory's own value). */
 export const SUPPORT_COVERAGE = 1
 /** Search hits considered per claim. */
 const CANDIDATES = 20
-/** At most this many memories per evidence list. */
-const LIST_LIMIT = 5
 /** How far a superseded chain is followed to its current version. */
 const CHAIN_LIMIT = 50
 
@@ -293,9 +292,6 @@ function ref(e: IndexEntry, check: Checker, nowMs: number): VerifyRef {
   }
 }
 
-/** `id "title": summary (date)`; the title is left out when the summary starts with it (a derived title). */
-const quote = (e: IndexEntry) =>
-  `${e.id}${e.summary.startsWith(e.title.replace(/…$/, '')) ? '' : ` "${truncate(e.title, 60)}"`}: ${truncate(e.summary, 200)} (${e.time.slice(0, 10)})`
 
 function pushUnique(list: IndexEntry[], e: IndexEntry): void {
   if (!list.some((x) => x.id === e.id)) list.push(e)
@@ -556,103 +552,4 @@ function valueSaidBefore(claim: EntryClaim, text: string): boolean {
 
 function claimFrame(claim: string, check: Checker): Frame {
   return check.parsed === null ? frameOf(claim) : frameOf(claim, check.parsed.subject ?? claim, check.parsed.value)
-}
-
-interface Doubt {
-  entry: IndexEntry
-  why: string
-}
-
-interface NoteParts {
-  verdict: Verdict
-  support: IndexEntry | null
-  against: IndexEntry[]
-  contested: IndexEntry[]
-  /** Newer memories of the subject that say something changed. */
-  changed: IndexEntry[]
-  /** Current memories that give the subject another value of the same kind. */
-  mentions: IndexEntry[]
-  /** Memories at least as new that may say otherwise about the subject, and why. */
-  doubts: Doubt[]
-  /** Changes yet to come on a known day. */
-  until: Array<{ entry: IndexEntry; from: string }>
-  superseded: IndexEntry[]
-  retracted: IndexEntry[]
-  newer: IndexEntry[]
-  outOfScope: IndexEntry[]
-  live: IndexEntry[]
-  premises: string | null
-  check: Checker
-  nowMs: number
-}
-
-function noteFor(p: NoteParts): string {
-  const parts: string[] = []
-  switch (p.verdict) {
-    case 'supported': {
-      const s = p.support as IndexEntry
-      if (p.until.length > 0) {
-        const first = [...p.until].sort((a, b) => a.from.localeCompare(b.from))[0] as { entry: IndexEntry; from: string }
-        parts.push(`SUPPORTED until ${first.from} by ${quote(s)}; then ${quote(first.entry)} takes effect, from ${first.from}.`, evidenceSentence(s, p.nowMs))
-        break
-      }
-      parts.push(`SUPPORTED by ${quote(s)}.`, evidenceSentence(s, p.nowMs))
-      break
-    }
-    case 'contradicted': {
-      const retraction = p.against.find((e) => e.retracts !== undefined)
-      const current = p.against.filter((e) => e.retracts === undefined)
-      if (current.length > 0) parts.push(`CONTRADICTED: memory's current statement is ${current.map(quote).join('; ')}.`)
-      if (retraction !== undefined) parts.push(`${current.length > 0 ? 'Also' : 'CONTRADICTED'}: ${retraction.retracts} said this but was retracted by ${quote(retraction)}.`)
-      if (p.superseded.length > 0) parts.push(`The claim matches an older version: ${p.superseded.map((e) => e.id).join(', ')} (superseded), true once but not now.`)
-      if (p.support !== null) parts.push(`${p.support.id} mentions it, but the slot's current statement overrides a mention.`)
-      parts.push('Say the current statement instead, or that memory disagrees.')
-      break
-    }
-    case 'unknown': {
-      if (p.support !== null && p.contested.length === 0 && p.doubts.length > 0) {
-        parts.push(
-          `UNKNOWN (doubt): ${quote(p.support)} supports it, but ${p.doubts.map((d) => `${quote(d.entry)}, at least as new, ${d.why}`).join('; ')}. Rules cannot tell whether that is the same fact; ask, or read both, before asserting the claim, then write the current value.`,
-        )
-        break
-      }
-      if (p.support !== null && p.contested.length === 0 && p.changed.length === 0) {
-        parts.push(
-          `UNKNOWN (contested): ${quote(p.support)} supports it, but ${p.mentions.map(quote).join('; ')} gives the same subject another value; find out which holds before asserting either, then write it (or settle it with memory_resolve).`,
-        )
-        break
-      }
-      if (p.support !== null && p.contested.length === 0) {
-        parts.push(
-          `UNKNOWN (changed?): ${quote(p.support)} supports it, but newer memory says something changed: ${p.changed.map(quote).join('; ')}. Read it before asserting the claim; settle it with memory_resolve or write the current value.`,
-        )
-        break
-      }
-      if (p.support !== null) {
-        parts.push(`UNKNOWN (contested): ${quote(p.support)} supports it, but ${p.contested.map(quote).join('; ')} says otherwise in an unresolved conflict; settle it with memory_resolve before asserting either.`)
-        break
-      }
-      const closest = [...p.live].sort((a, b) => p.check.coverage(b) - p.check.coverage(a))[0]
-      parts.push('UNKNOWN: no memory states this.')
-      if (closest !== undefined) parts.push(`Closest: ${quote(closest)}, which states ${Math.round(p.check.coverage(closest) * 100)}% of the claim's words.`)
-      if (p.superseded.length > 0) parts.push(`Older versions stated it: ${p.superseded.map((e) => e.id).join(', ')}.`)
-      parts.push('Say it is not in memory rather than guessing.')
-      break
-    }
-    case 'out_of_scope': {
-      const e = p.outOfScope[0] as IndexEntry
-      parts.push(
-        `OUT_OF_SCOPE: ${quote(e)} holds under premises "${e.scope}", which disagree with yours on ${describeConflict(e.scope, p.premises)}. It neither supports nor contradicts the claim under your premises.`,
-      )
-      break
-    }
-  }
-  const s = p.support
-  if (s !== null && p.verdict !== 'out_of_scope') {
-    if (p.premises === null && s.scope !== undefined) parts.push(`CONDITIONAL SCOPE: ${s.id} holds under "${s.scope}"; the claim named no premises, so they were not checked.`)
-    else if (p.premises !== null && s.scope === undefined) parts.push(`Premises unchecked: ${s.id} records none, so whether it holds under "${p.premises}" is not known.`)
-    if (p.newer.length > 0) parts.push(`STALE SUPPORT?: newer related memories exist (${p.newer.slice(0, LIST_LIMIT).map((e) => e.id).join(', ')}); read them before relying on ${s.id}.`)
-  }
-  if (p.retracted.length > 0 && p.verdict !== 'contradicted') parts.push(`Retracted, not used: ${p.retracted.map((e) => `${e.id} (by ${e.retracted_by})`).join(', ')}.`)
-  return parts.join(' ')
 }
