@@ -19,7 +19,9 @@
  * nothing with it beyond the key's own words. A retraction of the memory that would support it
  * contradicts it too. An old version never supports anything: it is reported in
  * `superseded_matches`. Memories whose premises conflict with the caller's are set aside
- * (`scopeExcluded`); when only they speak to the claim the verdict is OUT_OF_SCOPE.
+ * (`scopeExcluded`); when only they speak to the claim the verdict is OUT_OF_SCOPE. A support
+ * counts only when no memory at least as new may say otherwise (doubt.ts): then the answer is
+ * UNKNOWN, naming it; a change yet to come on a known day leaves it supported until that day.
  */
 
 import { invalidInput } from '../../errors.js'
