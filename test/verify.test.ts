@@ -10,6 +10,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createFileBackend, flushCaches, memoryVerifyTool, outputViolation, resolveHandler, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { claimTerms } from '../src/memory/truth/verify.js'
+import { effectiveFrom } from '../src/memory/truth/doubt.js'
 import { renderValue } from '../src/tools/render/text.js'
 
 const roots: string[] = []
@@ -214,5 +215,130 @@ describe('memory_verify on rules alone: what never supports (issue 27)', () => {
     const v = await verifyHandler(b, { claim: 'Lucia prefers green tea' })
     expect(v.verdict).toBe('supported')
     expect(v.support?.id).toBe(m.id)
+  })
+})
+
+describe('memory_verify on rules alone: a precise doubt before supported (issue 27)', () => {
+  it('a memory at least as new about an overlapping subject with another value or a change makes the answer unknown, naming it', async () => {
+    const b = await store()
+    await writeHandler(b, { summary: 'The company VPN client is OpenVPN.' })
+    const later = await writeHandler(b, { summary: "VPN update: it's WireGuard now, IT rolled it out to every laptop last week." })
+    const v = await verify(b, { claim: 'The company VPN client is OpenVPN' })
+    expect(v.verdict).toBe('unknown')
+    expect(v.note).toMatch(/^UNKNOWN \(doubt\)/)
+    expect(v.note).toContain(later.id)
+    const zh = await store()
+    await writeHandler(zh, { summary: '客服首响 SLA 是 2 小时。' })
+    const zhLater = await writeHandler(zh, { summary: '客服首次响应 SLA 是 4 小时。' })
+    const z = await verify(zh, { claim: '客服首响 SLA 为两小时' })
+    expect(z.verdict).toBe('unknown')
+    expect(z.note).toContain(zhLater.id)
+  })
+
+  it('a subject worded otherwise doubts only with a value of the same typed kind (a port, a time of day), in English and Chinese', async () => {
+    const b = await store()
+    await writeHandler(b, { summary: 'The API listens on port 8080.' })
+    const port = await writeHandler(b, { summary: 'Our backend service listens on port 9090.' })
+    const v = await verify(b, { claim: 'The API listens on port 8080' })
+    expect(v.verdict).toBe('unknown')
+    expect(v.note).toContain(port.id)
+    const zh = await store()
+    await writeHandler(zh, { summary: '报表服务每天凌晨两点跑。' })
+    const moved = await writeHandler(zh, { summary: '数据导出任务改到凌晨四点了。' })
+    const z = await verify(zh, { claim: '报表服务每天凌晨两点跑' })
+    expect(z.verdict).toBe('unknown')
+    expect(z.note).toContain(moved.id)
+  })
+
+  it('notes about other attributes of one service leave a support alone, even with a change cue', async () => {
+    const b = await store()
+    const db = await writeHandler(b, { summary: 'billing service database -> postgres' })
+    await writeHandler(b, { summary: 'note that billing service currency -> EUR' })
+    await writeHandler(b, { summary: 'note that billing service request timeout -> 30 s' })
+    await writeHandler(b, { summary: 'moved the billing CSV export to a background job' })
+    const v = await verify(b, { claim: 'The billing service uses postgres as its database' })
+    expect(v.verdict).toBe('supported')
+    expect(v.support?.id).toBe(db.id)
+    const zh = await store()
+    const cache = await writeHandler(zh, { summary: '缓存服务用的是 redis 6' })
+    await writeHandler(zh, { summary: '缓存服务最大内存配了 4 GB' })
+    const z = await verify(zh, { claim: '缓存服务用的是 redis 6' })
+    expect(z.verdict).toBe('supported')
+    expect(z.support?.id).toBe(cache.id)
+  })
+
+  it('different named things never doubt each other', async () => {
+    const b = await store()
+    const alice = await writeHandler(b, { summary: 'Alice lives in Berlin.' })
+    await writeHandler(b, { summary: 'Bob moved to Paris.' })
+    const v = await verify(b, { claim: 'Alice lives in Berlin' })
+    expect(v.verdict).toBe('supported')
+    expect(v.support?.id).toBe(alice.id)
+  })
+
+  it('5(a): two current memories of one fact under different premises; a caller naming a premise neither conflicts with is not contradicted', async () => {
+    const b = await store()
+    const staging = await writeHandler(b, { summary: 'The API server listens on port 8080.', scope: 'env=staging' })
+    const prod = await writeHandler(b, { summary: 'The API server listens on port 9090.', scope: 'env=prod' })
+    for (const [claim, id] of [['The API server listens on port 9090', prod.id], ['The API server listens on port 8080', staging.id]] as const) {
+      const v = await verify(b, { claim, scope: 'region=eu' })
+      expect(v.verdict, claim).toBe('supported')
+      expect(v.support?.id).toBe(id)
+      expect(v.contradicting).toEqual([])
+    }
+    const zh = await store()
+    await writeHandler(zh, { summary: 'API 服务监听 8080 端口。', scope: 'env=staging' })
+    const zhProd = await writeHandler(zh, { summary: 'API 服务监听 9090 端口。', scope: 'env=prod' })
+    const z = await verify(zh, { claim: 'API 服务监听 9090 端口', scope: 'region=eu' })
+    expect(z.verdict).toBe('supported')
+    expect(z.support?.id).toBe(zhProd.id)
+  })
+
+  it('5(b): a memory that says several things supports each clause; a bare name with another untyped value is unknown', async () => {
+    const b = await store()
+    const mimi = await writeHandler(b, { summary: "Mimi is the family's pet, she sleeps on the sofa." })
+    const sofa = await verify(b, { claim: 'Mimi sleeps on the sofa' })
+    expect(sofa.verdict).toBe('supported')
+    expect(sofa.support?.id).toBe(mimi.id)
+    expect((await verify(b, { claim: 'Mimi is a kitten' })).verdict).toBe('unknown')
+    expect((await verify(b, { claim: 'Mimi sleeps in the garden' })).verdict).toBe('unknown')
+    const zh = await store()
+    const cat = await writeHandler(zh, { summary: '咪咪是家里的宠物，它睡在沙发上。' })
+    const z = await verify(zh, { claim: '咪咪睡在沙发上' })
+    expect(z.verdict).toBe('supported')
+    expect(z.support?.id).toBe(cat.id)
+    expect((await verify(zh, { claim: '咪咪是一只小猫' })).verdict).toBe('unknown')
+  })
+})
+
+describe('memory_verify: a change yet to come on a known day (issue 27)', () => {
+  it('the current value is supported until the day, both named; from the day (and asOf after it) the new value is', async () => {
+    const clock = { now: '2026-12-07T10:00:00.000Z' }
+    const b = await store(clock)
+    const old = await writeHandler(b, { summary: '站会在每天上午十点。' })
+    const next = await writeHandler(b, { summary: '下周起站会改到上午九点半。' })
+    const before = await verify(b, { claim: '站会在每天上午十点' })
+    expect(before.verdict).toBe('supported')
+    expect(before.support?.id).toBe(old.id)
+    expect(before.note).toContain(`SUPPORTED until 2026-12-14 by ${old.id}`)
+    expect(before.note).toContain(`then ${next.id}`)
+    expect((await verify(b, { claim: '站会在上午九点半' })).verdict).not.toBe('supported')
+    const asOf = await verify(b, { claim: '站会在上午九点半', asOf: '2026-12-15T00:00:00Z' })
+    expect(asOf.verdict).toBe('supported')
+    expect(asOf.support?.id).toBe(next.id)
+    clock.now = '2026-12-15T09:00:00.000Z'
+    expect((await verify(b, { claim: '站会在上午九点半' })).support?.id).toBe(next.id)
+    expect((await verify(b, { claim: '站会在每天上午十点' })).verdict).not.toBe('supported')
+  })
+
+  it('reads the day from the text and the time written: a date, tomorrow, next week, next month, 下周起', () => {
+    const at = '2026-12-09T10:00:00.000Z' // a Wednesday
+    expect(effectiveFrom('From 2027-01-05 the on-call rotation is weekly.', at)).toBe('2027-01-05')
+    expect(effectiveFrom('Starting next week, standup is at 9:30.', at)).toBe('2026-12-14')
+    expect(effectiveFrom('Starting next Monday, standup is at 9:30.', at)).toBe('2026-12-14')
+    expect(effectiveFrom('Starting next month, the design review is on Mondays.', at)).toBe('2027-01-01')
+    expect(effectiveFrom('From tomorrow the office opens at 8.', at)).toBe('2026-12-10')
+    expect(effectiveFrom('下个月起房租涨到 5000 元。', at)).toBe('2027-01-01')
+    expect(effectiveFrom('The office opens at 8.', at)).toBeNull()
   })
 })

@@ -19,11 +19,13 @@
  * nothing with it beyond the key's own words. A retraction of the memory that would support it
  * contradicts it too. An old version never supports anything: it is reported in
  * `superseded_matches`. Memories whose premises conflict with the caller's are set aside
- * (`scopeExcluded`); when only they speak to the claim the verdict is OUT_OF_SCOPE.
+ * (`scopeExcluded`); when only they speak to the claim the verdict is OUT_OF_SCOPE. A support
+ * counts only when no memory at least as new may say otherwise (doubt.ts): then the answer is
+ * UNKNOWN, naming it; a change yet to come on a known day leaves it supported until that day.
  */
 
 import { invalidInput } from '../../errors.js'
-import { describeConflict, comparePremises, formatPremises, parsePremises, premisesConflict } from '../../store/premises.js'
+import { comparePremises, formatPremises, parsePremises, premisesConflict } from '../../store/premises.js'
 import { retrievalState } from '../../retrieve/retriever.js'
 import { runSearch } from '../../retrieve/search.js'
 import { isSearchable } from '../../retrieve/search-index.js'
@@ -31,24 +33,23 @@ import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
 import type { MemoryBackend } from '../../store/backend.js'
 import { contentHash } from '../../store/frontmatter.js'
 import { slotOf, type IndexLookup } from '../../store/index-view.js'
-import { collapseWhitespace, normalizeSlot, truncate } from '../../text.js'
+import { collapseWhitespace, normalizeSlot } from '../../text.js'
 import { briefOf, type IndexEntry, type MemoryStatus, type MemoryType } from '../../types.js'
 import { parseAsOf, retrievalAsOf } from '../time/as-of.js'
-import { changeCues, deriveClaim } from './claim-extract.js'
+import { changeCues, deriveClaim, kindOfValue } from './claim-extract.js'
 import { frameOf, otherValue, valueNames, type Frame } from './claim-frame.js'
 import { RETIRING } from '../writing/revise.js'
 import { atomsWithin, compareValues, isEmptyValue, valueAtoms, type ValueAtoms } from './claim-value.js'
 import { entryClaim, relateClaims, type EntryClaim } from '../writing/revise.js'
 import { sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
-import { evidenceSentence, evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
-import { futureChange, negatesValue } from './doubt.js'
+import { evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
+import { LIST_LIMIT, noteFor, type Doubt } from './verify-note.js'
+import { doubtOf, effectiveFrom, negatesValue, pendingChange, unstructuredClaim, type DoubtClaim } from './doubt.js'
 
 /** A claim with no recognisable subject is supported only by a memory that states every one of its terms (and all its numbers, and the memory's own value). */
 export const SUPPORT_COVERAGE = 1
 /** Search hits considered per claim. */
 const CANDIDATES = 20
-/** At most this many memories per evidence list. */
-const LIST_LIMIT = 5
 /** How far a superseded chain is followed to its current version. */
 const CHAIN_LIMIT = 50
 
@@ -127,6 +128,8 @@ class Checker {
     readonly claim: Set<string>,
     readonly premises: string | null,
     private readonly view: IndexLookup,
+    /** The time judged at: a change yet to come supports nothing before its day. */
+    readonly nowMs: number,
   ) {
     const d = deriveClaim(text)
     this.parsed = d === null ? null : { subject: d.subject, names: [d.subject], value: d.value, atoms: valueAtoms(d.value), negated: d.negated, form: d.form, cues: d.cues, retired: d.retired }
@@ -186,7 +189,7 @@ class Checker {
    */
   states(e: IndexEntry): boolean {
     // A change yet to come states nothing true now; a memory that negates the value never supports it.
-    if (futureChange(e.summary)) return false
+    if (pendingChange(e, this.nowMs)) return false
     const mine = entryClaim(e)
     if (this.parsed !== null) {
       const p = this.parsed
@@ -209,17 +212,20 @@ class Checker {
     }
     // An unstructured claim: most of its words, all its numbers, the same polarity ("has no roof
     // rack" never supports "has a roof rack"), and the memory's own value.
-    if (this.coverage(e) < SUPPORT_COVERAGE || polarityTwins(this.text, e.summary)) return false
+    if (polarityTwins(this.text, e.summary)) return false
+    const inClause = mine !== null && this.namesSlot(e) && statesInClause(e.summary, this.text, this.subjectsOf(e))
+    if (!inClause && this.coverage(e) < SUPPORT_COVERAGE) return false
     const memoryAtoms = valueAtoms(`${e.title}\n${e.summary}`)
     if (!this.textAtoms.numbers.every((n) => atomsWithin({ numbers: [n], words: [] }, memoryAtoms))) return false
-    return mine === null || !this.namesSlot(e) || compareValues(mine.atoms, this.textAtoms) !== 'different'
+    return mine === null || !this.namesSlot(e) || compareValues(mine.atoms, this.textAtoms) !== 'different' || inClause
   }
   /** The memory gives the claim's subject another value (or the same value with the other polarity). */
   statesOther(e: IndexEntry): boolean {
     if (!this.namesSlot(e) || this.states(e)) return false
     const mine = entryClaim(e)
     if (mine === null) return false
-    if (this.parsed !== null) return relateClaims(this.parsed, mine) === 'different'
+    // "Mimi is a kitten" beside "Mimi is the family's pet": a thing named bare is many things at once; only values of one typed kind exclude each other.
+    if (this.parsed !== null) return relateClaims(this.parsed, mine) === 'different' && !(bareSubject(this.parsed.subject) && untyped(this.parsed.value) && untyped(mine.value))
     const theirs = mine.atoms.numbers
     return this.textAtoms.numbers.length > 0 && theirs.length > 0 && compareValues({ numbers: this.textAtoms.numbers, words: [] }, { numbers: theirs, words: [] }) === 'different'
   }
@@ -265,6 +271,16 @@ function slotsNamedIn(claim: string, view: IndexLookup): IndexEntry[] {
   return out
 }
 
+/** How many of the newest memories at least as new as a support are read for doubt beyond the search hits. */
+const RECENT_LIMIT = 200
+
+/** The newest current memories (no raw text) at least as new as `support`, at most `limit`, newest first. */
+function newestSince(view: IndexLookup, support: IndexEntry, limit: number): IndexEntry[] {
+  const out: IndexEntry[] = []
+  for (const e of view.values()) if (e.id !== support.id && e.type !== 'raw' && e.time >= support.time && isSearchable(e)) out.push(e)
+  return out.sort(newestFirst).slice(0, limit)
+}
+
 const newestFirst = (a: IndexEntry, b: IndexEntry) => b.time.localeCompare(a.time) || a.id.localeCompare(b.id)
 
 function ref(e: IndexEntry, check: Checker, nowMs: number): VerifyRef {
@@ -278,9 +294,6 @@ function ref(e: IndexEntry, check: Checker, nowMs: number): VerifyRef {
   }
 }
 
-/** `id "title": summary (date)`; the title is left out when the summary starts with it (a derived title). */
-const quote = (e: IndexEntry) =>
-  `${e.id}${e.summary.startsWith(e.title.replace(/…$/, '')) ? '' : ` "${truncate(e.title, 60)}"`}: ${truncate(e.summary, 200)} (${e.time.slice(0, 10)})`
 
 function pushUnique(list: IndexEntry[], e: IndexEntry): void {
   if (!list.some((x) => x.id === e.id)) list.push(e)
@@ -300,7 +313,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     return { verdict: 'unknown', claim, support: null, contradicting: [], newer_related: [], superseded_matches: [], stale_support: false, scopeExcluded: 0, note }
   }
   const view = state.entries
-  const check = new Checker(claim, terms, premises, view)
+  const check = new Checker(claim, terms, premises, view, nowMs)
 
   const hits = runSearch(view, state.index, state.aliases, { query: claim, top_k: CANDIDATES }).hits
   const candidates: IndexEntry[] = []
@@ -352,10 +365,12 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   // (the claim is about the support's more specific subject), so it does not contradict.
   const specificity = (e: IndexEntry) => [...check.keyTerms(e)].filter((w) => terms.has(w)).length
   // The other sides of an unresolved conflict with the support contest it rather than contradict it.
+  // Nor does a memory under premises that conflict with the support's: each holds under its own
+  // (issue 27, 5a: a caller naming a premise only one of them states is not contradicted).
   const against =
     support === null
       ? contradicting
-      : contradicting.filter((e) => !support.variants.includes(e.id) && (e.retracts !== undefined || specificity(e) >= specificity(support)))
+      : contradicting.filter((e) => !support.variants.includes(e.id) && !premisesConflict(e.scope, support.scope) && (e.retracts !== undefined || specificity(e) >= specificity(support)))
   // Unresolved conflict in the support's own slot: the other sides say something else.
   const contested = support !== null && support.status === 'conflict' ? support.variants.map((id) => view.get(id)).filter((e): e is IndexEntry => e !== undefined && isSearchable(e) && !check.states(e) && check.inScope(e)) : []
 
@@ -383,9 +398,33 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const frame = claimFrame(claim, check)
   const changed: IndexEntry[] = []
   const mentions: IndexEntry[] = []
+  const doubts: Doubt[] = []
+  // Changes yet to come on a known day: the support holds until then ("until <date>, then <value>").
+  const until: Array<{ entry: IndexEntry; from: string }> = []
+  const doubt = (e: IndexEntry, why: string) => {
+    const from = pendingChange(e, nowMs) ? effectiveFrom(e.summary, e.time) : null
+    if (from !== null) until.push({ entry: e, from })
+    else doubts.push({ entry: e, why })
+  }
+  const doubtClaim: DoubtClaim = check.parsed?.subject != null ? { text: claim, subject: check.parsed.subject, value: check.parsed.value, frame } : unstructuredClaim(claim)
   if (support !== null) {
+    // A subject worded otherwise shares no word with the claim, so search does not find it: the
+    // newest memories at least as new as the support are read for doubt too.
+    const seen = new Set(live.map((e) => e.id))
+    for (const e of newestSince(view, support, RECENT_LIMIT)) {
+      if (seen.has(e.id) || !check.inScope(e) || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || premisesConflict(e.scope, support.scope) || check.states(e)) continue
+      const why = doubtOf(e, support, doubtClaim, check)
+      if (why !== null) doubt(e, why)
+    }
     for (const e of live) {
       if (e.id === support.id || e.type === 'raw' || e.retracts !== undefined || e.guard !== undefined || support.variants.includes(e.id) || check.states(e)) continue
+      if (premisesConflict(e.scope, support.scope)) continue
+      // At least as new and may be saying otherwise about the subject (doubt.ts): not enough to support.
+      const why = doubtOf(e, support, doubtClaim, check)
+      if (why !== null) {
+        doubt(e, why)
+        continue
+      }
       // A memory about another attribute of the claim's subject ("billing service currency" beside
       // "billing service database") speaks of something else, unless it is newer and says that
       // something changed ("Billing portal's Stripe API version changed to 2024-06-20").
@@ -395,8 +434,10 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
       const shared = [...frame.terms].filter((w) => check.terms(e).has(w)).length
       const about = frame.terms.size > 0 && (shared >= 2 || (shared >= 1 && frame.terms.size <= 2)) && shared / frame.terms.size >= 0.5
       // A change yet to come about the subject: until it takes effect the support may still hold, but not for sure.
-      if (futureChange(e.summary) && (newer.includes(e) || (about && otherValue(frame, `${e.title}\n${e.summary}`)))) {
-        changed.push(e)
+      if (pendingChange(e, nowMs) && (newer.includes(e) || (about && otherValue(frame, `${e.title}\n${e.summary}`)))) {
+        const from = effectiveFrom(e.summary, e.time)
+        if (from !== null) until.push({ entry: e, from })
+        else changed.push(e)
         continue
       }
       // The same statement with the other polarity ("has no roof rack" / "has a roof rack") is another value too.
@@ -415,7 +456,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const outOfScope = excluded.filter((e) => e.retracts === undefined && (check.states(e) || check.namesSlot(e)))
   let verdict: Verdict
   if (against.length > 0) verdict = 'contradicted'
-  else if (support !== null) verdict = contested.length > 0 || changed.length > 0 || mentions.length > 0 ? 'unknown' : 'supported'
+  else if (support !== null) verdict = contested.length > 0 || changed.length > 0 || mentions.length > 0 || doubts.length > 0 ? 'unknown' : 'supported'
   else if (outOfScope.length > 0) verdict = 'out_of_scope'
   else verdict = 'unknown'
 
@@ -431,7 +472,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     scopeExcluded: excluded.length,
     note: '',
   }
-  result.note = noteFor({ verdict, support, against, contested, changed, mentions, superseded, retracted, newer, outOfScope, live, premises, check, nowMs })
+  result.note = noteFor({ verdict, support, against, contested, changed, mentions, doubts, until, superseded, retracted, newer, outOfScope, live, premises, check, nowMs })
   return result
 }
 
@@ -465,6 +506,32 @@ function polarityTwins(a: string, b: string): boolean {
   return n / small.size >= 0.8
 }
 
+/** A subject that is one bare name ("Mimi"), with no attribute. */
+function bareSubject(subject: string | null): boolean {
+  return subject !== null && subjectTerms(subject).length === 1
+}
+
+/** A value of no typed kind: no number, no known kind of thing. */
+function untyped(value: string): boolean {
+  return valueAtoms(value).numbers.length === 0 && kindOfValue(value) === null
+}
+
+/**
+ * A memory that says several things of its subject ("Mimi is the family's pet, she sleeps on the
+ * sofa") states a claim that one of its clauses says in full, its subject aside.
+ */
+function statesInClause(summary: string, claim: string, subjects: readonly string[]): boolean {
+  let rest = claim.normalize('NFKC').toLowerCase()
+  for (const x of subjects) rest = rest.split(x.normalize('NFKC').toLowerCase()).join(' ')
+  const subject = new Set(subjects.flatMap((x) => tokenize(x)))
+  const wanted = [...claimTerms(rest)].filter((w) => !subject.has(w))
+  if (wanted.length === 0) return false
+  return summary.split(/[,;，；。.!?！？]/u).some((clause) => {
+    const t = new Set(tokenize(clause))
+    return wanted.every((w) => t.has(w))
+  })
+}
+
 function sharesSubjectWord(a: string, b: string): boolean {
   const x = new Set(subjectTerms(a))
   return subjectTerms(b).some((t) => x.has(t))
@@ -487,83 +554,4 @@ function valueSaidBefore(claim: EntryClaim, text: string): boolean {
 
 function claimFrame(claim: string, check: Checker): Frame {
   return check.parsed === null ? frameOf(claim) : frameOf(claim, check.parsed.subject ?? claim, check.parsed.value)
-}
-
-interface NoteParts {
-  verdict: Verdict
-  support: IndexEntry | null
-  against: IndexEntry[]
-  contested: IndexEntry[]
-  /** Newer memories of the subject that say something changed. */
-  changed: IndexEntry[]
-  /** Current memories that give the subject another value of the same kind. */
-  mentions: IndexEntry[]
-  superseded: IndexEntry[]
-  retracted: IndexEntry[]
-  newer: IndexEntry[]
-  outOfScope: IndexEntry[]
-  live: IndexEntry[]
-  premises: string | null
-  check: Checker
-  nowMs: number
-}
-
-function noteFor(p: NoteParts): string {
-  const parts: string[] = []
-  switch (p.verdict) {
-    case 'supported': {
-      const s = p.support as IndexEntry
-      parts.push(`SUPPORTED by ${quote(s)}.`, evidenceSentence(s, p.nowMs))
-      break
-    }
-    case 'contradicted': {
-      const retraction = p.against.find((e) => e.retracts !== undefined)
-      const current = p.against.filter((e) => e.retracts === undefined)
-      if (current.length > 0) parts.push(`CONTRADICTED: memory's current statement is ${current.map(quote).join('; ')}.`)
-      if (retraction !== undefined) parts.push(`${current.length > 0 ? 'Also' : 'CONTRADICTED'}: ${retraction.retracts} said this but was retracted by ${quote(retraction)}.`)
-      if (p.superseded.length > 0) parts.push(`The claim matches an older version: ${p.superseded.map((e) => e.id).join(', ')} (superseded), true once but not now.`)
-      if (p.support !== null) parts.push(`${p.support.id} mentions it, but the slot's current statement overrides a mention.`)
-      parts.push('Say the current statement instead, or that memory disagrees.')
-      break
-    }
-    case 'unknown': {
-      if (p.support !== null && p.contested.length === 0 && p.changed.length === 0) {
-        parts.push(
-          `UNKNOWN (contested): ${quote(p.support)} supports it, but ${p.mentions.map(quote).join('; ')} gives the same subject another value; find out which holds before asserting either, then write it (or settle it with memory_resolve).`,
-        )
-        break
-      }
-      if (p.support !== null && p.contested.length === 0) {
-        parts.push(
-          `UNKNOWN (changed?): ${quote(p.support)} supports it, but newer memory says something changed: ${p.changed.map(quote).join('; ')}. Read it before asserting the claim; settle it with memory_resolve or write the current value.`,
-        )
-        break
-      }
-      if (p.support !== null) {
-        parts.push(`UNKNOWN (contested): ${quote(p.support)} supports it, but ${p.contested.map(quote).join('; ')} says otherwise in an unresolved conflict; settle it with memory_resolve before asserting either.`)
-        break
-      }
-      const closest = [...p.live].sort((a, b) => p.check.coverage(b) - p.check.coverage(a))[0]
-      parts.push('UNKNOWN: no memory states this.')
-      if (closest !== undefined) parts.push(`Closest: ${quote(closest)}, which states ${Math.round(p.check.coverage(closest) * 100)}% of the claim's words.`)
-      if (p.superseded.length > 0) parts.push(`Older versions stated it: ${p.superseded.map((e) => e.id).join(', ')}.`)
-      parts.push('Say it is not in memory rather than guessing.')
-      break
-    }
-    case 'out_of_scope': {
-      const e = p.outOfScope[0] as IndexEntry
-      parts.push(
-        `OUT_OF_SCOPE: ${quote(e)} holds under premises "${e.scope}", which disagree with yours on ${describeConflict(e.scope, p.premises)}. It neither supports nor contradicts the claim under your premises.`,
-      )
-      break
-    }
-  }
-  const s = p.support
-  if (s !== null && p.verdict !== 'out_of_scope') {
-    if (p.premises === null && s.scope !== undefined) parts.push(`CONDITIONAL SCOPE: ${s.id} holds under "${s.scope}"; the claim named no premises, so they were not checked.`)
-    else if (p.premises !== null && s.scope === undefined) parts.push(`Premises unchecked: ${s.id} records none, so whether it holds under "${p.premises}" is not known.`)
-    if (p.newer.length > 0) parts.push(`STALE SUPPORT?: newer related memories exist (${p.newer.slice(0, LIST_LIMIT).map((e) => e.id).join(', ')}); read them before relying on ${s.id}.`)
-  }
-  if (p.retracted.length > 0 && p.verdict !== 'contradicted') parts.push(`Retracted, not used: ${p.retracted.map((e) => `${e.id} (by ${e.retracted_by})`).join(', ')}.`)
-  return parts.join(' ')
 }
