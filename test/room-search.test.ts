@@ -151,15 +151,15 @@ describe('the recency and importance boost', () => {
     expect(later.hits.map((h) => h.id)).toEqual([old.id, recent.id].sort())
   })
 
-  it('is modest and bounded: importance moves it 0.15 at most either way, recency a tenth', () => {
+  it('is modest and bounded: importance moves it a twentieth at most, recency a tenth', () => {
     const now = Date.parse('2026-06-01T00:00:00Z')
     const review = (importance: number) => ({ due: '2026-06-02T00:00:00Z', interval: 1, ease: 2.5, reps: 1, lapses: 0, reviewed_at: null, importance })
     expect(boostOf({ time: '2026-06-01T00:00:00Z', review: review(1) }, now)).toBe(maxBoost({ now }))
     expect(boostOf({ time: '2000-01-01T00:00:00Z' }, now)).toBe(1)
-    expect(boostOf({ time: '2000-01-01T00:00:00Z', review: review(0) }, now)).toBe(0.85)
+    expect(boostOf({ time: '2000-01-01T00:00:00Z', review: review(0) }, now)).toBe(0.95)
     expect(boostOf({ time: '2026-06-01T00:00:00Z' }, undefined)).toBe(1)
-    expect(maxBoost({})).toBe(1.15)
-    expect(maxBoost({ now })).toBe(1.26)
+    expect(maxBoost({})).toBe(1.05)
+    expect(maxBoost({ now })).toBe(1.16)
   })
 })
 

@@ -35,6 +35,8 @@ const SMOKE: Record<string, { args: string[]; results: string | null; targets?: 
   'bench:colloquial-zh': { args: ['--split', 'dev'], results: 'colloquial-zh.json' },
   'bench:guard': { args: ['--sizes', '16384,32768'], results: 'guard.json' },
   'bench:palace-lookup': { args: ['--sizes', '1000'], results: 'palace-lookup.json' },
+  'bench:eval': { args: ['--only', 'scenario'], results: 'eval.json' },
+  'bench:subject-terms': { args: [], results: null },
 }
 
 describe('the repository is self-contained', () => {

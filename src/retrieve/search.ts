@@ -45,22 +45,22 @@ export interface SearchRequest {
 
 /**
  * The boost a memory's match is multiplied by for being important and recent, modest by design:
- * importance moves it by at most importanceWeight / 2 either way from the default 0.5 (0.85 at 0,
- * 1.15 at 1), recency raises it by up to recencyWeight, halving every recencyHalfLifeDays of age
+ * importance moves it by at most importanceWeight / 2 either way from the default 0.5 (0.95 at 0,
+ * 1.05 at 1), recency raises it by up to recencyWeight, halving every recencyHalfLifeDays of age
  * (a memory's time to the request's `now`). So an important, recent memory passes one that
  * matches about as well, never one that matches clearly better. Documented once, here.
  */
 export const BOOSTS = Object.freeze({
   recencyWeight: 0.1,
   recencyHalfLifeDays: 30,
-  importanceWeight: 0.3,
+  importanceWeight: 0.1,
 })
 const DAY_MS = 86_400_000
 
 /** A boost finer than a hundredth says nothing: memories that match as well and are about as old stay tied (then by id). */
 const boostStep = (x: number) => Math.round(x * 100) / 100
 
-/** The largest boost a request can give (1.15, or 1.15 × 1.1 counting recency, in hundredths): how far the draw must reach for a boosted memory. */
+/** The largest boost a request can give (1.05, or 1.16 counting recency): how far the draw must reach for a boosted memory. */
 export function maxBoost(req: Pick<SearchRequest, 'now'>): number {
   const importance = 1 + BOOSTS.importanceWeight / 2
   return boostStep(req.now === undefined ? importance : importance * (1 + BOOSTS.recencyWeight))

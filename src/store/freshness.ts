@@ -15,7 +15,7 @@
  * from its index entry is re-parsed.
  */
 
-import { isNotWritable } from '../errors.js'
+import { isNotWritable, MemoryError } from '../errors.js'
 import type { FileStat, MemoryBackend } from './backend.js'
 import { decodeFileStats, encodeFileStats, FILE_STATS_FILE, SeenStats, UNLISTED } from './file-stats.js'
 import { entryFromFile, isMemoryPath } from './frontmatter.js'
@@ -297,13 +297,26 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
 }
 
 /**
+ * A memory file's text as a memory (backend.readMemoryFile): a link that leads out of the memory
+ * folders (a teammate's pushed link to .git/config, a watcher's event for it) is no memory, so
+ * null, as if gone.
+ */
+async function confinedText(backend: MemoryBackend, path: string): Promise<string | null> {
+  try {
+    return await backend.readMemoryFile(path)
+  } catch (err) {
+    if (err instanceof MemoryError && (err.code === 'INVALID_INPUT' || err.code === 'PATH_OUTSIDE_ROOT')) return null
+    throw err
+  }
+}
+
 /**
  * Reads changed memory files into the entries they state (null when gone), calling `seen` with
  * the stat of each. Only entries are kept, never the texts. For the freshness check and for sync.
  */
 export async function readChanged(backend: MemoryBackend, paths: readonly string[], seen?: (path: string, st: FileStat | null) => void): Promise<ChangedFile[]> {
   const read = async (path: string): Promise<{ text: string; st: FileStat } | null> => {
-    const [text, st] = await Promise.all([backend.readFile(path), backend.stat(path)])
+    const [text, st] = await Promise.all([confinedText(backend, path), backend.stat(path)])
     return text !== null && st !== null ? { text, st } : null
   }
   const files: ChangedFile[] = []

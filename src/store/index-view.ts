@@ -220,6 +220,10 @@ export class IndexView implements IndexLookup {
     const held = this.byId.get(id)
     return typeof held === 'number' ? (this.rows as SavedRows).entry(held) : held
   }
+  /** Whether some entries are saved rows not read yet (a snapshot): a pass over every entry would parse them all. */
+  hasUnreadRows(): boolean {
+    return this.rows !== null
+  }
   /** The id of every entry, in the order of `values()`, without reading saved entries. */
   ids(): IterableIterator<string> {
     return this.byId.keys()

@@ -26,7 +26,7 @@ export const writeMemoryTool = defineTool(
     title: 'Write a memory',
     group: 'core',
     description:
-      'Save one fact as a memory. Without raw it is a topic; with raw an episode of a session, kept with its original text (a repeat adds new raw text). outcome says what happened; neighbours lists nearby memories. A new value under the same key or title replaces the old one (replaced); with expectConflict both are kept for memory_resolve. Without key or title, may_revise lists memories it may replace: confirm one by writing again with supersedes: [its id]. Secrets are masked.',
+      'Save one fact as a memory. Without raw a topic; with raw an episode, kept with its original text (a repeat adds new raw text). outcome says what it did; neighbours are nearby memories. A new value under the same key or title replaces the old one (replaced); expectConflict keeps both for memory_resolve. Without key or title, may_revise lists memories it may replace: confirm one by writing it again with supersedes: [id]. Secrets are masked.',
     input: {
       type: 'object',
       properties: {

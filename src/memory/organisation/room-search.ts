@@ -32,7 +32,7 @@ export const PALACE_SEARCH = Object.freeze({
   nearbyMax: 10,
   /** Rooms named, at most. */
   roomsMax: 5,
-  /** Up to this many memories, the lookup is built on the search's path. */
+  /** Up to this many memories, all parsed, the lookup is built on the search's path. */
   eagerMax: 20_000,
 })
 
@@ -105,7 +105,7 @@ function unfile(lookup: PalaceLookup, id: string): void {
   lookup.added.delete(id)
 }
 
-type LiveView = Pick<IndexView, 'size' | 'generation' | 'currentVersion' | 'changedSince' | 'ids' | 'peek'>
+type LiveView = Pick<IndexView, 'size' | 'generation' | 'currentVersion' | 'changedSince' | 'ids' | 'peek' | 'hasUnreadRows'>
 
 /** One pass over the entries; a live view's saved rows are peeked, not read into it, so a searching process stays as light as it was. */
 function built(source: EntrySource): PalaceLookup {
@@ -134,7 +134,9 @@ const waiting = new WeakMap<EntrySource, number>()
 function readyLookup(source: EntrySource): { lookup: PalaceLookup | null; buildLater: boolean } {
   if (!isLiveView(source)) return { lookup: built(source), buildLater: false }
   const known = lookups.get(source)
-  if (known === undefined && source.size > PALACE_SEARCH.eagerMax) {
+  // A large store, or one read from a snapshot (its entries parsed only when asked for), builds it
+  // after the second search's answer: a one-shot search never pays for a pass over every entry.
+  if (known === undefined && (source.size > PALACE_SEARCH.eagerMax || source.hasUnreadRows())) {
     const searches = (waiting.get(source) ?? 0) + 1
     waiting.set(source, searches)
     return { lookup: null, buildLater: searches >= 2 }
