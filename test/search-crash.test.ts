@@ -16,7 +16,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createFileBackend, flushCaches, searchHandler, type MemoryBackend } from '../src/api.js'
+import { createFileBackend, flushCaches, saveConfigPatch, searchHandler, type MemoryBackend } from '../src/api.js'
 import { isSearchable } from '../src/retrieve/search-index.js'
 import { SEARCH_MANIFEST } from '../src/retrieve/segment-files.js'
 import { runUntilKilled } from './process-kit.js'
@@ -75,12 +75,20 @@ describe('the search index under SIGKILL during a save', () => {
         const root = path.join(dir, 'store')
         const run = await editThenKill(root, seed, saves, share)
         if (existsSync(path.join(root, SEARCH_MANIFEST))) manifestsLeft++
+        // Scores weigh more than the memory files: strength from use (usage.jsonl, appended by every
+        // search) and recency to the backend's clock. The crashed store is searched for each
+        // acknowledged token and both stores answer at different moments, so they are asked at one
+        // fixed time and, before the copy, the store stops learning from searches: the two then
+        // hold the same usage (the child's, copied) and compare on the index alone.
+        const at = new Date().toISOString()
+        const clock = { now: () => at }
+        const crashed = createFileBackend(root, clock)
+        await saveConfigPatch(crashed, { learnFromSearches: false })
         // The same files with no saved index: the answers a fresh rebuild gives.
         const fresh = path.join(dir, 'fresh')
         await fs.cp(root, fresh, { recursive: true })
         await fs.rm(path.join(fresh, '.cache'), { recursive: true, force: true })
 
-        const crashed = createFileBackend(root)
         const view = await crashed.indexView()
         // The view is live: once a search has run the freshness check, it is the store made fresh.
         let searched = false
@@ -95,12 +103,12 @@ describe('the search index under SIGKILL during a save', () => {
           const hits = (await searchHandler(crashed, { query: token, top_k: 5 })).hits.map((h) => h.id)
           expect(hits, `search for ${token}`).toContain(id)
         }
-        const rebuilt = createFileBackend(fresh)
+        const rebuilt = createFileBackend(fresh, clock)
         const queries = [...QUERIES, ...[...run.acked.values()].slice(-3)]
         expect(await answers(crashed, queries)).toEqual(await answers(rebuilt, queries))
         // And after the reopened process saves its index in turn, the next one still agrees.
         await flushCaches(crashed)
-        const reopened = createFileBackend(root)
+        const reopened = createFileBackend(root, clock)
         expect(await answers(reopened, queries)).toEqual(await answers(rebuilt, queries))
         // Every backend saves now, so no timed save writes into a folder being removed.
         await flushCaches(reopened)
