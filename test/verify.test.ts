@@ -237,9 +237,11 @@ describe('memory_verify on rules alone: a precise doubt before supported (issue 
 
   it('a subject worded otherwise doubts only with a value of the same typed kind (a port, a time of day), in English and Chinese', async () => {
     const b = await store()
-    await writeHandler(b, { summary: 'The API listens on port 8080.' })
-    const port = await writeHandler(b, { summary: 'Our backend service listens on port 9090.' })
-    const v = await verify(b, { claim: 'The API listens on port 8080' })
+    // Two words for one thing that the subject term list leaves apart ("the API" and "backend
+    // service" are one term there, and a write supersedes one with the other).
+    await writeHandler(b, { summary: 'The gateway listens on port 8080.' })
+    const port = await writeHandler(b, { summary: 'Our proxy listens on port 9090.' })
+    const v = await verify(b, { claim: 'The gateway listens on port 8080' })
     expect(v.verdict).toBe('unknown')
     expect(v.note).toContain(port.id)
     const zh = await store()
