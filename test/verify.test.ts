@@ -237,9 +237,11 @@ describe('memory_verify on rules alone: a precise doubt before supported (issue 
 
   it('a subject worded otherwise doubts only with a value of the same typed kind (a port, a time of day), in English and Chinese', async () => {
     const b = await store()
-    await writeHandler(b, { summary: 'The API listens on port 8080.' })
-    const port = await writeHandler(b, { summary: 'Our backend service listens on port 9090.' })
-    const v = await verify(b, { claim: 'The API listens on port 8080' })
+    // Two words for one thing that the subject term list leaves apart ("the API" and "backend
+    // service" are one term there, and a write supersedes one with the other).
+    await writeHandler(b, { summary: 'The gateway listens on port 8080.' })
+    const port = await writeHandler(b, { summary: 'Our proxy listens on port 9090.' })
+    const v = await verify(b, { claim: 'The gateway listens on port 8080' })
     expect(v.verdict).toBe('unknown')
     expect(v.note).toContain(port.id)
     const zh = await store()
@@ -312,23 +314,29 @@ describe('memory_verify on rules alone: a precise doubt before supported (issue 
 })
 
 describe('memory_verify: a change yet to come on a known day (issue 27)', () => {
-  it('the current value is supported until the day, both named; from the day (and asOf after it) the new value is', async () => {
+  // The write files the change as the slot's new version (the old one superseded); until its day the old value is still current.
+  const CHANGES = {
+    en: { now: 'Standup is at 10:00 every day.', next: 'Starting next week, standup moves to 9:30.', claimNow: 'Standup is at 10:00 every day', claimNext: 'Standup is at 9:30' },
+    zh: { now: '站会在每天上午十点。', next: '下周起站会改到上午九点半。', claimNow: '站会在每天上午十点', claimNext: '站会在上午九点半' },
+  } as const
+  it.each(Object.entries(CHANGES))('the current value is supported until the day, both named; from the day (and asOf after it) the new value is (%s)', async (_, c) => {
     const clock = { now: '2026-12-07T10:00:00.000Z' }
     const b = await store(clock)
-    const old = await writeHandler(b, { summary: '站会在每天上午十点。' })
-    const next = await writeHandler(b, { summary: '下周起站会改到上午九点半。' })
-    const before = await verify(b, { claim: '站会在每天上午十点' })
+    const old = await writeHandler(b, { summary: c.now })
+    const next = await writeHandler(b, { summary: c.next })
+    expect(next.superseded).toEqual([old.id])
+    const before = await verify(b, { claim: c.claimNow })
     expect(before.verdict).toBe('supported')
     expect(before.support?.id).toBe(old.id)
     expect(before.note).toContain(`SUPPORTED until 2026-12-14 by ${old.id}`)
     expect(before.note).toContain(`then ${next.id}`)
-    expect((await verify(b, { claim: '站会在上午九点半' })).verdict).not.toBe('supported')
-    const asOf = await verify(b, { claim: '站会在上午九点半', asOf: '2026-12-15T00:00:00Z' })
+    expect((await verify(b, { claim: c.claimNext })).verdict).not.toBe('supported')
+    const asOf = await verify(b, { claim: c.claimNext, asOf: '2026-12-15T00:00:00Z' })
     expect(asOf.verdict).toBe('supported')
     expect(asOf.support?.id).toBe(next.id)
     clock.now = '2026-12-15T09:00:00.000Z'
-    expect((await verify(b, { claim: '站会在上午九点半' })).support?.id).toBe(next.id)
-    expect((await verify(b, { claim: '站会在每天上午十点' })).verdict).not.toBe('supported')
+    expect((await verify(b, { claim: c.claimNext })).support?.id).toBe(next.id)
+    expect((await verify(b, { claim: c.claimNow })).verdict).not.toBe('supported')
   })
 
   it('reads the day from the text and the time written: a date, tomorrow, next week, next month, 下周起', () => {

@@ -24,8 +24,16 @@ afterAll(async () => {
   for (const m of mocks) await m.close()
 })
 
-const OLD = 'The API listens on port 8080.'
-const NEW = 'Our backend service now listens on port 9090.'
+/**
+ * One subject in words the rules leave apart (no term of the subject list joins "gateway" and
+ * "proxy", 网关 and 代理), so only the model's judgement can relate the two: the rules alone keep
+ * both active and offer the old one as a candidate (`may_revise`).
+ */
+const PAIRS = {
+  en: { OLD: 'The gateway listens on port 8080.', NEW: 'Our proxy now listens on port 9090.' },
+  zh: { OLD: '网关监听 8080 端口。', NEW: '我们的代理现在监听 9090 端口。' },
+} as const
+const { OLD, NEW } = PAIRS.en
 
 /** A store whose model answers each judgement prompt with `answer(first candidate id)`. */
 async function judgedStore(answer: (candidate: string, prompt: string) => string, maxRequests = 10) {
@@ -41,7 +49,7 @@ const judgements = async (b: MemoryBackend) => (await b.readLedger()).filter((e)
 const asked = (m: MockLlm) => m.requests.filter((r) => r.answer === 'complete').length
 
 describe('background judgement of a free-text write', () => {
-  it('never blocks the write, supersedes the candidate the model names, logs it with the prompt version, and one call undoes it', async () => {
+  it.each(Object.entries(PAIRS))('never blocks the write, supersedes the candidate the model names, logs it with the prompt version, and one call undoes it (%s)', async (_, { OLD, NEW }) => {
     const { backend, m } = await judgedStore((id) => JSON.stringify({ decision: 'update', id }))
     const old = await writeHandler(backend, { summary: OLD })
     const now = await writeHandler(backend, { summary: NEW })
@@ -65,7 +73,7 @@ describe('background judgement of a free-text write', () => {
     expect((await undoJudgementHandler(backend, { ids: [now.id] })).unchanged).toEqual([now.id])
   })
 
-  it('declares a conflict between the two, and undo makes both active again', async () => {
+  it.each(Object.entries(PAIRS))('declares a conflict between the two, and undo makes both active again (%s)', async (_, { OLD, NEW }) => {
     const { backend } = await judgedStore((id) => JSON.stringify({ decision: 'conflict', id }))
     const old = await writeHandler(backend, { summary: OLD })
     const now = await writeHandler(backend, { summary: NEW })

@@ -330,6 +330,17 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const exact = (['topic', 'episode'] as const).flatMap((t) => view.withHash(contentHash(t, claim)))
   for (const e of exact) if (isSearchable(e)) pushUnique(candidates, e)
 
+  // A change yet to come that a write already filed as the slot's new version: until its day the
+  // value it replaces is still the current one, so that version is read as current and the change
+  // as pending (a doubt or "until <date>"), never as a contradiction.
+  const heldBack = new Set<string>()
+  for (const e of [...candidates]) {
+    if (e.supersedes === null || !pendingChange(e, nowMs)) continue
+    const prev = view.get(e.supersedes)
+    if (prev === undefined || prev.status !== 'superseded' || prev.type === 'raw' || prev.front_matter_error !== undefined) continue
+    heldBack.add(prev.id)
+    pushUnique(candidates, prev)
+  }
   const excluded = candidates.filter((e) => !check.inScope(e))
   const live = candidates.filter((e) => check.inScope(e))
   const factual = live.filter((e) => e.retracts === undefined && e.guard === undefined)
@@ -347,6 +358,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   const superseded: IndexEntry[] = []
   for (const e of factual) {
     if (check.subjectsOf(e).length === 0 || check.states(e) || check.isRetracted(e) !== null) continue
+    if (e.supersedes !== null && heldBack.has(e.supersedes)) continue
     const old = check.oldVersionsStating(e)
     if (old.length > 0 || check.statesOther(e)) {
       pushUnique(contradicting, e)
@@ -354,7 +366,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
     }
   }
   for (const e of exact) {
-    if (e.status !== 'superseded' || !check.inScope(e)) continue
+    if (e.status !== 'superseded' || heldBack.has(e.id) || !check.inScope(e)) continue
     pushUnique(superseded, e)
     const current = check.currentOf(e)
     if (current !== null && check.inScope(current) && !check.states(current)) pushUnique(contradicting, current)
