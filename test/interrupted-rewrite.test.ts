@@ -17,7 +17,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createFileBackend, flushCaches, forgetValueHandler, purgeHandler, rebuildIndex, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { createFileBackend, flushCaches, forgetValueHandler, purgeHandler, rebuildIndex, searchHandler, signalsSettled, writeHandler, type MemoryBackend } from '../src/api.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const WORKER = path.join(here, 'workers', 'rewrite-gap.mjs')
@@ -240,14 +240,23 @@ describe('a writer killed between moving a memory file aside and linking its new
     // A listing and a fresh process find no trace of it; the other memory stays.
     expect(await open(root).listFiles(path.dirname(hit.path))).not.toContain(hit.path)
     const fresh = open(root)
+    // This search is asked after the purge: its own query-log line (written once it has answered)
+    // is the only text left that may name the purged words.
+    const searchedAt = new Date().toISOString()
     expect((await searchHandler(fresh, { query: 'gapmark1', top_k: 5 })).hits.map((h) => h.id)).not.toContain(hit.id)
+    await signalsSettled(fresh)
     expect((await fresh.indexView()).get(other)?.status).toBe('active')
     const holding: string[] = []
     const look = async (dir: string): Promise<void> => {
       for (const e of await fs.readdir(dir, { withFileTypes: true })) {
         const p = path.join(dir, e.name)
         if (e.isDirectory()) await look(p)
-        else if ((await fs.readFile(p, 'utf8').catch(() => '')).includes('gapmark1')) holding.push(path.relative(root, p))
+        else {
+          const rel = path.relative(root, p)
+          const text = await fs.readFile(p, 'utf8').catch(() => '')
+          const kept = rel === 'query-log.jsonl' ? text.split('\n').filter((l) => l !== '' && (JSON.parse(l) as { at: string }).at < searchedAt).join('\n') : text
+          if (kept.includes('gapmark1')) holding.push(rel)
+        }
       }
     }
     await look(root)

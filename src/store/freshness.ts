@@ -21,6 +21,7 @@ import { decodeFileStats, encodeFileStats, FILE_STATS_FILE, SeenStats, UNLISTED 
 import { entryFromFile, isMemoryPath } from './frontmatter.js'
 import { planIndexChanges, type ChangedFile, type ExternalChange } from './index-plan.js'
 import { MEMORY_FOLDERS } from './layout.js'
+import { pastTruncation } from './rewrite.js'
 import { vouchedByWatcher } from './watch-token.js'
 import { warnOnce } from './warn-once.js'
 
@@ -315,10 +316,13 @@ async function confinedText(backend: MemoryBackend, path: string): Promise<strin
  * the stat of each. Only entries are kept, never the texts. For the freshness check and for sync.
  */
 export async function readChanged(backend: MemoryBackend, paths: readonly string[], seen?: (path: string, st: FileStat | null) => void): Promise<ChangedFile[]> {
-  const read = async (path: string): Promise<{ text: string; st: FileStat } | null> => {
-    const [text, st] = await Promise.all([confinedText(backend, path), backend.stat(path)])
-    return text !== null && st !== null ? { text, st } : null
-  }
+  // Found empty, a file is read again a moment later (an editor's in-place save between its
+  // truncate and its write), so the entry is not made from nothing: its summary would be lost.
+  const read = (path: string): Promise<{ text: string; st: FileStat } | null> =>
+    pastTruncation(async () => {
+      const [text, st] = await Promise.all([confinedText(backend, path), backend.stat(path)])
+      return text !== null && st !== null ? { text, st } : null
+    })
   const files: ChangedFile[] = []
   const listed = new Set<string>()
   for (const path of paths) {

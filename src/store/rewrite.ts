@@ -59,6 +59,21 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
+/**
+ * A file's text read again, a millisecond apart for up to ORPHAN_WAIT_MS, while `read` finds it
+ * empty: an in-place save truncates before it writes, and a file found empty is most likely
+ * half saved. What `read` returns last (still empty: it is empty).
+ */
+export async function pastTruncation<T extends { text: string } | string | null>(read: () => T | Promise<T>): Promise<T> {
+  const emptyText = (r: T) => (typeof r === 'string' ? r === '' : r !== null && r.text === '')
+  let result = await read()
+  for (let waited = 0; emptyText(result) && waited < ORPHAN_WAIT_MS; waited++) {
+    await sleep(1)
+    result = await read()
+  }
+  return result
+}
+
 /** A fresh hidden name beside abs. */
 export function sibling(abs: string, kind: 'rewrite' | 'aside'): string {
   return path.join(path.dirname(abs), `.${path.basename(abs)}.${process.pid}.${++siblings}.${kind}`)
@@ -264,11 +279,7 @@ function putBack(aside: string, abs: string): void {
  * truncated by a save whose write has not landed yet, which is waited for, briefly.
  */
 async function lateSave(fd: number, read: string): Promise<string | null> {
-  let text = readWhole(fd)
-  for (let waited = 0; text === '' && waited < ORPHAN_WAIT_MS; waited++) {
-    await sleep(1)
-    text = readWhole(fd)
-  }
+  const text = await pastTruncation(() => readWhole(fd))
   return text === read || text === '' ? null : text
 }
 
