@@ -184,8 +184,9 @@ async function buildStore(spec: StoreSpec, n: number): Promise<BuiltStore> {
   const usage = (await fs.readFile(path.join(root, 'usage.jsonl'), 'utf8').catch(() => ''))
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as { id: string })
-  for (const { id } of usage) store.hits.set(id, (store.hits.get(id) ?? 0) + 1)
+    .map((l) => JSON.parse(l) as { id: string; repeat?: boolean })
+  // A repeated write is a line too (`repeat: true`, strength from use), not a search hit.
+  for (const { id, repeat } of usage) if (repeat !== true) store.hits.set(id, (store.hits.get(id) ?? 0) + 1)
   return store
 }
 
