@@ -14,9 +14,6 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createFileBackend, flushCaches, navHandler, outputViolation, searchHandler, signalsSettled, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { chatCompletionsModel } from '../src/lifecycle/chat-model.js'
@@ -28,9 +25,11 @@ import { answerHandler, memoryAnswerTool } from '../src/tools/memory-answer.js'
 import { renderValue } from '../src/tools/render/text.js'
 import { startMockLlm, type MockLlm } from './host/mock-llm.js'
 import { commandsOf, fencedBlocks } from './readme-kit.js'
+import { BUILT_CLI, mcpClients } from './mcp-kit.js'
 import { tempStores } from './store-kit.js'
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'cli', 'main.js')
+const CLI = BUILT_CLI
+const connect = mcpClients('answer-test')
 const store = tempStores('answer-')
 const mocks: MockLlm[] = []
 afterAll(async () => {
@@ -260,18 +259,13 @@ describe('memory_answer through the CLI and MCP', () => {
   it('MCP: memory_answer answers and abstains over stdio; a default root not written yet answers nothing-stored', async () => {
     const { backend, now } = await dietStore()
     await flushCaches(backend)
-    const client = new Client({ name: 'answer-test', version: '1.0.0' })
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', backend.root, '--tools', 'all'], stderr: 'pipe' }))
-    try {
-      const r = (await client.callTool({ name: 'memory_answer', arguments: { question: '用户现在的饮食是什么？' } })) as { isError?: boolean; content: { text?: string }[]; structuredContent?: Answer }
-      expect(r.isError).toBeFalsy()
-      expect(r.structuredContent?.citations.map((c) => c.id)).toEqual([now])
-      expect(r.content[0]?.text).toContain(`from ${now}`)
-      const asOf = (await client.callTool({ name: 'memory_answer', arguments: { question: '用户的饮食', asOf: unix(APRIL_10) } })) as { structuredContent?: Answer }
-      expect(asOf.structuredContent?.answer).toBe('我的饮食是素食。')
-    } finally {
-      await client.close()
-    }
+    const call = await connect(['--root', backend.root, '--tools', 'all'])
+    const r = await call('memory_answer', { question: '用户现在的饮食是什么？' })
+    expect(r.isError).toBeFalsy()
+    expect((r.structuredContent as unknown as Answer).citations.map((c) => c.id)).toEqual([now])
+    expect(r.content[0]?.text).toContain(`from ${now}`)
+    const asOf = await call('memory_answer', { question: '用户的饮食', asOf: unix(APRIL_10) })
+    expect((asOf.structuredContent as unknown as Answer).answer).toBe('我的饮食是素食。')
     const fresh = createFileBackend(path.join(backend.root, 'not-yet', '.agent', 'memory'), { missingStore: 'empty' })
     const first = await answerHandler(fresh, { question: '用户的饮食' })
     expect(first).toMatchObject({ abstained: true, reason: 'nothing-stored' })

@@ -9,15 +9,12 @@
 
 import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { handleApiRequest, TOKEN_HEADER } from '../src/host/api.js'
 import { DEFAULT_CONFIG, flushCaches, searchHandler, sweepHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { mcpClients, processEnv } from './mcp-kit.js'
 import { expectCode, tempStores } from './store-kit.js'
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'cli', 'main.js')
 const stores = tempStores('broken-yaml-write-')
 
 /** Breaks the title line of a memory file as a hand edit would (an unclosed flow list). */
@@ -93,19 +90,11 @@ describe('a write while a file’s YAML is broken (library, panel API)', () => {
 })
 
 describe('a write while a file’s YAML is broken (MCP)', () => {
-  const clients: Client[] = []
-  afterAll(async () => {
-    for (const c of clients) await c.close()
-  })
+  const connect = mcpClients('broken-yaml-write')
 
   it('write_memory answers an error naming the file and line; after the fix one version is current', async () => {
     const { root } = await stores()
-    const client = new Client({ name: 'broken-yaml-write', version: '1.0.0' })
-    const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root, '--no-user-root', '--tools', 'all'], env, stderr: 'pipe' }))
-    clients.push(client)
-    const call = (name: string, args: Record<string, unknown>) =>
-      client.callTool({ name, arguments: args }) as Promise<{ isError?: boolean; structuredContent?: Record<string, any>; content: { text?: string }[] }>
+    const call = await connect(['--root', root, '--no-user-root', '--tools', 'all'], { env: processEnv() })
     const first = await call('write_memory', { summary: '计费服务的数据库是 PostgreSQL 15。' })
     expect(first.isError).toBeFalsy()
     const { id, path: rel } = first.structuredContent as { id: string; path: string }

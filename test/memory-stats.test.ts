@@ -10,17 +10,16 @@
 import { spawnSync } from 'node:child_process'
 import { promises as fs } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest'
 import { TOOLS, flushCaches, outputViolation, writeHandler } from '../src/api.js'
 import { routeTools } from '../src/stores/route.js'
 import { memoryStatsTool, statsHandler } from '../src/tools/memory-stats.js'
 import { renderValue } from '../src/tools/render/text.js'
+import { BUILT_CLI, mcpClients } from './mcp-kit.js'
 import { tempStores } from './store-kit.js'
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'cli', 'main.js')
+const CLI = BUILT_CLI
+const connect = mcpClients('stats-test')
 const store = tempStores('memory-stats-')
 const APRIL_2 = '2026-04-02T10:00:00.000Z'
 const APRIL_20 = '2026-04-20T10:00:00.000Z'
@@ -92,14 +91,9 @@ describe('memory_stats', () => {
     expect(text.stdout).toMatch(/^by kind: summary 0, episode 1, raw 1, topic 3$/m)
     const json = JSON.parse(spawnSync(process.execPath, [CLI, 'stats', '--root', backend.root, '--json'], { encoding: 'utf8' }).stdout) as Stats
     expect(json.byStatus.superseded).toBe(1)
-    const client = new Client({ name: 'stats-test', version: '1.0.0' })
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', backend.root, '--tools', 'browse'], stderr: 'pipe' }))
-    try {
-      const r = (await client.callTool({ name: 'memory_stats', arguments: {} })) as { isError?: boolean; structuredContent?: Stats }
-      expect(r.isError).toBeFalsy()
-      expect(r.structuredContent?.byKind).toEqual({ topic: 3, episode: 1, raw: 1, summary: 0 })
-    } finally {
-      await client.close()
-    }
+    const call = await connect(['--root', backend.root, '--tools', 'browse'])
+    const r = await call('memory_stats')
+    expect(r.isError).toBeFalsy()
+    expect((r.structuredContent as unknown as Stats).byKind).toEqual({ topic: 3, episode: 1, raw: 1, summary: 0 })
   }, 60_000)
 })

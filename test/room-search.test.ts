@@ -9,9 +9,6 @@
 import { promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import { TOOLS, outputViolation, routeTool, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { boostOf, maxBoost, type SearchHit } from '../src/retrieve/search.js'
@@ -20,6 +17,7 @@ import { IndexView } from '../src/store/index-view.js'
 import type { IndexEntry } from '../src/types.js'
 import { renderValue } from '../src/tools/render/text.js'
 import { expectCode, tempStores } from './store-kit.js'
+import { mcpClients, processEnv } from './mcp-kit.js'
 
 const store = tempStores('dsh-room-search-')
 const searchTool = TOOLS.find((t) => t.name === 'memory_search_hybrid')!
@@ -213,11 +211,9 @@ describe('a store too large to look up on the first search', () => {
 // ---------------------------------------------------------------------------------------------
 // Through MCP (the built CLI)
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'cli', 'main.js')
 const dirs: string[] = []
-const clients: Client[] = []
+const connect = mcpClients('room-search-test')
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()))
   await Promise.all(dirs.map((d) => fs.rm(d, { recursive: true, force: true })))
 })
 
@@ -225,14 +221,7 @@ describe('room search over MCP (built CLI: run `npm run build` first)', () => {
   it('takes room, adds linked memories and names nearby slots', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'room-search-mcp-'))
     dirs.push(dir)
-    const client = new Client({ name: 'room-search-test', version: '1.0.0' })
-    const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', path.join(dir, 'store'), '--tools', 'all'], env, stderr: 'pipe' }))
-    clients.push(client)
-    const call = async (name: string, args: Record<string, unknown>) => {
-      const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: Record<string, unknown>; content: { text?: string }[] }
-      return r
-    }
+    const call = await connect(['--root', path.join(dir, 'store'), '--tools', 'all'], { env: processEnv() })
     const write = async (args: Record<string, unknown>) => (await call('write_memory', args)).structuredContent as { id: string }
     const target = await write({ summary: 'Coffee beans are ordered from Yunnan every month.' })
     const hit = await write({ summary: '发布前要通知客服团队', links: [target.id] })

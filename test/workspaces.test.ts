@@ -11,19 +11,15 @@
 
 import { spawnSync } from 'node:child_process'
 import { promises as fs } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TOOLS, createFileBackend, flushCaches, outputViolation, searchHandler, writeHandler } from '../src/api.js'
 import { WORKSPACES_FILE, readWorkspaces } from '../src/store/workspaces.js'
 import { knownProjectsIn, noteWorkspace, resolveProjectStore } from '../src/stores/project-store.js'
 import { routeTool } from '../src/stores/route.js'
 import { PROJECT, gitWorld as world, type GitWorld as World } from './git-kit.js'
+import { BUILT_CLI as CLI, mcpClients, processEnv } from './mcp-kit.js'
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'cli', 'main.js')
 const workspacesTool = TOOLS.find((t) => t.name === 'memory_workspaces')!
 
 const bases: string[] = []
@@ -103,17 +99,14 @@ describe('the project store by identity (library)', () => {
 
 describe('the project store by identity over the CLI and MCP (built CLI: run `npm run build` first)', () => {
   let w: World
-  const clients: Client[] = []
+  const connect = mcpClients('workspaces-test')
   beforeAll(async () => {
     w = await world()
     bases.push(w.base)
   })
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close()))
-  })
 
   const env = (): Record<string, string> => {
-    const out = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
+    const out = processEnv()
     delete out['MEMORY_AGENT_ROOT']
     return { ...out, MEMORY_AGENT_USER_ROOT: w.personal }
   }
@@ -134,11 +127,8 @@ describe('the project store by identity over the CLI and MCP (built CLI: run `np
     expect(fromTree.hits.map((h) => h.id)).toContain(written.id)
 
     // The clone over MCP: the checkout was recorded by the write above.
-    const client = new Client({ name: 'workspaces-test', version: '1.0.0' })
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--tools', 'all'], cwd: w.clone, env: env(), stderr: 'pipe' }))
-    clients.push(client)
-    const call = async (name: string, args: Record<string, unknown>) =>
-      ((await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: Record<string, unknown> }).structuredContent as Record<string, unknown>
+    const mcp = await connect(['--tools', 'all'], { cwd: w.clone, env: env() })
+    const call = async (name: string, args: Record<string, unknown>) => (await mcp(name, args)).structuredContent as Record<string, unknown>
     const found = await call('memory_search_hybrid', { query: '发布新版本' })
     expect((found['hits'] as Array<{ id: string }>).map((h) => h.id)).toContain(written.id)
     const english = await call('write_memory', { summary: 'Release notes are drafted in the wiki before the freeze' })

@@ -9,40 +9,26 @@
 import { promises as fs } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import { findTool, outputViolation } from '../src/api.js'
+import { mcpClients, processEnv, type McpCall, type McpResult } from './mcp-kit.js'
 
-const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'cli', 'main.js')
 const dirs: string[] = []
-const clients: Client[] = []
+const connect = mcpClients('write-results-test')
 
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()))
   await Promise.all(dirs.map((d) => fs.rm(d, { recursive: true, force: true })))
 })
 
-interface ToolResult {
-  isError?: boolean
-  content: { type: string; text?: string }[]
-  structuredContent?: Record<string, unknown>
-}
-
-async function serve(): Promise<{ root: string; call: (name: string, args: Record<string, unknown>) => Promise<ToolResult> }> {
+async function serve(): Promise<{ root: string; call: McpCall }> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'write-results-mcp-'))
   dirs.push(dir)
   const root = path.join(dir, 'store')
-  const client = new Client({ name: 'write-results-test', version: '1.0.0' })
-  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined))
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--root', root, '--tools', 'all'], env, stderr: 'pipe' }))
-  clients.push(client)
-  return { root, call: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolResult }
+  return { root, call: await connect(['--root', root, '--tools', 'all'], { env: processEnv() }) }
 }
 
 /** The structured result of a call that must succeed and match its declared output schema. */
-function ok(name: string, result: ToolResult): Record<string, unknown> {
+function ok(name: string, result: McpResult): Record<string, unknown> {
   expect(result.isError, result.content[0]?.text).toBeFalsy()
   const value = result.structuredContent as Record<string, unknown>
   expect(outputViolation(findTool(name)!.output, value)).toBeNull()
