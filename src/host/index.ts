@@ -167,12 +167,12 @@ export async function apply(ctx: HostContext, config: Config): Promise<void> {
     if (!isWebServer(server)) return
     const key = panelKey(backend.root)
     // Backfill reads the sessions tracked above and routes memories as write_memory does.
+    const loadedProjectId = stores.projectIdOf(backend)
     const deps = {
       ...storeApiDeps(backend, key),
       sessions: () => sessions,
       // The panel shows and routes over both stores, as the tools registered above do.
-      ...(personal !== undefined ? { user: personal.user } : {}),
-      ...(personal !== undefined && stores.projectIdOf(backend) !== undefined ? { projectId: stores.projectIdOf(backend) as string } : {}),
+      ...(personal !== undefined ? { user: personal.user, ...(loadedProjectId !== undefined ? { projectId: loadedProjectId } : {}) } : {}),
       // Each session's memories go to the store of the folder it worked in (or the personal store, by kind).
       backfillStoreFor: (classes: readonly string[], sessionId: string) => {
         const project = stores.storeFor(folderOfSession(sessions?.list().find((s) => s.id === sessionId)))
