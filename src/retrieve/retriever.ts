@@ -39,8 +39,9 @@ interface Cached {
   index: SearchIndex
   /** Null until built beside the searches (or after the view was replaced, until built again). */
   keywords: KeywordLookup | null
-  /** The lookup under way, a step after each answer (`growKeywords`). */
+  /** The lookup under way (`growKeywords`), and whether its steps are running now. */
   keywordBuild: KeywordBuild | null
+  keywordBuilding: boolean
   /** Calls made for this state: a process that searches once never builds the keyword lookup. */
   looks: number
   generation: number
@@ -144,7 +145,7 @@ export async function retrievalState(backend: MemoryBackend, use: StateUse = {})
     const current = saved !== null && matches !== null && saved.state === matches
     const stats = current ? null : index.sync(allWithContext(view))
     const unsaved = stats === null ? 0 : stats.added + stats.updated + stats.removed
-    c = { index, keywords: null, keywordBuild: null, looks: 0, generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved, saveTimer: null, saveFailed: false, sessionOf: sessionMap(view), matches }
+    c = { index, keywords: null, keywordBuild: null, keywordBuilding: false, looks: 0, generation: view.generation, version: view.currentVersion, aliases, aliasSignature: signature, unsaved, saveTimer: null, saveFailed: false, sessionOf: sessionMap(view), matches }
     caches.set(backend, c)
   } else {
     const changed = view.changedSince(c.generation, c.version)
@@ -193,19 +194,33 @@ export async function retrievalState(backend: MemoryBackend, use: StateUse = {})
 const KEYWORD_STEP = 2000
 
 /**
- * One step of building this store's keyword lookup, for the caller to run after a search has
- * answered (off its path), from the second look of a process on: the first tokenisation of every
- * keyword (slot keys are phrases) costs about 13 ms of CPU per 1,000 memories, which a one-shot
- * command would spend for nothing. Until it is built, searches draw as far as the boost reaches.
+ * Builds this store's keyword lookup, for the caller to run after a search has answered (off its
+ * path), from the second look of a process on: the first tokenisation of every keyword (slot keys
+ * are phrases) costs about 13 ms of CPU per 1,000 memories, which a one-shot command would spend
+ * for nothing. It goes on a step at a time, a turn of the event loop between steps, until done,
+ * so a search arriving meanwhile waits for one step at most; until it is built, searches draw as
+ * far as the boost reaches (at 100,000 memories a common word then reads tens of thousands of
+ * entries). A view that changed past following means a build from the start at the next search.
  */
 export async function growKeywords(backend: MemoryBackend): Promise<void> {
   const c = caches.get(backend)
-  if (c === undefined || c.keywords !== null || c.looks < 2) return
-  c.keywordBuild ??= new KeywordBuild(await backend.indexView())
-  const done = c.keywordBuild.step(KEYWORD_STEP)
-  if (done === undefined) return
-  c.keywordBuild = null
-  c.keywords = done
+  if (c === undefined || c.keywords !== null || c.looks < 2 || c.keywordBuilding) return
+  c.keywordBuilding = true
+  try {
+    const build = (c.keywordBuild ??= new KeywordBuild(await backend.indexView()))
+    for (let done = build.step(KEYWORD_STEP); ; done = build.step(KEYWORD_STEP)) {
+      if (done !== undefined) {
+        c.keywordBuild = null
+        c.keywords = done
+        return
+      }
+      await new Promise((resolve) => setImmediate(resolve))
+      // Dropped meanwhile (rebuildSearchCache): its build is no one's.
+      if (caches.get(backend) !== c) return
+    }
+  } finally {
+    c.keywordBuilding = false
+  }
 }
 
 /**

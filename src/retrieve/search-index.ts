@@ -6,7 +6,7 @@
  * BM25 statistics (documents, average field lengths, document frequencies) taken across every
  * segment, and top-k drawn lazily from a heap, with early termination when the caller says how
  * deep it will draw (RankOptions.top: max-score over the bounds the segments store per term,
- * field and block of postings, in stages of growing depth; exact). It scores exactly as the
+ * field and block of postings, then the full scoring for a caller drawing past it; exact). It scores exactly as the
  * minisearch index it replaced (field weights, BM25+, the score times the number of query terms
  * matched), so rankings stay the same. Kept in step with the index entries incrementally (by checksum stamp).
  *
@@ -107,10 +107,10 @@ export interface RankOptions {
   /**
    * Early termination, for a caller that draws until a document scores below its `depth`-th
    * best divided by `reach` (search.ts: top_k hits, each raised by a boost of at most `reach`).
-   * The `depth` best come first from scoring only the documents whose bound can reach the
-   * depth-th best (max-score over the per-term bounds the segments store); a caller drawing past
-   * them gets those down to the depth-th best over `reach` the same way, and one drawing further
-   * still the rest, in the same order, from scoring every posting. `count` and `get` stay exact.
+   * The documents down to the depth-th best over `reach` come first, from scoring only the
+   * documents whose bound can reach that (max-score over the per-term bounds the segments
+   * store); a caller drawing further gets the rest, in the same order, from scoring every
+   * posting. `count` and `get` stay exact.
    */
   top?: { depth: number; reach: number }
 }
@@ -447,8 +447,11 @@ export class SearchIndex {
     const look: Look = { idOf: (x) => this.idOf(x), matchedOf: (slot) => this.matchedAt(slot, terms, plan.found), slotOf: (id) => this.slotOf(id) }
     const top = options.top
     if (top === undefined || drivingTerms(plan, strongOnly) === 0) return this.rankAll(plan, accept, strongOnly, look)
-    const deeper = [() => this.rankTop(plan, accept, strongOnly, top, look), () => ({ head: this.rankAll(plan, accept, strongOnly, look), floor: -Infinity })]
-    const first = this.rankTop(plan, accept, strongOnly, { depth: top.depth, reach: 1 }, look)
+    // One walk down to the depth-th best over reach: a caller that draws as search.ts does goes
+    // past the depth best almost always (its bar is under their floor unless all are boosted to
+    // the full reach), so a walk of their own first would only be done twice.
+    const deeper = [() => ({ head: this.rankAll(plan, accept, strongOnly, look), floor: -Infinity })]
+    const first = this.rankTop(plan, accept, strongOnly, top, look)
     return new TopRanking(first, deeper, this.countMatched(plan, accept, strongOnly), (id) => this.scoredById(plan, accept, id, look))
   }
 

@@ -199,9 +199,8 @@ export interface Head {
 
 /**
  * A ranking under RankOptions.top, in stages of growing depth, each computed only for a caller
- * drawing past the one before: first exactly the `depth` best documents (the floor their own
- * score), then every document that can reach the depth-th best over `reach`, then the rest of a
- * full ranking. Each stage's first documents are exactly the previous stage's (the same scores
+ * drawing past the one before: first every document that can reach the depth-th best over
+ * `reach` (search-index.ts), then the rest of a full ranking. Each stage's first documents are exactly the previous stage's (the same scores
  * in the same order), so a stage continues where the one before ran out.
  */
 export class TopRanking implements RankedDocs {
