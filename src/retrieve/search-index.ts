@@ -11,94 +11,27 @@
  * matched), so rankings stay the same. Kept in step with the index entries incrementally (by checksum stamp).
  *
  * It ranks; it does not decide what is eligible (search.ts does) and it never touches files
- * (segment-files.ts saves and opens it). Scoring is search-scoring.ts's, what a query hands out search-ranking.ts's.
+ * (segment-files.ts saves and opens it). Scoring is search-scoring.ts's, what a query hands out
+ * search-ranking.ts's, what it holds of an entry search-document.ts's, what a save merges search-merge.ts's.
  */
 
-import { createHash, randomBytes } from 'node:crypto'
-import type { IndexEntry } from '../types.js'
-import { SEARCHABLE_STATUSES } from '../types.js'
-import { identifiersOf } from './identifiers.js'
-import { TOKENIZER_VERSION, isStrongTerm, tokenize } from '../language/tokenizer.js'
+import { randomBytes } from 'node:crypto'
+import { TOKENIZER_VERSION, isStrongTerm } from '../language/tokenizer.js'
 import { FIELD_COUNT, MAX_SEGMENT_DOCS, Segment, SegmentBuilder, type SegmentDoc, type SegmentVersion } from './segment.js'
-import { Cursors, drivingTerms, FieldScore, Floor, memScore, RANKED_FIELD_COUNT, RANKING, Scratch, addScore, scoreRun, TopScratch, type MemDoc, type Part, type QueryPlan } from './search-scoring.js'
+import { IDENTIFIERS, documentOf, isSearchable, segmentDocOf, stampOf, type ContextualEntry } from './search-document.js'
+import { MAX_SAVED_DOCS_MERGED_PER_SAVE, mergeParts, nextMerge, savePlanOf, type SavePlan } from './search-merge.js'
+import { Cursors, countSegmentMatches, drivingTerms, FieldScore, Floor, memScore, RANKED_FIELD_COUNT, RANKING, Scratch, addScore, scoreRun, TopScratch, type MemDoc, type Part, type QueryPlan } from './search-scoring.js'
 import { Drawn, Ranking, TopRanking, type Head, type Look, type RankedDoc, type RankedDocs } from './search-ranking.js'
 
 export { RANKING } from './search-scoring.js'
+export { documentOf, isSearchable, slotKeywords, type ContextualEntry } from './search-document.js'
+export type { SavedSegment, SavePlan } from './search-merge.js'
 export type { RankedDoc, RankedDocs } from './search-ranking.js'
 
 /** Bump when the document shape or field set changes (3: the identifiers field; 4: the slot key among the keywords). */
 export const SEARCH_INDEX_FORMAT = 4
 
-
-interface IndexedDoc {
-  id: string
-  content: string
-  keywords: string
-  context: string
-  /** The identifiers of the summary layer (identifiers.ts), space-separated: matched exactly, never ranked by BM25. */
-  identifiers: string
-}
-
-/** Field numbers in a segment; BM25 ranks the first three, `identifiers` is only looked up (`literal`). */
-const FIELDS = ['content', 'keywords', 'context', 'identifiers'] as const
-const IDENTIFIERS = 3
 const FIELD_WEIGHTS = [RANKING.fieldWeights.content, RANKING.fieldWeights.keywords, RANKING.fieldWeights.context]
-
-/**
- * Searchable: active or conflict, not raw text (raw is reached through its episode), and with
- * front-matter that parses (a broken block may say forgotten or unconfirmed: not until it is fixed).
- */
-export function isSearchable(entry: IndexEntry): boolean {
-  return entry.type !== 'raw' && SEARCHABLE_STATUSES.has(entry.status) && entry.front_matter_error === undefined
-}
-
-/**
- * The words of an entry's slot key that its text does not already hold ("饮食" of a memory
- * "用户是素食者" filed under "用户 饮食"): a search by subject finds the memory that states it,
- * and words the text has already are not counted twice.
- */
-export function slotKeywords(entry: Pick<IndexEntry, 'key' | 'title' | 'summary'>): string[] {
-  if (entry.key === null) return []
-  const text = new Set(tokenize(`${entry.title}\n${entry.summary}`))
-  return entry.key.split(/\s+/u).filter((w) => {
-    const t = tokenize(w)
-    return t.length > 0 && t.some((x) => !text.has(x))
-  })
-}
-
-/**
- * The indexed text of an entry. The title is left out when the summary already contains it.
- * The slot key's own words (slotKeywords) are keywords like tags.
- */
-export function documentOf(entry: IndexEntry, context: string): IndexedDoc {
-  const title = entry.title.replace(/…$/, '')
-  const content = entry.summary.includes(title) ? entry.summary : `${entry.title}\n${entry.summary}`
-  const keywords = [...entry.tags, ...entry.entities, ...slotKeywords(entry)].join('\n')
-  return { id: entry.id, content, keywords, context, identifiers: identifiersOf(`${entry.title}\n${entry.summary}\n${keywords}`).join(' ') }
-}
-
-/** An entry with the text of its neighbours, as the index holds it. */
-export interface ContextualEntry {
-  entry: IndexEntry
-  context: string
-}
-
-/** What the index knows of an indexed document: the file version and the context it was given. */
-function stamp(item: ContextualEntry): string {
-  return item.context === '' ? item.entry.checksum : `${item.entry.checksum}:${createHash('sha1').update(item.context).digest('hex').slice(0, 16)}`
-}
-
-
-/** Per field, each term with its frequency, and each field's length: its unique terms (BM25's document length). */
-function segmentDocOf(id: string, version: string, doc: IndexedDoc): SegmentDoc {
-  const terms = FIELDS.map((field) => {
-    const tokens = field === 'identifiers' ? doc.identifiers.split(' ').filter((t) => t !== '') : tokenize(doc[field])
-    const tf = new Map<string, number>()
-    for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1)
-    return tf
-  })
-  return { id, stamp: version, lengths: terms.map((t) => t.size), terms }
-}
 
 export interface RankOptions {
   /** Draw (and count) only documents that matched a strong term, or with `qualifies`, a term it accepts. */
@@ -127,32 +60,10 @@ interface Location {
   doc: number
 }
 
-/** A segment as a save lists it: its file, and the documents deleted from it since it was written. */
-export interface SavedSegment {
-  file: string
-  deleted: number[]
-}
-
-/** What a save writes: the new segments (bytes to put aside and rename), the list, the files no longer used. */
-export interface SavePlan {
-  write: Array<{ file: string; bytes: Buffer }>
-  segments: SavedSegment[]
-  drop: string[]
-}
-
 /** The in-memory segment is sealed into an immutable one at this many documents. */
 const MEMORY_SEGMENT_DOCS = 4096
-/** Segments of one size tier (powers of this) are merged this many at a time. */
-const MERGE_FACTOR = 4
-/** A segment with more of its documents deleted than this is rewritten without them. */
-const MAX_DELETED_SHARE = 0.3
-/** One save rewrites at most this many documents of segments already on disk: a merge is bounded. */
-const MAX_SAVED_DOCS_MERGED_PER_SAVE = 4 * MAX_SEGMENT_DOCS
 
 export const SEGMENT_VERSION: SegmentVersion = { format: SEARCH_INDEX_FORMAT, tokenizer: TOKENIZER_VERSION }
-
-const liveDocs = (p: Part): number => p.segment.docCount - p.deletedCount
-const tierOf = (live: number): number => (live <= 1 ? 0 : Math.floor(Math.log(live) / Math.log(MERGE_FACTOR)))
 
 function openOwn(builder: SegmentBuilder): Segment {
   const segment = Segment.open(builder.encode(SEGMENT_VERSION), SEGMENT_VERSION)
@@ -321,7 +232,7 @@ export class SearchIndex {
     const { entry } = item
     const known = this.locs().get(entry.id)
     if (!isSearchable(entry)) return known === undefined ? 'unchanged' : (this.remove(entry.id), 'removed')
-    const version = stamp(item)
+    const version = stampOf(item)
     if (known !== undefined && this.stampAt(known) === version) return 'unchanged'
     if (known !== undefined) this.kill(known)
     this.addToMemory(segmentDocOf(entry.id, version, documentOf(entry, item.context)))
@@ -572,27 +483,8 @@ export class SearchIndex {
 
   /** How many live documents, accepted, matched a term in a ranked field (with strongOnly: a qualifying term). */
   private countMatched(plan: QueryPlan, accept: ((id: string) => boolean) | null, strongOnly: boolean): number {
-    const { terms, found, fieldScores, qualifying } = plan
-    const T = terms.length
-    let count = 0
-    const seen = this.markScratch()
-    this.parts.forEach(({ segment, deleted }, pi) => {
-      for (let ti = 0; ti < T; ti++) {
-        const t = found[pi * T + ti] as number
-        if (t < 0 || (strongOnly && qualifying[ti] === 0)) continue
-        for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
-          if (fieldScores[ti * RANKED_FIELD_COUNT + f] === null) continue
-          const end = segment.starts[t * FIELD_COUNT + f + 1] as number
-          for (let i = segment.starts[t * FIELD_COUNT + f] as number; i < end; i++) {
-            const d = segment.docs[i] as number
-            if (seen[d] === 1 || (deleted !== null && deleted[d] === 1)) continue
-            seen[d] = 1
-            if (accept === null || accept(segment.id(d))) count++
-          }
-        }
-      }
-      seen.fill(0, 0, segment.docCount)
-    })
+    const { terms, qualifying } = plan
+    let count = countSegmentMatches(plan, this.parts, accept, strongOnly, this.markScratch())
     for (const doc of this.memCandidates(plan, strongOnly)) {
       const m = this.mem[doc] as MemDoc
       const inRanked = terms.some((term, ti) => (!strongOnly || qualifying[ti] === 1) && m.terms.slice(0, RANKED_FIELD_COUNT).some((f) => f.has(term)))
@@ -679,63 +571,8 @@ export class SearchIndex {
 
   /** Merges parts into one new segment, leaving their deleted documents behind. */
   private merge(group: readonly Part[]): void {
-    const builder = new SegmentBuilder()
-    const ids: string[] = []
-    const renumbered = group.map(({ segment, deleted }) => {
-      const to = new Int32Array(segment.docCount).fill(-1)
-      for (let d = 0; d < segment.docCount; d++) {
-        if (deleted !== null && deleted[d] === 1) continue
-        const id = segment.id(d)
-        to[d] = builder.startDoc(id, segment.stamp(d), segment.lengths.subarray(d * FIELD_COUNT, (d + 1) * FIELD_COUNT))
-        ids.push(id)
-      }
-      return to
-    })
-    group.forEach(({ segment }, gi) => {
-      const to = renumbered[gi] as Int32Array
-      for (let t = 0; t < segment.termCount; t++) {
-        const term = segment.term(t)
-        for (let f = 0; f < FIELD_COUNT; f++) {
-          const end = segment.starts[t * FIELD_COUNT + f + 1] as number
-          for (let i = segment.starts[t * FIELD_COUNT + f] as number; i < end; i++) {
-            const doc = to[segment.docs[i] as number] as number
-            if (doc >= 0) builder.posting(term, f, doc, segment.tfs[i] as number)
-          }
-        }
-      }
-    })
+    const { builder, ids } = mergeParts(group)
     this.adopt(openOwn(builder), ids, group)
-  }
-
-  /**
-   * The next merge, or null: a segment with too many tombstones alone, or MERGE_FACTOR segments
-   * of the lowest size tier that has that many (as many as fit in one segment). Segments already
-   * on disk count against the budget; those not yet written are merged freely (written once).
-   */
-  private nextMerge(budget: number): Part[] | null {
-    const cost = (ps: readonly Part[]): number => ps.reduce((sum, p) => sum + (p.saved ? p.segment.docCount : 0), 0)
-    const heavy = this.parts.find((p) => p.deletedCount > p.segment.docCount * MAX_DELETED_SHARE && cost([p]) <= budget)
-    if (heavy !== undefined) return [heavy]
-    const tiers = new Map<number, Part[]>()
-    for (const p of this.parts) {
-      const live = liveDocs(p)
-      if (live * 2 > MAX_SEGMENT_DOCS) continue
-      const tier = tierOf(live)
-      tiers.set(tier, [...(tiers.get(tier) ?? []), p])
-    }
-    for (const tier of [...tiers.keys()].sort((x, y) => x - y)) {
-      const members = (tiers.get(tier) as Part[]).sort((x, y) => liveDocs(x) - liveDocs(y))
-      if (members.length < MERGE_FACTOR) continue
-      const group: Part[] = []
-      let docs = 0
-      for (const p of members) {
-        if (group.length === MERGE_FACTOR || docs + liveDocs(p) > MAX_SEGMENT_DOCS || cost([...group, p]) > budget) break
-        group.push(p)
-        docs += liveDocs(p)
-      }
-      if (group.length >= 2) return group
-    }
-    return null
   }
 
   /**
@@ -745,20 +582,11 @@ export class SearchIndex {
   prepareSave(): SavePlan {
     this.sealMemory()
     let budget = MAX_SAVED_DOCS_MERGED_PER_SAVE
-    for (let group = this.nextMerge(budget); group !== null; group = this.nextMerge(budget)) {
+    for (let group = nextMerge(this.parts, budget); group !== null; group = nextMerge(this.parts, budget)) {
       budget -= group.reduce((sum, p) => sum + (p.saved ? p.segment.docCount : 0), 0)
       this.merge(group)
     }
-    const deletedOf = (p: Part): number[] => {
-      const out: number[] = []
-      if (p.deleted !== null) p.deleted.forEach((x, doc) => x === 1 && out.push(doc))
-      return out
-    }
-    return {
-      write: this.parts.filter((p) => !p.saved).map((p) => ({ file: p.file, bytes: p.segment.bytes })),
-      segments: this.parts.map((p) => ({ file: p.file, deleted: deletedOf(p) })),
-      drop: [...this.obsolete],
-    }
+    return savePlanOf(this.parts, this.obsolete)
   }
 
   /** The plan is on disk: its segments are saved, the files it dropped are gone. */

@@ -3,7 +3,8 @@
  * (FieldScore), the per-slot accumulators of a term-at-a-time pass (Scratch, scoreRun), and the
  * max-score early termination of RankOptions.top: the depth-th best so far (Floor) and the
  * cursors over one segment's postings runs that read only what can reach it (Cursors), with
- * in-memory documents scored whole (memScore). Pure over the segments it is handed.
+ * in-memory documents scored whole (memScore), and the count of matches over the segments
+ * (countSegmentMatches). Pure over the segments it is handed.
  */
 
 import { BLOCK, BOUND_CAP, FIELD_COUNT, MAX_SEGMENT_DOCS, type Segment, type SegmentDoc } from './segment.js'
@@ -162,6 +163,31 @@ export function drivingTerms(plan: QueryPlan, strongOnly: boolean): number {
       }
   }
   return n
+}
+
+/** How many live documents of these segments, accepted, matched a term in a ranked field (with strongOnly: a qualifying term); `seen` is all 0 on entry and on return. */
+export function countSegmentMatches(plan: QueryPlan, parts: readonly Part[], accept: ((id: string) => boolean) | null, strongOnly: boolean, seen: Uint8Array): number {
+  const { terms, found, fieldScores, qualifying } = plan
+  const T = terms.length
+  let count = 0
+  parts.forEach(({ segment, deleted }, pi) => {
+    for (let ti = 0; ti < T; ti++) {
+      const t = found[pi * T + ti] as number
+      if (t < 0 || (strongOnly && qualifying[ti] === 0)) continue
+      for (let f = 0; f < RANKED_FIELD_COUNT; f++) {
+        if (fieldScores[ti * RANKED_FIELD_COUNT + f] === null) continue
+        const end = segment.starts[t * FIELD_COUNT + f + 1] as number
+        for (let i = segment.starts[t * FIELD_COUNT + f] as number; i < end; i++) {
+          const d = segment.docs[i] as number
+          if (seen[d] === 1 || (deleted !== null && deleted[d] === 1)) continue
+          seen[d] = 1
+          if (accept === null || accept(segment.id(d))) count++
+        }
+      }
+    }
+    seen.fill(0, 0, segment.docCount)
+  })
+  return count
 }
 
 /** A bound is raised, and a floor lowered, by this much: float rounding never prunes a document that reaches it. */
