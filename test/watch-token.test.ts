@@ -8,13 +8,13 @@
  */
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createFileBackend, flushCaches, searchHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { vouchedByWatcherLastTime } from '../src/store/freshness.js'
-import { ASK_WAIT_MS, encodeToken, HEARTBEAT_STALE_MS, parseToken, processStarted, tokenDoubt, TOKEN_FILE } from '../src/store/watch-token.js'
+import { ASK_WAIT_MS, encodeToken, HEARTBEAT_STALE_MS, parseToken, processStarted, tokenDoubt, TOKEN_FILE, vouchedByWatcher } from '../src/store/watch-token.js'
 
 const CLI = path.join(import.meta.dirname, '..', 'lib', 'cli', 'main.js')
 const roots: string[] = []
@@ -83,6 +83,8 @@ async function editThenSearch(root: string, file: string, from: string, to: stri
   return r
 }
 
+/** The id of the memory in a file, from its front matter. */
+const idOf = (root: string, file: string): string => /^id: *(\S+)$/m.exec(readFileSync(path.resolve(root, file), 'utf8'))?.[1] ?? ''
 const tokenOf = (root: string) => (existsSync(path.join(root, TOKEN_FILE)) ? parseToken(readFileSync(path.join(root, TOKEN_FILE))) : null)
 const writeToken = (root: string, pid: number, started: string, heartbeat: number) => writeFileSync(path.join(root, TOKEN_FILE), encodeToken({ pid, started, heartbeat }))
 
@@ -133,6 +135,30 @@ describe('memory-agent watch', () => {
     watcher.kill('SIGTERM')
     expect(await exited(watcher)).toBe(0)
     expect(existsSync(path.join(root, TOKEN_FILE))).toBe(false)
+  }, 60_000)
+
+  it('a start loads the index while the watcher answers: lines the watcher appends meanwhile are read by the next look', async () => {
+    const { root, paths } = await store()
+    const watcher = await startWatcher(root)
+    try {
+      // A first answer, so the one below is not the watcher's first (slow on a loaded machine).
+      expect((await firstSearch(root, 'staging database')).vouched).toBe(true)
+      editKeepingStat(paths[0] as string, 'Monday', 'Friday')
+      const b = createFileBackend(root)
+      let asked: string[] = []
+      const vouched = await vouchedByWatcher(b, async () => {
+        // The ask is made before the work: the watcher folds while it runs.
+        asked = readdirSync(path.join(root, '.cache')).filter((n) => n.startsWith('watch-ask-') && !n.endsWith('.ok'))
+        // Loaded now, perhaps before the watcher folded the edit (as it may or may not have).
+        await b.indexView()
+      })
+      expect(vouched).toBe(true)
+      expect(asked).toHaveLength(1)
+      expect((await b.indexView()).get(idOf(root, paths[0] as string))?.summary).toBe('The staging database moved to a new host on Friday')
+    } finally {
+      watcher.kill('SIGTERM')
+      await exited(watcher)
+    }
   }, 60_000)
 
   it('the MCP server vouches for its store while it serves, and takes its token away when it ends', async () => {

@@ -233,7 +233,8 @@ export async function ensureFresh(backend: MemoryBackend): Promise<ExternalChang
   const s = stateOf(backend)
   const candidates = new Set<string>()
   if (!s.scanned || s.vouched) {
-    s.vouched = await vouchedByWatcher(backend)
+    // The index is loaded while the watcher answers: a start needs it whichever way the check goes.
+    s.vouched = await vouchedByWatcher(backend, () => backend.indexView())
     if (s.vouched) {
       s.scanned = true
       return []

@@ -80,9 +80,12 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /**
  * Asks the watcher that the token names, if it is live, to vouch for the store: true once it
  * answered (every edit made before this call is in index.jsonl), false when the token is missing,
- * dead, stale or the watcher did not answer in time.
+ * dead, stale or the watcher did not answer in time. `meanwhile` runs once the ask is made,
+ * before the answer is looked for: work the start needs either way (loading the index: lines
+ * the watcher appends while it runs are read by the next look at it), done while the watcher
+ * folds instead of after.
  */
-export async function vouchedByWatcher(backend: MemoryBackend): Promise<boolean> {
+export async function vouchedByWatcher(backend: MemoryBackend, meanwhile?: () => Promise<unknown>): Promise<boolean> {
   if (backend.readBytes === undefined || backend.writeBytesAtomic === undefined) return false
   const bytes = await backend.readBytes(TOKEN_FILE).catch(() => null)
   const token = bytes === null ? null : parseToken(bytes)
@@ -95,6 +98,7 @@ export async function vouchedByWatcher(backend: MemoryBackend): Promise<boolean>
     return false
   }
   try {
+    await meanwhile?.()
     for (const deadline = Date.now() + ASK_WAIT_MS; Date.now() < deadline; await sleep(POLL_MS)) {
       if ((await backend.readBytes(`${ask}.ok`).catch(() => null)) !== null) return true
     }
