@@ -6,7 +6,10 @@
  * Layout: the magic `DSHIXSNP`, the format version (uint32 LE), the header's length (uint32 LE),
  * the header (JSON: what it covers, below), then the body: the row table (per entry its id, path,
  * session, stated id and whether it is a guard, UTF-8, separated by NUL), n + 1 offsets and n
- * CRC-32s (uint32 LE) of the entries, then each entry as JSON, one after another. A start reads
+ * CRC-32s (uint32 LE) of the entries, then each entry as JSON, one after another, then the keys
+ * part: per entry what the view files it under by content (hash, slot, placard, room, subject
+ * words, sessions: index-view.ts EntryKeys), read only when the lookups by content are first
+ * built, so that a writer's first write does not tokenise every summary again. A start reads
  * and checks the table, offsets and checksums (a tenth of the file) and files every entry by id
  * (index-view.ts); an entry is read from the file, checked and parsed only when something asks
  * for it: a search reads its hits, not the store (format 1 parsed every entry at each start:
@@ -33,13 +36,13 @@ import { crc32 } from 'node:zlib'
 import { pushAll } from '../arrays.js'
 import type { IndexEntry } from '../types.js'
 import { packageVersion } from '../version.js'
-import type { IndexView, SavedRows } from './index-view.js'
+import type { EntryKeys, IndexView, SavedRows } from './index-view.js'
 import { PathSetHash } from './path-set.js'
 
 export const SNAPSHOT_FILE = '.cache/index-snapshot.bin'
 export const SNAPSHOT_TEMP = `${SNAPSHOT_FILE}.tmp`
 const MAGIC = Buffer.from('DSHIXSNP', 'latin1')
-const SNAPSHOT_FORMAT = 3
+const SNAPSHOT_FORMAT = 4
 const EDGE_BYTES = 4096
 const WINDOWS = 16
 const WINDOW_BYTES = 256
@@ -67,6 +70,9 @@ interface Header extends SnapshotCover {
   /** Bytes of the table, the offsets and the checksums, and their CRC-32; the entries follow. */
   indexBytes: number
   indexCrc: number
+  /** Bytes of the keys part at the end of the body, and their CRC-32. */
+  keysBytes: number
+  keysCrc: number
   /** Bytes of the whole body (the file is exactly the header and this). */
   bodyBytes: number
   /** The fingerprint of the rows' paths (path-set.ts): what the freshness check compares with the saved file stats. */
@@ -100,6 +106,23 @@ const FIELDS = 5
 
 const optional = (value: string | null | undefined): string => (value == null ? '' : `=${value}`)
 
+/** Strings of a list in the keys part are separated by this. */
+const LIST = '\u0001'
+/**
+ * The keys part's fields per row (what the view files the entry under by content, index-view.ts
+ * EntryKeys): saved ('s', or '' when a string holds a separator: the view works them out), content
+ * hash, slot, placard, room (as `optional`), keyed ('k' or ''), subject words, sessions (lists).
+ */
+const KEY_FIELDS = 8
+
+function keyFields(k: EntryKeys): string[] {
+  const fields = ['s', k.hash, k.slot, k.placard, optional(k.room), k.keyed ? 'k' : '', k.subject.join(LIST), k.sessions.join(LIST)]
+  const lists = [...k.subject, ...k.sessions]
+  return fields.some((f) => f.includes(SEP)) || lists.some((f) => f.includes(LIST) || f === '') ? new Array<string>(KEY_FIELDS).fill('') : fields
+}
+
+const listOf = (field: string): string[] => (field === '' ? [] : field.split(LIST))
+
 /**
  * The snapshot's bytes for the view, covering `cover` of index.jsonl (whose prefix identity is
  * `prefix`); null when a string of the row table holds the separator (never in ids and paths
@@ -110,14 +133,16 @@ function encodeSnapshot(view: IndexView, cover: SnapshotCover, prefix: number): 
   const texts: Buffer[] = []
   const offsets = Buffer.alloc(4 * (view.size + 1))
   const crcs = Buffer.alloc(4 * view.size)
+  const keys: string[] = []
   let at = 0
   let row = 0
   const paths = new PathSetHash()
-  for (const entry of view.values()) {
+  for (const { entry, keys: filed } of view.filed()) {
     paths.add(entry.path)
     const fields = [entry.id, entry.path, optional(entry.session_id), optional(entry.claimed_id), entry.guard === undefined ? '' : 'g']
     if (fields.some((f) => f.includes(SEP))) return null
     pushAll(table, fields)
+    pushAll(keys, keyFields(filed))
     const text = Buffer.from(JSON.stringify(entry), 'utf8')
     texts.push(text)
     offsets.writeUInt32LE(at, 4 * row)
@@ -128,12 +153,26 @@ function encodeSnapshot(view: IndexView, cover: SnapshotCover, prefix: number): 
   offsets.writeUInt32LE(at, 4 * row)
   const tableBytes = Buffer.from(table.join(SEP), 'utf8')
   const index = Buffer.concat([tableBytes, offsets, crcs])
-  const header: Header = { ...cover, program: packageVersion(), prefix, entries: view.size, tableBytes: tableBytes.length, indexBytes: index.length, indexCrc: crc32(index), bodyBytes: index.length + at, pathsA: paths.a, pathsB: paths.b }
+  const keysBytes = Buffer.from(keys.join(SEP), 'utf8')
+  const header: Header = {
+    ...cover,
+    program: packageVersion(),
+    prefix,
+    entries: view.size,
+    tableBytes: tableBytes.length,
+    indexBytes: index.length,
+    indexCrc: crc32(index),
+    keysBytes: keysBytes.length,
+    keysCrc: crc32(keysBytes),
+    bodyBytes: index.length + at + keysBytes.length,
+    pathsA: paths.a,
+    pathsB: paths.b,
+  }
   const head = Buffer.from(JSON.stringify(header), 'utf8')
   const sizes = Buffer.alloc(8)
   sizes.writeUInt32LE(SNAPSHOT_FORMAT, 0)
   sizes.writeUInt32LE(head.length, 4)
-  return Buffer.concat([MAGIC, sizes, head, index, ...texts])
+  return Buffer.concat([MAGIC, sizes, head, index, ...texts, keysBytes])
 }
 
 /**
@@ -172,7 +211,7 @@ function readHeader(bytes: Buffer): { header: Header; bodyStart: number } | null
   if (16 + headLength > bytes.length) return null
   try {
     const header = JSON.parse(bytes.subarray(16, 16 + headLength).toString('utf8')) as Header
-    const numbers = [header.ino, header.offset, header.lines, header.skipped, header.mtimeMs, header.prefix, header.entries, header.tableBytes, header.indexBytes, header.indexCrc, header.bodyBytes, header.pathsA, header.pathsB]
+    const numbers = [header.ino, header.offset, header.lines, header.skipped, header.mtimeMs, header.prefix, header.entries, header.tableBytes, header.indexBytes, header.indexCrc, header.keysBytes, header.keysCrc, header.bodyBytes, header.pathsA, header.pathsB]
     return numbers.every((n) => typeof n === 'number') && typeof header.program === 'string' ? { header, bodyStart: 16 + headLength } : null
   } catch {
     return null
@@ -248,6 +287,8 @@ class SnapshotRows implements SavedRows {
     private readonly entriesAt: number,
     private readonly fold: () => Map<string, IndexEntry>,
     readonly pathHash: PathSetHash,
+    /** The keys part, after the entries: its length and CRC-32. */
+    private readonly keysPart: { bytes: number; crc: number },
   ) {
     this.fd = fd
     unreleased.register(this, fd, this)
@@ -291,6 +332,30 @@ class SnapshotRows implements SavedRows {
     if (entry === undefined) throw new Error(`index snapshot: ${this.id(row)} is in neither the snapshot nor index.jsonl; search again`)
     return entry
   }
+  /** The keys part split into fields, read and checked when first asked for; null when it cannot be used (the view then works the keys out). */
+  private keyTable: string[] | null | undefined = undefined
+  keys(row: number): EntryKeys | null {
+    if (this.keyTable === undefined) this.keyTable = this.readKeys()
+    const k = this.keyTable
+    if (k === null || this.folded !== null || k[KEY_FIELDS * row] !== 's') return null
+    const at = KEY_FIELDS * row
+    return {
+      hash: k[at + 1] as string,
+      slot: k[at + 2] as string,
+      placard: k[at + 3] as string,
+      room: k[at + 4] === '' ? null : (k[at + 4] as string).slice(1),
+      keyed: k[at + 5] === 'k',
+      subject: listOf(k[at + 6] as string),
+      sessions: listOf(k[at + 7] as string),
+    }
+  }
+  private readKeys(): string[] | null {
+    if (this.fd === null || this.size === 0) return null
+    const bytes = readExactly(this.fd, this.keysPart.bytes, this.entriesAt + (this.offsets[this.size] as number))
+    if (bytes === null || crc32(bytes) !== this.keysPart.crc) return null
+    const fields = bytes.toString('utf8').split(SEP)
+    return fields.length === KEY_FIELDS * this.size ? fields : null
+  }
   prefetch(): void {
     if (this.whole !== null || this.fd === null) return
     this.whole = readExactly(this.fd, this.offsets[this.size] as number, this.entriesAt)
@@ -317,9 +382,9 @@ function rowsOf(index: Buffer, header: Header, fd: number, entriesAt: number, fo
   for (let i = 0; i <= n; i++) offsets[i] = index.readUInt32LE(offsetsAt + 4 * i)
   for (let i = 0; i < n; i++) crcs[i] = index.readUInt32LE(crcsAt + 4 * i)
   for (let i = 0; i < n; i++) if ((offsets[i] as number) > (offsets[i + 1] as number)) return null
-  if (offsets[0] !== 0 || index.length + (offsets[n] as number) !== header.bodyBytes) return null
+  if (offsets[0] !== 0 || index.length + (offsets[n] as number) + header.keysBytes !== header.bodyBytes) return null
   for (let row = 0; row < n; row++) if (table[FIELDS * row] === '' || table[FIELDS * row + 1] === '') return null
-  return new SnapshotRows(n, table, offsets, crcs, fd, entriesAt, fold, new PathSetHash(header.pathsA, header.pathsB, n))
+  return new SnapshotRows(n, table, offsets, crcs, fd, entriesAt, fold, new PathSetHash(header.pathsA, header.pathsB, n), { bytes: header.keysBytes, crc: header.keysCrc })
 }
 
 /**

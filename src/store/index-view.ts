@@ -46,16 +46,29 @@ const CHANGE_LOG_LIMIT = 50_000
  * lookups by content are built (the subject words tokenise its summary: before the lookups were
  * built on first use, most of the cost of folding a line), and kept for unlinking it.
  */
-interface EntryKeys {
+export interface EntryKeys {
+  hash: string
   slot: string
   placard: string
   room: string | null
+  /** The sessions of its sources. */
+  sessions: string[]
+  /** It has a slot key: its subject words are a slot's (`withSubjectTerm`), else a statement's. */
+  keyed: boolean
   /** Its subject words (`subjectWords`): slot words when it has a key, else statement words. */
   subject: string[]
 }
 
-function entryKeys(entry: IndexEntry): EntryKeys {
-  return { slot: slotOf(entry), placard: placardText(entry.title), room: roomOf(entry.location), subject: subjectWords(entry) }
+export function entryKeys(entry: IndexEntry): EntryKeys {
+  return {
+    hash: entry.content_hash,
+    slot: slotOf(entry),
+    placard: placardText(entry.title),
+    room: roomOf(entry.location),
+    sessions: entry.sources.flatMap((s) => (s.session_id === null ? [] : [s.session_id])),
+    keyed: entry.key !== null,
+    subject: subjectWords(entry),
+  }
 }
 
 /** Ids under one lookup key: most keys (a hash, a slot, a placard) hold one, kept as the string itself. */
@@ -137,6 +150,8 @@ export interface SavedRows {
   readonly pathHash: PathSetHash
   /** The whole entry of this row (its id and path those above). */
   entry(row: number): IndexEntry
+  /** What the entry of this row is filed under by content, as saved with it; null when not saved (worked out from the entry then). */
+  keys(row: number): EntryKeys | null
   /** Every row is about to be read: read what they are read from at once. */
   prefetch(): void
   /** The view no longer holds these rows. */
@@ -153,20 +168,19 @@ class ContentLookups {
   readonly bySubjectTerm = new Map<string, Ids>()
   readonly byStatementTerm = new Map<string, Ids>()
 
-  add(entry: IndexEntry, keys: EntryKeys): void {
-    this.change(addTo, entry, keys)
+  add(id: string, keys: EntryKeys): void {
+    this.change(addTo, id, keys)
   }
-  remove(entry: IndexEntry, keys: EntryKeys): void {
-    this.change(removeFrom, entry, keys)
+  remove(id: string, keys: EntryKeys): void {
+    this.change(removeFrom, id, keys)
   }
-  private change(op: typeof addTo, entry: IndexEntry, keys: EntryKeys): void {
-    const id = entry.id
-    op(this.byHash, entry.content_hash, id)
+  private change(op: typeof addTo, id: string, keys: EntryKeys): void {
+    op(this.byHash, keys.hash, id)
     op(this.bySlot, keys.slot, id)
-    for (const s of entry.sources) if (s.session_id !== null) op(this.bySession, s.session_id, id)
+    for (const s of keys.sessions) op(this.bySession, s, id)
     if (keys.room !== null) op(this.byRoom, keys.room, id)
     op(this.byPlacard, keys.placard, id)
-    for (const t of keys.subject) op(entry.key !== null ? this.bySubjectTerm : this.byStatementTerm, t, id)
+    for (const t of keys.subject) op(keys.keyed ? this.bySubjectTerm : this.byStatementTerm, t, id)
   }
 }
 
@@ -275,14 +289,34 @@ export class IndexView implements IndexLookup {
     }
     return out
   }
+  /**
+   * Built from every entry's keys: a saved row's as the snapshot saved them (no entry read, no
+   * summary tokenised), worked out for the others.
+   */
   private lookups(): ContentLookups {
     if (this.content !== null) return this.content
     const content = new ContentLookups()
-    for (const entry of this.values()) {
-      const keys = this.keysOf(entry.id)
-      if (keys !== undefined) content.add(entry, keys)
+    for (const [id, held] of this.byId) {
+      const saved = typeof held === 'number' && !this.keysById.has(id) ? (this.rows as SavedRows).keys(held) : null
+      if (saved !== null) this.keysById.set(id, saved)
+      const keys = saved ?? this.keysOf(id)
+      if (keys !== undefined) content.add(id, keys)
     }
     return (this.content = content)
+  }
+  /**
+   * Every entry with the keys it is filed under by content (index-snapshot.ts saves both): those
+   * known (the lookups built, or a saved row's), else worked out. Reads saved rows as `values()`.
+   */
+  *filed(): IterableIterator<{ entry: IndexEntry; keys: EntryKeys }> {
+    this.rows?.prefetch()
+    for (const [id, held] of this.byId) {
+      const known = this.keysById.get(id) ?? (typeof held === 'number' ? (this.rows as SavedRows).keys(held) : null)
+      const entry = typeof held === 'number' ? this.read(id, held) : held
+      yield { entry, keys: known ?? entryKeys(entry) }
+    }
+    this.rows?.release()
+    this.rows = null
   }
   withHash(hash: string): IndexEntry[] {
     return this.pick(this.lookups().byHash.get(hash))
@@ -379,7 +413,7 @@ export class IndexView implements IndexLookup {
     this.byPath?.set(entry.path, entry.id)
     if (entry.claimed_id !== undefined) addTo(this.byClaim, entry.claimed_id, entry.id)
     const keys = this.content === null ? undefined : this.keysOf(entry.id)
-    if (keys !== undefined) this.content?.add(entry, keys)
+    if (keys !== undefined) this.content?.add(entry.id, keys)
   }
 
   delete(id: string): boolean {
@@ -424,7 +458,7 @@ export class IndexView implements IndexLookup {
     const keys = this.keysById.get(id)
     if (keys === undefined) return true
     this.keysById.delete(id)
-    this.content?.remove(old, keys)
+    this.content?.remove(id, keys)
     return true
   }
 

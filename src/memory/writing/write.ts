@@ -31,6 +31,7 @@ import { confidenceWarning, entryClaim, rangeWarnings, relateClaims, reviseDeriv
 import { valueAtoms } from '../truth/claim-value.js'
 import { callerClaim, confirmRevision, namedRevisions, type CallerClaim } from './confirmed-revision.js'
 import { revisionCandidates, type RevisionCandidate } from './revision-candidates.js'
+import { retrievalState } from '../../retrieve/retriever.js'
 import { judgeInBackground } from './write-judge.js'
 import { keepRawEvidence, replacedOf, storedOutcome, type ReplacedMemory, type WriteOutcome } from './write-result.js'
 import { recordRepeat } from '../organisation/signals.js'
@@ -419,6 +420,10 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
 
   if ((req.supersedes ?? []).length > 0 && (gated || req.expectConflict === true))
     throw invalidInput('supersedes', `no ${gated ? 'requireConfirmation' : 'expectConflict'} beside it (a replacement is neither held for confirmation nor kept as a conflict)`)
+  // The search the nearby lists read is brought in line with the store before the write: a
+  // process's first look then takes the saved search index as it is (it matches index.jsonl)
+  // and folds in this write alone, where after the write it would check every entry.
+  if (options.nearby === true) await retrievalState(backend, { quiet: true })
   const result = await transact(backend, async (txn): Promise<WriteResult> => {
     const named = namedRevisions(txn, req.supersedes)
     const warnings: string[] = [...noted]
