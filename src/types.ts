@@ -97,6 +97,8 @@ export interface IndexEntry {
   retracted_by?: string
   /** For a guard: the situation to watch for and what to do then. */
   guard?: Guard
+  /** The subjects of the facts its text states after the first (front-matter `subjects`): a revision of any of them finds it. */
+  subjects?: string[]
   // Place fields (src/store/place-fields.ts): present only when the file states them.
   /** Where the memory stands in the palace: `room#slot`, such as `topics-2#4` (src/memory/organisation/rooms.ts). */
   location?: string

@@ -1,7 +1,7 @@
 /**
  * The claim fields of a memory file: premises (`scope`), evidence (`verify_cmd`, `verify_expect`,
- * `verify_result`, `verified_at`), retraction (`retracts`, `retracted_by`) and guard
- * (`guard_trigger`, `guard_action`). Owns how they are read from front-matter (for
+ * `verify_result`, `verified_at`), retraction (`retracts`, `retracted_by`), guard
+ * (`guard_trigger`, `guard_action`) and the subjects of its further facts (`subjects`). Owns how they are read from front-matter (for
  * `entryFromFile`, the single derivation) and from an index line, both tolerant of hand-written
  * values. An entry carries a field only when the file states it. Pure.
  */
@@ -20,9 +20,13 @@ export const CLAIM_FRONT_MATTER = [
   'retracted_by',
   'guard_trigger',
   'guard_action',
+  'subjects',
 ] as const
 
-export type ClaimFields = Pick<IndexEntry, 'scope' | 'evidence' | 'retracts' | 'retracted_by' | 'guard'>
+export type ClaimFields = Pick<IndexEntry, 'scope' | 'evidence' | 'retracts' | 'retracted_by' | 'guard' | 'subjects'>
+
+/** At most this many further subjects are kept for one memory. */
+const MAX_SUBJECTS = 8
 
 function text(value: unknown): string | null {
   const s = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : null
@@ -40,6 +44,12 @@ function time(value: unknown): string | null {
 function memoryId(value: unknown): string | null {
   const s = text(value)
   return s !== null && !/[/\\\0\s]/.test(s) ? s : null
+}
+
+/** A list of subjects; null when it names none. */
+function subjects(value: unknown): string[] | null {
+  const list = Array.isArray(value) ? value.map(text).filter((s): s is string => s !== null) : []
+  return list.length === 0 ? null : [...new Set(list)].slice(0, MAX_SUBJECTS)
 }
 
 function result(value: unknown): Evidence['result'] {
@@ -71,6 +81,7 @@ export function claimFieldsFromFrontMatter(data: Record<string, unknown>): Claim
     retracts: memoryId(data.retracts),
     retracted_by: memoryId(data.retracted_by),
     guard: guardOf(text(data.guard_trigger), text(data.guard_action)),
+    subjects: subjects(data.subjects),
   })
 }
 
@@ -84,5 +95,6 @@ export function claimFieldsFromIndexLine(r: Record<string, unknown>): ClaimField
     retracts: memoryId(r.retracts),
     retracted_by: memoryId(r.retracted_by),
     guard: g === null ? null : guardOf(text(g.trigger), text(g.action)),
+    subjects: subjects(r.subjects),
   })
 }

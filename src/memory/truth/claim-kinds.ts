@@ -64,6 +64,14 @@ export function holdsSeveral(subject: string): boolean {
   return PERSONAL.some((c) => c.several === true && (last === c.en || last === c.zh))
 }
 
+/** A day of the week, as a value names it ("on Tuesday", "每周四", "星期五"). */
+const WEEKDAY = /^(?:(?:on|every)\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)days?$|^(?:每)?(?:周|星期|礼拜)[一二三四五六日天]$/iu
+
+/** The value is a day of the week: two such are two values of one kind. */
+export function isWeekday(value: string): boolean {
+  return WEEKDAY.test(value.trim())
+}
+
 /** Nouns that move from a value into its subject: "listens on port 9090" is about the port. */
 export const EN_VALUE_NOUN = /^(?:on\s+|at\s+|in\s+)?(port|version|release|tag|branch|region|zone|plan|tier|channel|namespace|bucket|cluster|node|database|db|schema|table|queue|topic|floor|room|level|stage|step)\s+(.+)$/iu
 export const ZH_VALUE_NOUN_AFTER = /^(.+?)\s*(端口|版本|分支|区域|机房|集群|数据库|队列)$/u
