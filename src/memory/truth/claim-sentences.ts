@@ -10,7 +10,7 @@ import { ATTRIBUTE_WORDS, valueLike } from './claim-kinds.js'
 
 const SPEAKER = /^(?:user|assistant|human|ai|me)\s*[:：]\s*/i
 /** Lead-ins that frame a statement; the `correcting` ones are change cues themselves. */
-const LEAD_IN = /^(?:(please\s+)?remember(?:\s+that)?|note(?:\s+that)?|fyi|btw|by the way|reminder|heads[- ]up|important|(correction|corrected|update|updated|actually)|记住|请记住|记一下|记得|注意|备注|提醒|(更正|纠正|更新|订正)|补充|另外|顺便说一下|顺便)\s*(?:[:：,，\-–—]\s*|\s+|(?=\p{Script=Han}))/iu
+const LEAD_IN = /^(?:(please\s+)?remember(?:\s+that)?|note to self|note(?:\s+that)?|for the record|fyi|btw|by the way|reminder|heads[- ]up|important|(correction|corrected|update|updated|actually)|记住|请记住|记一下|记得|注意|备注|提醒|(更正|纠正|更新|订正)|补充|另外|顺便说一下|顺便)\s*(?:[:：,，\-–—]\s*|\s+|(?=\p{Script=Han}))/iu
 
 export const QUESTION_WORDS = /^(?:what|which|who|whom|whose|when|where|why|how|is|are|do|does|did|can|could|should|would|will|shall)\b/iu
 export const ZH_QUESTION = /[吗呢么]$|什么|哪个|哪些|哪里|怎么|为什么|是否|多少|几[个点]?/u
@@ -132,7 +132,12 @@ export function unframe(text: string): { text: string; cue: string | null; speak
     }
     t = t.replace(HEDGES, '')
     // "Starting next Monday, ...", "下个月起...": when a change takes effect frames the statement.
-    t = t.replace(TAKES_EFFECT_EN, '').replace(TAKES_EFFECT_ZH, '')
+    // Saying when a value takes effect announces that it changes: a cue of its own.
+    const effect = TAKES_EFFECT_EN.exec(t) ?? TAKES_EFFECT_ZH.exec(t)
+    if (effect !== null) {
+      cue = cue ?? effect[0].replace(/[\s,，]+$/u, '').toLowerCase()
+      t = t.slice(effect[0].length)
+    }
     // "Branch naming changed: ...", "From now on, ...", "变更：": a frame that announces a change.
     const framed = /^(?:[^:：]{1,40}?\s(?:changed|updated|moved|switched|update|change)\s*[:：]|(?:from now on|going forward|as of (?:today|now))\s*[,，]?|(?:变更|调整|新规则|新的约定)\s*[:：])\s*/iu.exec(t)
     if (framed !== null && framed[0].length < t.length) {
