@@ -79,7 +79,7 @@ export const ZH_VALUE_NOUN_BEFORE = /^(端口|版本|分支|区域|机房|集群
 
 /** When-words at a value's end: they say when it changed, not what it is. */
 const VALUE_TAIL =
-  /(?:\s+(?:over the weekend|yesterday|today|tonight|last (?:week|month|year|night|sprint)|this (?:week|month|year|sprint|morning)|(?:starting |from |as of |effective )?next (?:week|month|year|quarter|sprint|monday|tuesday|wednesday|thursday|friday)|(?:starting |from |effective )?tomorrow|in (?:january|february|march|april|may|june|july|august|september|october|november|december)|recently|again|for now|from now on|going forward|now|anymore|any more|as well|too)|\s*(?:了|啦|去年|今年|上周|上个月|昨天|今天|最近|以后|了呢|下周起|下个月起|下周开始|下个月开始))+$/iu
+  /(?:\s+(?:over the weekend|yesterday|today|tonight|last (?:week|month|year|night|sprint)|this (?:week|month|year|sprint|morning)|(?:starting |from |as of |effective )?next (?:week|month|year|quarter|sprint|monday|tuesday|wednesday|thursday|friday)|(?:starting |from |effective )?tomorrow|in (?:january|february|march|april|may|june|july|august|september|october|november|december)|(?:on|from|starting|effective|as of) (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?|(?:on|from|starting|effective|as of) \d{4}-\d{2}-\d{2}|recently|again|for now|from now on|going forward|now|anymore|any more|as well|too)|\s*(?:了|啦|去年|今年|上周|上个月|昨天|今天|最近|以后|了呢|下周起|下个月起|下周开始|下个月开始))+$/iu
 
 /** A second statement joined to the value ("vegetarian and doesn't eat meat"): not part of it. */
 const JOINED_STATEMENT = /\s+(?:and|but|while|so|which)\s+(?:is|are|was|were|does|doesn't|do|don't|did|didn't|has|have|had|no longer|not|never|will|won't|can|can't|it|they|we|i)\b.*$/iu

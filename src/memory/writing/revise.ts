@@ -26,6 +26,7 @@ import { frameOf, otherValue, sharedTerms, valueNames } from '../truth/claim-fra
 import { acrossLanguages, atomsWithin, compareValues, unitClass, valueAtoms, type ValueAtoms } from '../truth/claim-value.js'
 import type { RuntimeConfig } from '../settings/config.js'
 import { evidenceState } from '../truth/evidence.js'
+import { effectiveFrom, pendingChange } from '../truth/doubt.js'
 import { slotMates, supersedeEntries } from './slots.js'
 import { premisesConflict } from '../../store/premises.js'
 import { rarestTerms } from '../../store/index-view.js'
@@ -189,6 +190,12 @@ function subjectMatch(txn: Txn, mine: readonly string[], e: IndexEntry, overlap:
 export function furtherSubjects(summary: string, slot: string): { subjects?: string[] } {
   const others = deriveClaims(summary).map((d) => d.subject).filter((s) => normalizeSlot(s) !== normalizeSlot(slot))
   return others.length > 0 ? { subjects: others } : {}
+}
+
+/** The front-matter of a change yet to come: the day it takes effect (`valid_from`), which verify and as-of read; none when the text names no later day. */
+export function takesEffect(summary: string, writtenAt: string): { valid_from?: string } {
+  const from = effectiveFrom(summary, writtenAt)
+  return from !== null && pendingChange({ summary, time: writtenAt }, Date.parse(writtenAt)) ? { valid_from: from } : {}
 }
 
 interface FactMate {
