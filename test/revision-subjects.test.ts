@@ -2,11 +2,14 @@
  * Revisions the rules catch on keyless free text (issue 27), English and Chinese: an older memory
  * stating several facts found by each fact's subject (front-matter `subjects`); preferences among
  * settings; owners named before the thing they own; Chinese future modals (会, 将, 计划) and
- * months in numerals; the day a change takes effect as a change cue; reported speech.
+ * months in numerals; the day a change takes effect as a change cue, written as `valid_from`
+ * and read by verify; reported speech.
  */
 
+import { promises as fs } from 'node:fs'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { deriveClaims, writeHandler, type MemoryBackend } from '../src/api.js'
+import { deriveClaims, rebuildIndex, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
 import { tempStores } from './store-kit.js'
 
 const store = tempStores('mem-revision-subjects-')
@@ -111,6 +114,38 @@ describe('a change that takes effect later, and reported speech', () => {
     expect((await history(['值班负责人是张伟。', '下周起值班负责人是李娜。'])).statuses).toEqual(['superseded', 'active'])
     // Without a day or another cue, two plain values of one subject stay in conflict.
     expect((await history(['The on-call lead is Alice.', 'The on-call lead is Bob.'])).statuses).toEqual(['conflict', 'conflict'])
+  })
+
+  it('a change yet to come keeps its day as valid_from, and verify answers "until <day>" from it (English and Chinese)', async () => {
+    const en = await history(['The office is in Lisbon.', 'The office will move to Porto on March 1.'])
+    expect(en.statuses).toEqual(['superseded', 'active'])
+    const later = (await en.backend.indexView()).get(en.ids[1] as string)
+    expect(later?.valid_from).toMatch(/^\d{4}-03-01$/u)
+    expect(await en.backend.readFile(later?.path as string)).toMatch(/^valid_from: '?\d{4}-03-01'?$/mu)
+    const held = await verifyHandler(en.backend, { claim: 'The office is in Lisbon' })
+    expect(held.verdict).toBe('supported')
+    expect(JSON.stringify(held)).toContain(`until ${later?.valid_from}`)
+    expect((await verifyHandler(en.backend, { claim: 'The office is in Porto' })).verdict).not.toBe('supported')
+    const zh = await history(['办公室在杭州。', '3月1日起办公室搬到苏州。'])
+    expect(zh.statuses).toEqual(['superseded', 'active'])
+    expect((await zh.backend.indexView()).get(zh.ids[1] as string)?.valid_from).toMatch(/^\d{4}-03-01$/u)
+    // A day in the past, or a text of no change to come, writes none.
+    const past = await history(['The release shipped on March 1.', 'The API listens on port 9090 now.'])
+    const view = await past.backend.indexView()
+    expect(past.ids.map((id) => view.get(id)?.valid_from)).toEqual([undefined, undefined])
+  })
+
+  it('a hand-written valid_from is what verify reads: once it has passed the change is current', async () => {
+    const h = await history(['The on-call lead is Alice.', 'Starting next week, the on-call lead will be Bob.'])
+    const view = await h.backend.indexView()
+    const next = view.get(h.ids[1] as string)
+    const file = path.join(h.root, next?.path as string)
+    const text = await fs.readFile(file, 'utf8')
+    expect(text).toMatch(/^valid_from: /mu)
+    await fs.writeFile(file, text.replace(/^valid_from: .*$/mu, "valid_from: '2020-01-06'"))
+    await rebuildIndex(h.root)
+    expect((await h.backend.indexView()).get(next?.id as string)?.valid_from).toBe('2020-01-06')
+    expect((await verifyHandler(h.backend, { claim: 'The on-call lead is Bob' })).verdict).toBe('supported')
   })
 
   it('who said it is no part of the subject', () => {
