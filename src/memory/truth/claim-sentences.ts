@@ -132,12 +132,7 @@ export function unframe(text: string): { text: string; cue: string | null; speak
     }
     t = t.replace(HEDGES, '')
     // "Starting next Monday, ...", "下个月起...": when a change takes effect frames the statement.
-    // Saying when a value takes effect announces that it changes: a cue of its own.
-    const effect = TAKES_EFFECT_EN.exec(t) ?? TAKES_EFFECT_ZH.exec(t)
-    if (effect !== null) {
-      cue = cue ?? effect[0].replace(/[\s,，]+$/u, '').toLowerCase()
-      t = t.slice(effect[0].length)
-    }
+    t = t.replace(TAKES_EFFECT_EN, '').replace(TAKES_EFFECT_ZH, '')
     // "Branch naming changed: ...", "From now on, ...", "变更：": a frame that announces a change.
     const framed = /^(?:[^:：]{1,40}?\s(?:changed|updated|moved|switched|update|change)\s*[:：]|(?:from now on|going forward|as of (?:today|now))\s*[,，]?|(?:变更|调整|新规则|新的约定)\s*[:：])\s*/iu.exec(t)
     if (framed !== null && framed[0].length < t.length) {
