@@ -170,17 +170,18 @@ export interface DoubtReader {
 
 /**
  * Why `e`, a current memory that does not state the claim, casts doubt on a support as old as it
- * or older, or null when it does not. The caller leaves out the support itself, raw text,
- * retractions, guards and memories under other premises.
+ * or older (or, older itself, stands in a conflict with it nobody resolved), or null when it does
+ * not. The caller leaves out the support itself, raw text, retractions, guards and memories under
+ * other premises.
  */
 export function doubtOf(e: IndexEntry, support: IndexEntry, claim: DoubtClaim, reader: DoubtReader): string | null {
-  if (e.time < support.time) return null
   const text = `${e.title}\n${e.summary}`
   const subjects = reader.subjectsOf(e)
   // Under another condition ("In staging, ...") it speaks of other premises.
   if (subjects.some((x) => conditionOf(x) !== conditionOf(claim.subject))) return null
   // A memory with no subject read is about the claim's subject only when it names all of it.
   const relation = subjects.length > 0 ? best(subjects.map((x) => relateSubjects(claim.subject, x))) : namesAll(claim.subject, text) ? 'overlap' : 'other'
+  if (e.time < support.time) return olderConflict(e, support, claim, relation)
   // A move ("transferred to", 转到) tells of a change as a cue word does.
   const cued = changeCues(e.summary).length > 0 || tellsOfMove(e.summary)
   const typed = typedOther(claim, text)
@@ -209,6 +210,18 @@ export function doubtOf(e: IndexEntry, support: IndexEntry, claim: DoubtClaim, r
       return hasHan(claim.subject) !== hasHan(subjects[0] ?? e.summary) ? 'gives a subject in the other language another value of the same kind' : null
     }
   }
+}
+
+/**
+ * An older memory, still current, casts doubt only as the other side of a conflict nobody
+ * resolved: it gives the claim's subject (the same words, or one inside the other's)
+ * another value of the same typed kind ("团队周报用石墨文档写" before "团队周报写在语雀上"),
+ * and the support says nothing changed (no change cue, no move). Had the support replaced it, a
+ * write would have superseded it, or the support would say so.
+ */
+function olderConflict(e: IndexEntry, support: IndexEntry, claim: DoubtClaim, relation: SubjectRelation): string | null {
+  if ((relation !== 'same' && relation !== 'overlap') || changeCues(support.summary).length > 0 || tellsOfMove(support.summary)) return null
+  return typedOther(claim, `${e.title}\n${e.summary}`) ? 'is older, but no write superseded it, and it gives the subject another value of the same kind: a conflict nobody resolved' : null
 }
 
 /** Words of the claim beyond its value and generic words ("listens", "port"): the text says one of them. */
