@@ -24,9 +24,11 @@
 import { isStrongTerm, tokenize } from '../../language/tokenizer.js'
 import { subjectTerms, termsInOrder } from '../../language/subject-terms.js'
 import type { IndexEntry } from '../../types.js'
-import { changeCues, kindMentions, kindOfValue } from './claim-extract.js'
-import { frameOf, otherValue, type Frame } from './claim-frame.js'
-import { atomsWithin, unitClass, valueAtoms, zhNumber } from './claim-value.js'
+import { changeCues } from './claim-extract.js'
+import { frameOf, otherValue } from './claim-frame.js'
+import { CAPITALISED, COUNT, mentionsOf, movedElsewhere, moverNamedOtherwise, PERSON_NAME, shapedOther, tellsOfMove, typedOther, type DoubtClaim } from './doubt-values.js'
+
+export type { DoubtClaim } from './doubt-values.js'
 
 /** A negation word: a value said after one is taken back, not stated. */
 const NEGATION = /\b(?:not|no|never|none|without|no longer|anymore)\b|n't\b|不再|已经不|不|没|未|无/iu
@@ -166,104 +168,9 @@ function holdsHead(head: string, text: string): boolean {
   return termsInOrder(text).includes(head)
 }
 
-const PORT = /(?:\bports?\b|端口)\D{0,12}?(\d{2,5})\b|\b(\d{2,5})\s*(?:端口|port\b)/giu
-
-/** Port numbers a text names. */
-function ports(text: string): string[] {
-  return [...text.normalize('NFKC').matchAll(PORT)].map((m) => String(Number(m[1] ?? m[2])))
-}
-
-const COUNT = /(\d+|[一二两三四五六七八九十]+)\s*(?:(次|个|台|位|件|核|条)(?![数])|(times|retries|attempts|cores|threads|workers|replicas|nodes|seats)(?![a-z]))/giu
-
-/** Counts a text names, with what they count ("5 次", "3 replicas"). */
-function counts(text: string): Array<{ n: string; unit: string }> {
-  return [...text.normalize('NFKC').toLowerCase().matchAll(COUNT)].map((m) => ({ n: String(/\d/u.test(m[1] as string) ? Number(m[1]) : (zhNumber(m[1] as string) ?? m[1])), unit: (m[2] ?? m[3]) as string }))
-}
-
-/**
- * Everyday kinds of thing beside claim-extract.ts's technical ones, each a pattern that names one
- * of the kind: a school, a documents tool, a chat tool, a VPN, a CDN.
- */
-const EVERYDAY: readonly RegExp[] = [
-  /幼儿园|小学|中学|初中|高中|大学|学院|学校|\b(?:kindergarten|nursery|preschool|school|college|university|academy)\b/iu,
-  /石墨|语雀|飞书文档|腾讯文档|\b(?:notion|confluence|google docs|coda|quip|sharepoint)\b/iu,
-  /钉钉|飞书|企业微信|微信|\b(?:slack|teams|discord|mattermost|zulip)\b/iu,
-  /\b(?:openvpn|wireguard|tailscale|zerotier|ipsec|anyconnect|globalprotect)\b/iu,
-  /网宿|\b(?:cloudflare|akamai|fastly|cloudfront|bunny ?cdn)\b|(?:阿里云|腾讯云|华为云)\s*cdn/iu,
-]
-
-const squash = (t: string) => t.normalize('NFKC').toLowerCase().replace(/\s+/gu, '')
-
-/** The text names a thing of an everyday kind the claim's value is, without the claim's value. */
-function otherEveryday(claim: DoubtClaim, text: string): boolean {
-  const value = squash(claim.value)
-  return value !== '' && EVERYDAY.some((k) => k.test(claim.value) && k.test(text)) && !squash(text).includes(value)
-}
-
-/** Words of a role a person holds: a value said of one names a person. */
-const PERSON_ROLE = /\b(?:manager|contact|owner|leads?|led by|run by|heads?|headed by|in charge|reports? to|goes to|escalat\w*|on-?call|assignee|reviewer|maintainer|boss|mentor|doctor|dentist|accountant|landlord)\b|负责人|联系人|经理|老板|主管|对接人|值班|导师|医生|房东|会计/iu
-/** A person's name: capitalised Latin words, or two or three Chinese characters standing alone. */
-const PERSON_NAME = /(?<![\p{L}])(?:\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?)(?![\p{L}])|(?<![\p{Script=Han}])\p{Script=Han}{2,3}(?=\s*[.。,，;；!！]?\s*$)/gu
-
-/** Claim and text both speak of a person's role, and the text names a person the claim does not. */
-function otherPerson(claim: DoubtClaim, text: string): boolean {
-  const said = `${claim.subject} ${claim.value}`
-  if (!PERSON_ROLE.test(said) || !PERSON_ROLE.test(text)) return false
-  const mine = squash(claim.value)
-  return text.split(/\n/u).some((line) => [...line.trim().matchAll(PERSON_NAME)].some((m) => m.index > 0 && !mine.includes(squash(m[0])) && !squash(said).includes(squash(m[0]))))
-}
-
-const RATE = /(\d+(?:\.\d+)?)\s*(?:requests?|reqs?|calls?|messages?|emails?|jobs?|events?|queries|请求|次)?\s*(?:per|\/|a|an|each|every|每)\s*(second|sec|s|minute|min|hour|hr|h|day|秒|分钟|小时|天)\b/giu
-
-/** Rates a text names ("100 requests per minute"), with their period. */
-function rates(text: string): Array<{ n: string; per: string }> {
-  return [...text.normalize('NFKC').toLowerCase().matchAll(RATE)].map((m) => ({ n: String(Number(m[1])), per: (m[2] as string).replace(/^(?:sec|second|秒)$/u, 's').replace(/^(?:minute|分钟)$/u, 'min').replace(/^(?:hour|hr|小时)$/u, 'h').replace(/^(?:day|天)$/u, 'day') }))
-}
-
-const TWELVE_HOUR = /\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?/giu
-
-/** Times of day a text names, as H:MM on a 24-hour clock ("2am", "2:00", "凌晨两点" are 2:00). */
-function clocks(text: string): Set<string> {
-  const out = new Set<string>()
-  const rest = text.normalize('NFKC').replace(TWELVE_HOUR, (_, h: string, m: string | undefined, half: string) => {
-    const hour = (Number(h) % 12) + (half.toLowerCase() === 'p' ? 12 : 0)
-    out.add(`${hour}:${m ?? '00'}`)
-    return ' '
-  })
-  for (const n of valueAtoms(rest).numbers) if (unitClass(n) === 'time') out.add(n)
-  return out
-}
-
-/**
- * Shapes of value that say what kind of thing they are without a known name: a host or URL, an
- * identifier of letters and digits with dots or dashes ("t3.large", "eu-west-1"), a secret-like
- * word with digits ("sunflower42"), a day of the week or a part of the day, and a product or
- * place name written with a capital ("Metabase", "ThinkPad"). Weaker than a typed kind: they doubt
- * a subject worded otherwise only beside a change cue.
- */
-const SHAPES: readonly RegExp[] = [
-  /https?:\/\/\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|cn|app|ai|co|internal|local)\b/giu,
-  /\b(?=[\w.-]*\d)(?=[\w.-]*[a-z])[a-z0-9]+(?:[.-][a-z0-9]+)+\b/giu,
-  /\b[a-z]{3,}\d{2,}\b/giu,
-  /\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|周[一二三四五六日天]|星期[一二三四五六日天]|礼拜[一二三四五六日天]/giu,
-  /\b(?:morning|afternoon|evening|night)s?\b|上午|下午|中午|晚上|早上|凌晨|傍晚/giu,
-  /(?<=[\s(（"'“]|\p{Script=Han})\p{Lu}[\p{Ll}\d]+(?:\p{Lu}[\p{Ll}\d]+)*(?:\s+\p{Lu}[\p{Ll}\d]+)*/gu,
-]
-
-const mentionsOf = (re: RegExp, text: string) => [...` ${text.normalize('NFKC')}`.matchAll(re)].map((m) => m[0].toLowerCase())
-
-/** The text gives another value of a shape the claim's value has (SHAPES). */
-export function shapedOther(claim: DoubtClaim, text: string): boolean {
-  const said = squash(`${claim.subject} ${claim.value}`)
-  return SHAPES.some((re) => {
-    const mine = mentionsOf(re, claim.value)
-    return mine.length > 0 && mentionsOf(re, text).some((m) => !mine.includes(m) && !said.includes(squash(m)))
-  })
-}
-
 /** Capitalised names in a subject ("Alice home" names Alice): two subjects naming different ones are about two things. */
 function namedIn(subject: string): Set<string> {
-  return new Set(mentionsOf(SHAPES[SHAPES.length - 1] as RegExp, subject))
+  return new Set(mentionsOf(CAPITALISED, subject))
 }
 
 function namesOtherThing(a: string, b: readonly string[]): boolean {
@@ -273,40 +180,6 @@ function namesOtherThing(a: string, b: readonly string[]): boolean {
     const y = namedIn(s)
     return y.size > 0 && ![...y].some((n) => x.has(n))
   })
-}
-
-/** The claim as the doubt reads it. */
-export interface DoubtClaim {
-  /** The claim as said. */
-  text: string
-  subject: string
-  value: string
-  /** The claim's value as a frame: what another value (any name, any number) is measured against. */
-  frame: Pick<Frame, 'atoms' | 'names'>
-}
-
-/**
- * The text gives another value of a typed kind the claim has: a number of its unit class, a port
- * it does not name, or another thing of its known kind.
- */
-export function typedOther(claim: DoubtClaim, text: string): boolean {
-  const mine = valueAtoms(claim.value).numbers.filter((n) => unitClass(n) !== null)
-  const classes = new Set(mine.map(unitClass))
-  if (mine.length > 0 && valueAtoms(text).numbers.some((n) => classes.has(unitClass(n)) && !atomsWithin({ numbers: [n], words: [] }, { numbers: mine, words: [] }))) return true
-  const myPorts = ports(`${claim.subject} ${claim.value}`)
-  const bare = valueAtoms(claim.value).numbers
-  if ((myPorts.length > 0 || /\bports?\b|端口/iu.test(claim.subject)) && ports(text).some((p) => !myPorts.includes(p) && !bare.includes(p))) return true
-  const myClocks = clocks(claim.value)
-  if (myClocks.size > 0 && [...clocks(text)].some((c) => !myClocks.has(c))) return true
-  const myRates = rates(claim.value)
-  if (myRates.length > 0 && rates(text).some((r) => r.per === myRates[0]?.per && !myRates.some((m) => m.n === r.n))) return true
-  const myCounts = counts(claim.value)
-  if (myCounts.length > 0 && counts(text).some((c) => c.unit === myCounts[0]?.unit && !myCounts.some((m) => m.n === c.n))) return true
-  if (otherEveryday(claim, text) || otherPerson(claim, text)) return true
-  const kind = kindOfValue(claim.value)
-  if (kind === null) return false
-  const named = new Set(kindMentions(claim.value, kind))
-  return kindMentions(text, kind).some((k) => !named.has(k) && ![...named].some((n) => n.includes(k) || k.includes(n)))
 }
 
 /**
@@ -325,19 +198,24 @@ export interface DoubtReader {
 
 /**
  * Why `e`, a current memory that does not state the claim, casts doubt on a support as old as it
- * or older, or null when it does not. The caller leaves out the support itself, raw text,
- * retractions, guards and memories under other premises.
+ * or older (or, older itself, stands in a conflict with it nobody resolved), or null when it does
+ * not. The caller leaves out the support itself, raw text, retractions, guards and memories under
+ * other premises.
  */
 export function doubtOf(e: IndexEntry, support: IndexEntry, claim: DoubtClaim, reader: DoubtReader): string | null {
-  if (e.time < support.time) return null
   const text = `${e.title}\n${e.summary}`
   const subjects = reader.subjectsOf(e)
   // Under another condition ("In staging, ...") it speaks of other premises.
   if (subjects.some((x) => conditionOf(x) !== conditionOf(claim.subject))) return null
   // A memory with no subject read is about the claim's subject only when it names all of it.
   const relation = subjects.length > 0 ? best(subjects.map((x) => relateSubjects(claim.subject, x))) : namesAll(claim.subject, text) ? 'overlap' : 'other'
-  const cued = changeCues(e.summary).length > 0
+  if (e.time < support.time) return olderConflict(e, support, claim, relation)
+  // A move ("transferred to", 转到) tells of a change as a cue word does.
+  const cued = changeCues(e.summary).length > 0 || tellsOfMove(e.summary)
   const typed = typedOther(claim, text)
+  // A move to another place ("we moved our headquarters to Zhongguancun") doubts where the claim
+  // puts its subject, however the subject is worded; never a move of another named thing ("Alice moved to Dublin").
+  if (relation !== 'same' && movedElsewhere(claim, text) && !namesOtherThing(claim.subject, subjects) && !moverNamedOtherwise(claim, text)) return 'says something moved to another place'
   switch (relation) {
     case 'same':
       if (typed || otherValue(claim.frame, text)) return 'gives the subject another value'
@@ -360,6 +238,18 @@ export function doubtOf(e: IndexEntry, support: IndexEntry, claim: DoubtClaim, r
       return hasHan(claim.subject) !== hasHan(subjects[0] ?? e.summary) ? 'gives a subject in the other language another value of the same kind' : null
     }
   }
+}
+
+/**
+ * An older memory, still current, casts doubt only as the other side of a conflict nobody
+ * resolved: it gives the claim's subject (the same words, or one inside the other's)
+ * another value of the same typed kind ("团队周报用石墨文档写" before "团队周报写在语雀上"),
+ * and the support says nothing changed (no change cue, no move). Had the support replaced it, a
+ * write would have superseded it, or the support would say so.
+ */
+function olderConflict(e: IndexEntry, support: IndexEntry, claim: DoubtClaim, relation: SubjectRelation): string | null {
+  if ((relation !== 'same' && relation !== 'overlap') || changeCues(support.summary).length > 0 || tellsOfMove(support.summary)) return null
+  return typedOther(claim, `${e.title}\n${e.summary}`) ? 'is older, but no write superseded it, and it gives the subject another value of the same kind: a conflict nobody resolved' : null
 }
 
 /** Words of the claim beyond its value and generic words ("listens", "port"): the text says one of them. */

@@ -31,7 +31,7 @@ export interface NoteParts {
   changed: IndexEntry[]
   /** Current memories that give the subject another value of the same kind. */
   mentions: IndexEntry[]
-  /** Memories at least as new that may say otherwise about the subject, and why. */
+  /** Memories at least as new that may say otherwise about the subject, and older ones still in conflict with the support, and why. */
   doubts: Doubt[]
   /** Changes yet to come on a known day. */
   until: Array<{ entry: IndexEntry; from: string }>
@@ -70,9 +70,10 @@ export function noteFor(p: NoteParts): string {
       break
     }
     case 'unknown': {
-      if (p.support !== null && p.contested.length === 0 && p.doubts.length > 0) {
+      const s = p.support
+      if (s !== null && p.contested.length === 0 && p.doubts.length > 0) {
         parts.push(
-          `UNKNOWN (doubt): ${quote(p.support)} supports it, but ${p.doubts.map((d) => `${quote(d.entry)}, at least as new, ${d.why}`).join('; ')}. Rules cannot tell whether that is the same fact; ask, or read both, before asserting the claim, then write the current value.`,
+          `UNKNOWN (doubt): ${quote(s)} supports it, but ${p.doubts.map((d) => `${quote(d.entry)}, ${d.entry.time >= s.time ? 'at least as new, ' : ''}${d.why}`).join('; ')}. Rules cannot tell whether that is the same fact; ask, or read both, before asserting the claim, then write the current value.`,
         )
         break
       }
