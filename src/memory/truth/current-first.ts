@@ -1,13 +1,14 @@
 /**
  * Search hits with the current value first (issue 27). A revision the write rules did not catch
  * leaves both memories active, and the stale one may match the query better. So among the first
- * hits, of two that stand in the relation verify doubts a support by (doubt.ts doubtOf: the newer
- * may be saying otherwise about the older's subject, another value of the same kind, a negation,
- * a change cue) or where the older names the newer as its successor (superseded_by), the newer
- * comes first, taking the older's place; a change yet to come at the time searched
- * (pendingChange) comes instead right after the value it changes, which still holds until its
- * day. Nothing else moves, no hit is added or dropped, and the scores stay the ones ranked by.
- * Pure; it costs at most ORDER_WINDOW^2 / 2 pair checks per search, whatever the store's size.
+ * hits, of two facts (topics) that stand in the relation verify doubts a support by (doubt.ts
+ * doubtOf: the newer may be saying otherwise about the older's subject, another value of the same
+ * kind, a negation, a change cue; a subject not within or around the older's only beside a change
+ * cue) or where the older names the newer as its successor (superseded_by), the newer comes
+ * first, taking the older's place; a change yet to come at the time searched (pendingChange) comes instead right
+ * after the value it changes, which still holds until its day. Nothing else moves, no hit is
+ * added or dropped, and the scores stay the ones ranked by. Pure; it costs at most
+ * ORDER_WINDOW^2 / 2 pair checks per search, whatever the store's size.
  */
 
 import type { IndexEntry } from '../../types.js'
@@ -34,15 +35,17 @@ function claimOf(e: IndexEntry): DoubtClaim {
 /** The newer memory revises the older, or may: its named successor, or a doubt on it by doubt.ts's rules. */
 function revises(newer: IndexEntry, older: IndexEntry, claims: Map<string, DoubtClaim>): boolean {
   if (older.superseded_by === newer.id) return true
-  if (newer.time <= older.time || newer.guard !== undefined || older.guard !== undefined) return false
+  // An episode tells what happened at its time: a later one does not make it stale. Only facts (topics) revise.
+  if (newer.time <= older.time || newer.type !== 'topic' || older.type !== 'topic' || newer.guard !== undefined || older.guard !== undefined) return false
   let claim = claims.get(older.id)
   if (claim === undefined) {
     claim = claimOf(older)
     claims.set(older.id, claim)
   }
   if (doubtOf(newer, older, claim, reader) === null) return false
-  // Doubt is cheap for verify (an honest unknown); an order is not: a subject worded otherwise
-  // counts only beside a change cue, so two look-alike facts about different things keep their rank.
+  // Doubt is cheap for verify (an honest unknown); an order is not: a subject not within or around
+  // the older's (like-named: "staging API port" / "production API port", 小王 / 小李, or worded
+  // otherwise) counts only beside a change cue, so two look-alike facts keep their rank.
   return CLOSE.has(relationTo(newer, claim, reader)) || changeCues(newer.summary).length > 0
 }
 
