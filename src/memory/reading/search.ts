@@ -7,7 +7,8 @@
  *
  * A search as one operation, for every caller (the tool, the library, the panel): the store as
  * it is now or as of a time, the store's top_k cap, the ranking (retrieve/search.ts, weighed by
- * each memory's effective importance: organisation/strength.ts), each hit's
+ * each memory's effective importance: organisation/strength.ts), a newer memory that may revise
+ * a hit put before it (truth/current-first.ts), each hit's
  * premises, evidence and guards, the memories linked to the hits and the palace cues beside them
  * (organisation/room-search.ts), the evidence batch the answer is registered as, and the usage
  * signal (direct hits only). Inputs are already checked against the tool's schema; dates are checked here.
@@ -27,6 +28,7 @@ import { loadConfig } from '../settings/config.js'
 import { parseAsOf, retrievalAsOf } from '../time/as-of.js'
 import { annotateSearch, requestPremises, type SearchAnnotations } from '../truth/hit-marks.js'
 import { registerBatch } from '../truth/evidence-gate.js'
+import { currentFirst } from '../truth/current-first.js'
 
 export interface SearchInput {
   query: string
@@ -72,7 +74,9 @@ export async function searchMemories(backend: MemoryBackend, input: SearchInput)
     now,
     ...(importance !== undefined ? { importance } : {}),
   }
-  const ranked = await searchRanked(backend, state, request)
+  const found = await searchRanked(backend, state, request)
+  // Of a memory and a newer one that may revise it, the newer first (truth/current-first.ts).
+  const ranked: SearchResult = { ...found, hits: currentFirst(found.hits, (id) => state.entries.get(id), now) }
   // Below the hits: what they link to and what stands beside them (room-search.ts).
   const palace = palaceAddition(state.entries, request, ranked.hits)
   const note = palaceGuidance(palace, request)

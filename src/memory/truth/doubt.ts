@@ -196,6 +196,12 @@ export interface DoubtReader {
   subjectsOf(e: IndexEntry): string[]
 }
 
+/** How the subjects `e` speaks about stand to the claim's; a memory with no subject read is about the claim's subject only when it names all of it. */
+export function relationTo(e: IndexEntry, claim: Pick<DoubtClaim, 'subject'>, reader: DoubtReader): SubjectRelation {
+  const subjects = reader.subjectsOf(e)
+  return subjects.length > 0 ? best(subjects.map((x) => relateSubjects(claim.subject, x))) : namesAll(claim.subject, `${e.title}\n${e.summary}`) ? 'overlap' : 'other'
+}
+
 /**
  * Why `e`, a current memory that does not state the claim, casts doubt on a support as old as it
  * or older (or, older itself, stands in a conflict with it nobody resolved), or null when it does
@@ -207,8 +213,7 @@ export function doubtOf(e: IndexEntry, support: IndexEntry, claim: DoubtClaim, r
   const subjects = reader.subjectsOf(e)
   // Under another condition ("In staging, ...") it speaks of other premises.
   if (subjects.some((x) => conditionOf(x) !== conditionOf(claim.subject))) return null
-  // A memory with no subject read is about the claim's subject only when it names all of it.
-  const relation = subjects.length > 0 ? best(subjects.map((x) => relateSubjects(claim.subject, x))) : namesAll(claim.subject, text) ? 'overlap' : 'other'
+  const relation = relationTo(e, claim, reader)
   if (e.time < support.time) return olderConflict(e, support, claim, relation)
   // A move ("transferred to", 转到) tells of a change as a cue word does.
   const cued = changeCues(e.summary).length > 0 || tellsOfMove(e.summary)

@@ -168,10 +168,8 @@ class Checker {
       return theirs.length > 0 && theirs.every((t) => claim.includes(t)) && claim.every((t) => theirs.includes(t) || value.has(t))
     })
   }
-  /** The subjects a memory speaks about: its slot key, and the subject its text names. */
   subjectsOf(e: IndexEntry): string[] {
-    const names = entryClaim(e)?.names ?? []
-    return e.key === null || names.includes(e.key) ? names : [e.key, ...names]
+    return memorySubjects(e)
   }
   /** The claim is about this memory's subject. */
   namesSlot(e: IndexEntry): boolean {
@@ -252,6 +250,12 @@ class Checker {
     }
     return null
   }
+}
+
+/** The subjects a memory speaks about: its slot key, and the subject its text names (doubt.ts's reader). */
+export function memorySubjects(e: IndexEntry): string[] {
+  const names = entryClaim(e)?.names ?? []
+  return e.key === null || names.includes(e.key) ? names : [e.key, ...names]
 }
 
 /** Longest slot key looked for inside a claim, in normalised characters. */
