@@ -97,10 +97,6 @@ export interface IndexEntry {
   retracted_by?: string
   /** For a guard: the situation to watch for and what to do then. */
   guard?: Guard
-  /** The subjects of the facts its text states after the first (front-matter `subjects`): a revision of any of them finds it. */
-  subjects?: string[]
-  /** For a change that takes effect later: the day it does (front-matter `valid_from`, YYYY-MM-DD); until then the value it replaces holds. */
-  valid_from?: string
   // Place fields (src/store/place-fields.ts): present only when the file states them.
   /** Where the memory stands in the palace: `room#slot`, such as `topics-2#4` (src/memory/organisation/rooms.ts). */
   location?: string

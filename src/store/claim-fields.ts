@@ -1,8 +1,7 @@
 /**
  * The claim fields of a memory file: premises (`scope`), evidence (`verify_cmd`, `verify_expect`,
- * `verify_result`, `verified_at`), retraction (`retracts`, `retracted_by`), guard
- * (`guard_trigger`, `guard_action`), the subjects of its further facts (`subjects`) and the day
- * a change it announces takes effect (`valid_from`). Owns how they are read from front-matter (for
+ * `verify_result`, `verified_at`), retraction (`retracts`, `retracted_by`) and guard
+ * (`guard_trigger`, `guard_action`). Owns how they are read from front-matter (for
  * `entryFromFile`, the single derivation) and from an index line, both tolerant of hand-written
  * values. An entry carries a field only when the file states it. Pure.
  */
@@ -21,14 +20,9 @@ export const CLAIM_FRONT_MATTER = [
   'retracted_by',
   'guard_trigger',
   'guard_action',
-  'subjects',
-  'valid_from',
 ] as const
 
-export type ClaimFields = Pick<IndexEntry, 'scope' | 'evidence' | 'retracts' | 'retracted_by' | 'guard' | 'subjects' | 'valid_from'>
-
-/** At most this many further subjects are kept for one memory. */
-const MAX_SUBJECTS = 8
+export type ClaimFields = Pick<IndexEntry, 'scope' | 'evidence' | 'retracts' | 'retracted_by' | 'guard'>
 
 function text(value: unknown): string | null {
   const s = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : null
@@ -46,18 +40,6 @@ function time(value: unknown): string | null {
 function memoryId(value: unknown): string | null {
   const s = text(value)
   return s !== null && !/[/\\\0\s]/.test(s) ? s : null
-}
-
-/** A list of subjects; null when it names none. */
-function subjects(value: unknown): string[] | null {
-  const list = Array.isArray(value) ? value.map(text).filter((s): s is string => s !== null) : []
-  return list.length === 0 ? null : [...new Set(list)].slice(0, MAX_SUBJECTS)
-}
-
-/** A calendar day, YYYY-MM-DD (a YAML date is read as one). */
-function day(value: unknown): string | null {
-  const s = value instanceof Date ? value.toISOString().slice(0, 10) : text(value)
-  return s !== null && /^\d{4}-\d{2}-\d{2}$/u.test(s) && !Number.isNaN(Date.parse(s)) ? s : null
 }
 
 function result(value: unknown): Evidence['result'] {
@@ -89,8 +71,6 @@ export function claimFieldsFromFrontMatter(data: Record<string, unknown>): Claim
     retracts: memoryId(data.retracts),
     retracted_by: memoryId(data.retracted_by),
     guard: guardOf(text(data.guard_trigger), text(data.guard_action)),
-    subjects: subjects(data.subjects),
-    valid_from: day(data.valid_from),
   })
 }
 
@@ -104,7 +84,5 @@ export function claimFieldsFromIndexLine(r: Record<string, unknown>): ClaimField
     retracts: memoryId(r.retracts),
     retracted_by: memoryId(r.retracted_by),
     guard: g === null ? null : guardOf(text(g.trigger), text(g.action)),
-    subjects: subjects(r.subjects),
-    valid_from: day(r.valid_from),
   })
 }

@@ -23,12 +23,11 @@ const STATEMENT_CHARS = 240
 const STATEMENT_WORDS = 4
 
 /**
- * The words a memory is found by as a subject: its slot key's and its further facts' subjects'
- * (`subjects`), or for a short keyless statement the first words of its summary (numbers
- * aside). What `withSubjectTerm` looks up.
+ * The words a memory is found by as a subject: its slot key's, or for a short keyless statement
+ * the first words of its summary (numbers aside). What `withSubjectTerm` looks up.
  */
-export function subjectWords(entry: Pick<IndexEntry, 'key' | 'summary' | 'type' | 'subjects'>): string[] {
-  if (entry.key !== null) return entry.subjects === undefined ? subjectTerms(entry.key) : [...new Set([entry.key, ...entry.subjects].flatMap((s) => subjectTerms(s)))]
+export function subjectWords(entry: Pick<IndexEntry, 'key' | 'summary' | 'type'>): string[] {
+  if (entry.key !== null) return subjectTerms(entry.key)
   if (entry.type === 'raw' || entry.summary.length > STATEMENT_CHARS) return []
   return termsInOrder(entry.summary)
     .filter((t) => !/\d/u.test(t))

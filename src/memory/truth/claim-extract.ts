@@ -28,7 +28,7 @@ import { hasHan, HEDGES, unique, type DerivedClaim, type Raw } from './claim-tex
 import { stripValueEdges } from './claim-kinds.js'
 import { ADDITIVE, changeCues, retiredIn } from './claim-cues.js'
 import { finish } from './claim-subject.js'
-import { arrowForm, categoryForm, changeForm, colonForm, enRelationForm, measuredForm, preferenceForm, shapedForm, zhAtTimeForm, zhHabitForm, zhRelationForm } from './claim-forms.js'
+import { arrowForm, categoryForm, changeForm, colonForm, enRelationForm, measuredForm, shapedForm, zhAtTimeForm, zhHabitForm, zhRelationForm } from './claim-forms.js'
 import { carryTopic, CONDITION_EN, CONDITION_EN_TAIL, CONDITION_ZH, CONDITION_ZH_INLINE, firstSentenceClauses, QUESTION_WORDS, splitClauses, splitFacts, splitSentences, unframe, ZH_QUESTION } from './claim-sentences.js'
 
 export type { ClaimForm, DerivedClaim } from './claim-text.js'
@@ -69,7 +69,6 @@ const DERIVED_CACHE_LIMIT = 1024
 function formOf(clause: string): Raw | null {
   return (
     arrowForm(clause) ??
-    preferenceForm(clause) ??
     changeForm(clause) ??
     colonForm(clause) ??
     shapedForm(clause) ??
@@ -102,9 +101,7 @@ function factsOf(clause: string): Raw[] {
     const at = (parts[0] as string).indexOf(first.subject)
     const lead = at > 0 ? (parts[0] as string).slice(0, at) : ''
     const predicate = STARTS_WITH_PREDICATE.test(part)
-    // A part that opens with its predicate is read with the first part's subject before alone
-    // ("... and listens on port 8080" is the API's port, not a subject "listens on port").
-    const raw = predicate ? formOf(`${first.subject} ${part}`) ?? formOf(part) : formOf(part) ?? (lead !== '' ? formOf(`${lead}${part}`) : null)
+    const raw = formOf(part) ?? (predicate ? formOf(`${first.subject} ${part}`) : lead !== '' ? formOf(`${lead}${part}`) : null)
     if (raw !== null) out.push(raw)
     // "Maple eats Purina and sleeps on the sofa": a second statement no form reads is still no part of the value.
     else if (!predicate) return [whole]

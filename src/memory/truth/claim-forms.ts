@@ -7,7 +7,7 @@
 
 import { stem } from '../../language/tokenizer.js'
 import { hasHan, words, type Raw } from './claim-text.js'
-import { ATTRIBUTE_WORDS, categoryFor, isWeekday, KINDS, PERSONAL, stripValueEdges, valueLike } from './claim-kinds.js'
+import { ATTRIBUTE_WORDS, categoryFor, KINDS, PERSONAL, stripValueEdges, valueLike } from './claim-kinds.js'
 import { ZH_ADVERBS, ZH_PERSON } from './claim-subject.js'
 
 /** Blocked words: a relation marker inside one of these is part of a word, not a relation. */
@@ -146,7 +146,7 @@ export function zhRelationForm(c: string): Raw | null {
     if (subject.trim() === '' || value.trim() === '') continue
     // A bare 在 states where or when ("会议室在3楼", "站会在早上 9:30"); "Bart在海边放风筝" tells what
     // someone did there, which is no value of a subject.
-    if (m.text === '在' && !ZH_PLACE_OR_TIME.test(stripValueEdges(value)) && !isWeekday(stripValueEdges(value))) continue
+    if (m.text === '在' && !ZH_PLACE_OR_TIME.test(stripValueEdges(value))) continue
     // "网关用的 Nginx 版本是 1.22": what is used is part of the subject, and 是 gives the value.
     const inner = m.relation === 'uses' ? /^(.{1,16}?)(?:是|为)(.+)$/u.exec(value) : null
     if (inner !== null && /\S/u.test(inner[1] as string)) return { subject: `${subject} ${inner[1]}`, value: inner[2] as string, relation: 'copula', form: 'relation', negated: neg !== null }
@@ -160,11 +160,6 @@ export function zhRelationForm(c: string): Raw | null {
 /** Irregular participles; regular ones end in -ed. */
 const PARTICIPLES = new Set('written sent built run held kept set made done known shown given taken driven hidden chosen frozen spoken bound found led paid put read'.split(' '))
 const PREPOSITIONS = new Set('in on at to through via with by for from into onto over under as'.split(' '))
-
-/** A person's name, then a verb of owning and the thing owned. */
-const OWNS =
-  /^(\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'-]*)?)\s+(?:now\s+|still\s+|currently\s+|officially\s+)?(?:owns|leads|maintains|is in charge of|is responsible for|is the owner of|has taken over|took over|takes over|take over)\s+(?:the\s+)?(.+)$/u
-const NOT_A_NAME = /^(?:the|this|that|these|those|our|we|it|they|he|she|i|a|an|my|his|her|their|its)$/iu
 
 /**
  * Shapes that name their subject somewhere other than the front: "We run CI on Jenkins", "We use
@@ -180,9 +175,6 @@ export function shapedForm(c: string): Raw | null {
     const kind = /^(?:everything|all|it|them|all of it|our (?:stuff|services|apps)|all (?:our )?services)$/iu.test(actor[2] as string) ? categoryFor(actor[4] as string, KINDS) : null
     return { subject: kind !== null ? kind.en : (actor[2] as string), value: actor[4] as string, relation: kind !== null ? 'copula' : relation, form: 'relation', negated: false }
   }
-  // "Dana owns the payments service", "Bob will take over billing": the thing has an owner.
-  const owns = OWNS.exec(c)
-  if (owns !== null && !NOT_A_NAME.test(owns[1] as string)) return { subject: stripValueEdges(owns[2] as string), value: owns[1] as string, relation: 'owned by', form: 'relation', negated: false }
   const toggled = /^(?:we|i|they|ops|the team|someone|it)\s+(?:have\s+|has\s+|just\s+|finally\s+)*(turned on|turned off|switched on|switched off|enabled|disabled|paused|resumed|stopped|started)\s+(.+?)(?:\s+(?:for|on|in)\s+(.+))?$/iu.exec(c)
   if (toggled !== null) {
     const off = /off|disabled|paused|stopped/iu.test(toggled[1] as string)
@@ -302,8 +294,7 @@ export function enRelationForm(c: string): Raw | null {
         const prep = lower[valueStart + 1] as string
         // "disabled" is "enabled", denied: one relation, two polarities.
         if (part === 'disabled') negated = !negated
-        // "is owned by Alice": the owner is the value, as in "Alice owns it".
-        relation = part === 'disabled' ? 'enabled' : part === 'owned' && prep === 'by' ? 'owned by' : part
+        relation = part === 'disabled' ? 'enabled' : part
         valueStart += PREPOSITIONS.has(prep) ? 2 : 1
       }
       const subject = ws.slice(0, end).join(' ')
@@ -323,25 +314,6 @@ export function measuredForm(c: string): Raw | null {
   const np = m[1] as string
   if (hasHan(np) ? /[做修写看开会是在为用把被]/u.test(np) : !/\b(?:version|limit|size|timeout|port|count|ttl|quota|max|min)\b/iu.test(np)) return null
   return { subject: np, value: m[2] as string, relation: 'copula', form: 'relation', negated: false }
-}
-
-/** Settings a person picks one of: the head noun of a preference ("dark mode", "aisle seat", "深色模式"). */
-const EN_PICKED = 'mode|theme|layout|font|seat|style|format|scheme|colou?r|language|keyboard|editor|shell|browser|terminal'
-const EN_PREFERENCE = new RegExp(
-  `^(i|we|the user|user|he|she)\\s+(?:now\\s+|still\\s+|really\\s+|mostly\\s+|usually\\s+)?(?:prefers?|likes?|loves?|switched (?:back )?to|changed to|went back to|moved to)\\s+(?:using\\s+|to use\\s+|the\\s+|a\\s+|an\\s+)?([\\p{L}\\d-]+(?:\\s+[\\p{L}\\d-]+)?)\\s+(${EN_PICKED})s?$`,
-  'iu',
-)
-const ZH_PREFERENCE = /^(我们|我|用户|他|她)(?:现在|目前|一直|还是|也|更|比较|最|改成|换成|改为|开始)*(?:偏好|喜欢|偏爱|爱用|习惯用|改用|换成|改成|切换到|换到)(?:用|使用)?([\p{Script=Han}A-Za-z\d]{1,6}?)(模式|主题|风格|配色|颜色|字体|座位|格式|布局|语言|编辑器|浏览器)了?$/u
-
-/**
- * "The user prefers dark mode", "I switched to light mode", "用户偏好深色模式": a preference among
- * settings of one kind; the kind is the attribute ("user mode": "dark"), so that a preference for
- * another setting is another subject.
- */
-export function preferenceForm(c: string): Raw | null {
-  const m = EN_PREFERENCE.exec(c) ?? ZH_PREFERENCE.exec(c)
-  if (m === null) return null
-  return { subject: `${m[1]} ${(m[3] as string).toLowerCase()}`, value: m[2] as string, relation: 'copula', form: 'relation', negated: false }
 }
 
 /** "用户现在开始吃鸡胸肉了", "I eat meat now": a person and a personal category, no relation word. */

@@ -64,14 +64,6 @@ export function holdsSeveral(subject: string): boolean {
   return PERSONAL.some((c) => c.several === true && (last === c.en || last === c.zh))
 }
 
-/** A day of the week, as a value names it ("on Tuesday", "每周四", "星期五"). */
-const WEEKDAY = /^(?:(?:on|every)\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)days?$|^(?:每)?(?:周|星期|礼拜)[一二三四五六日天]$/iu
-
-/** The value is a day of the week: two such are two values of one kind. */
-export function isWeekday(value: string): boolean {
-  return WEEKDAY.test(value.trim())
-}
-
 /** Nouns that move from a value into its subject: "listens on port 9090" is about the port. */
 export const EN_VALUE_NOUN = /^(?:on\s+|at\s+|in\s+)?(port|version|release|tag|branch|region|zone|plan|tier|channel|namespace|bucket|cluster|node|database|db|schema|table|queue|topic|floor|room|level|stage|step)\s+(.+)$/iu
 export const ZH_VALUE_NOUN_AFTER = /^(.+?)\s*(端口|版本|分支|区域|机房|集群|数据库|队列)$/u
@@ -79,7 +71,7 @@ export const ZH_VALUE_NOUN_BEFORE = /^(端口|版本|分支|区域|机房|集群
 
 /** When-words at a value's end: they say when it changed, not what it is. */
 const VALUE_TAIL =
-  /(?:\s+(?:over the weekend|yesterday|today|tonight|last (?:week|month|year|night|sprint)|this (?:week|month|year|sprint|morning)|(?:starting |from |as of |effective )?next (?:week|month|year|quarter|sprint|monday|tuesday|wednesday|thursday|friday)|(?:starting |from |effective )?tomorrow|in (?:january|february|march|april|may|june|july|august|september|october|november|december)|(?:on|from|starting|effective|as of) (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?|(?:on|from|starting|effective|as of) \d{4}-\d{2}-\d{2}|recently|again|for now|from now on|going forward|now|anymore|any more|as well|too)|\s*(?:了|啦|去年|今年|上周|上个月|昨天|今天|最近|以后|了呢|下周起|下个月起|下周开始|下个月开始))+$/iu
+  /(?:\s+(?:over the weekend|yesterday|today|tonight|last (?:week|month|year|night|sprint)|this (?:week|month|year|sprint|morning)|(?:starting |from |as of |effective )?next (?:week|month|year|quarter|sprint|monday|tuesday|wednesday|thursday|friday)|(?:starting |from |effective )?tomorrow|in (?:january|february|march|april|may|june|july|august|september|october|november|december)|recently|again|for now|from now on|going forward|now|anymore|any more|as well|too)|\s*(?:了|啦|去年|今年|上周|上个月|昨天|今天|最近|以后|了呢|下周起|下个月起|下周开始|下个月开始))+$/iu
 
 /** A second statement joined to the value ("vegetarian and doesn't eat meat"): not part of it. */
 const JOINED_STATEMENT = /\s+(?:and|but|while|so|which)\s+(?:is|are|was|were|does|doesn't|do|don't|did|didn't|has|have|had|no longer|not|never|will|won't|can|can't|it|they|we|i)\b.*$/iu

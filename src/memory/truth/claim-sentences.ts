@@ -10,7 +10,7 @@ import { ATTRIBUTE_WORDS, valueLike } from './claim-kinds.js'
 
 const SPEAKER = /^(?:user|assistant|human|ai|me)\s*[:：]\s*/i
 /** Lead-ins that frame a statement; the `correcting` ones are change cues themselves. */
-const LEAD_IN = /^(?:(please\s+)?remember(?:\s+that)?|note to self|note(?:\s+that)?|for the record|fyi|btw|by the way|reminder|heads[- ]up|important|(correction|corrected|update|updated|actually)|记住|请记住|记一下|记得|注意|备注|提醒|(更正|纠正|更新|订正)|补充|另外|顺便说一下|顺便)\s*(?:[:：,，\-–—]\s*|\s+|(?=\p{Script=Han}))/iu
+const LEAD_IN = /^(?:(please\s+)?remember(?:\s+that)?|note(?:\s+that)?|fyi|btw|by the way|reminder|heads[- ]up|important|(correction|corrected|update|updated|actually)|记住|请记住|记一下|记得|注意|备注|提醒|(更正|纠正|更新|订正)|补充|另外|顺便说一下|顺便)\s*(?:[:：,，\-–—]\s*|\s+|(?=\p{Script=Han}))/iu
 
 export const QUESTION_WORDS = /^(?:what|which|who|whom|whose|when|where|why|how|is|are|do|does|did|can|could|should|would|will|shall)\b/iu
 export const ZH_QUESTION = /[吗呢么]$|什么|哪个|哪些|哪里|怎么|为什么|是否|多少|几[个点]?/u
@@ -97,25 +97,12 @@ function uncontract(t: string): string {
 const WHEN_EN =
   '(?:(?:next|this|the coming|coming)\\s+(?:week|month|year|quarter|sprint|release|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|tomorrow|tonight|(?:on\\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:on\\s+|in\\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?(?:\\s+\\d{1,2}(?:st|nd|rd|th)?)?|\\d{4}-\\d{2}-\\d{2})'
 const TAKES_EFFECT_EN = new RegExp(`^(?:(?:starting|beginning|from|as of|effective|after)\\s+${WHEN_EN}\\s*,?|${WHEN_EN}(?:\\s*,|(?=\\s+(?:the|our|my|we|i|they|his|her|its)\\b)))\\s*`, 'iu')
-const ZH_MONTH_DAY = '(?:\\d{1,2}|[一二三四五六七八九十]{1,3})'
-const TAKES_EFFECT_ZH = new RegExp(
-  `^(?:从)?(?:(?:下|本|这|下个|这个)(?:周|星期|礼拜|个?月|季度|年)[一二三四五六日天]?|明天|后天|${ZH_MONTH_DAY}\\s*月(?:份)?(?:\\s*${ZH_MONTH_DAY}\\s*[日号])?|\\d{1,2}\\s*[日号])(?:起|开始)[，,]?\\s*`,
-  'u',
-)
+const TAKES_EFFECT_ZH = /^(?:从)?(?:(?:下|本|这|下个|这个)(?:周|星期|礼拜|个?月|季度|年)[一二三四五六日天]?|明天|后天|\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{1,2}\s*[日号])(?:起|开始)[，,]?\s*/u
 
 /** "will listen on", "is going to move to": the future read as the statement it will be ("will be" is "is"). */
 function unmodal(t: string): string {
-  return t
-    .replace(/\b(?:will|is going to|are going to)\s+be\b/giu, 'is')
-    .replace(/\b(?:will|is going to|are going to)\s+(?=[a-z])/giu, '')
-    .replace(ZH_PLANNED, '$1')
-    .replace(ZH_MODAL, '')
+  return t.replace(/\b(?:will|is going to|are going to)\s+be\b/giu, 'is').replace(/\b(?:will|is going to|are going to)\s+(?=[a-z])/giu, '')
 }
-
-/** "我们计划下个月迁移到…": a plan of the person's, read as the change it announces. */
-const ZH_PLANNED = /(^|我们|我|团队|咱们|公司)(?:计划|打算|准备)(?:在)?/u
-/** "端口会改成", "超时将调整为": the future before a verb of change or a copula; never the 会 of 周会, 开会, 机会. */
-const ZH_MODAL = /(?<![周例开晨晚年大聚约机学社协工议早班站夜总展峰酒舞庙茶盛理])(?:将会|将要|将|会|要)(?=改|换|迁|调|搬|升|降|变|是|为|从|由|切|移|转|提|增|减|延|缩|定|设)/gu
 
 export function unframe(text: string): { text: string; cue: string | null; speaker: string | null } {
   // Traditional Chinese is read as Simplified, so its cues and attribute words are the ones below.

@@ -73,8 +73,6 @@ const ATTRIBUTE_NAMES: ReadonlyArray<[RegExp, string]> = [
   [/所在城市|居住城市|居住地|所在地|常住地|住的地方|家庭住址/gu, '住址'],
   [/\b(?:home city|city of residence|hometown|home town|city)\b/giu, 'home'],
   [/所在公司|工作单位|雇主/gu, '单位'],
-  // "X 的负责人是 A" and "X 由 A 负责": one attribute, as the relation names it.
-  [/负责人/gu, '负责'],
   [/命名规则|命名方式|命名规范|命名格式/gu, '命名'],
   [/(生成|发送|执行|运行|备份|结算|发放|发布|上线)(?:日期|日|时刻)/gu, '$1 时间'],
   [/\b(?:employer|company)$/giu, 'employer'],

@@ -31,7 +31,7 @@ export interface Raw {
   from?: string
 }
 
-export const HEDGES = /^(?:(?:i was told|i heard|[\p{Lu}][\p{L}'-]*\s+(?:told me|told us|said|says|mentioned|confirmed))(?:\s+that)?|i think|i believe|i guess|it seems(?: that)?|apparently|we decided(?: that)?|we agreed(?: that)?|i decided(?: that)?|我觉得|我认为|我想|好像|据说|听说|我们决定|决定)\s*[,，]?\s*/iu
+export const HEDGES = /^(?:i think|i believe|i guess|it seems(?: that)?|apparently|we decided(?: that)?|we agreed(?: that)?|i decided(?: that)?|我觉得|我认为|我想|好像|据说|听说|我们决定|决定)\s*[,，]?\s*/iu
 
 export const hasHan = (s: string) => /\p{Script=Han}/u.test(s)
 export const hasContent = (s: string) => /[\p{L}\p{N}]/u.test(s)

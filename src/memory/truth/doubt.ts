@@ -58,8 +58,6 @@ export function effectiveFrom(text: string, written: string): string | null {
   if (iso !== null) return `${iso[1]}-${(iso[2] as string).padStart(2, '0')}-${(iso[3] as string).padStart(2, '0')}`
   const at = Date.parse(written)
   if (!Number.isFinite(at)) return null
-  const dated = monthDay(t, at)
-  if (dated !== null) return dated
   const day = new Date(at - (at % DAY_MS))
   const plus = (n: number) => new Date(day.getTime() + n * DAY_MS).toISOString().slice(0, 10)
   const weekday = /\bnext\s+(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/u.exec(t)?.[1] ?? null
@@ -74,38 +72,12 @@ export function effectiveFrom(text: string, written: string): string | null {
   return null
 }
 
-/** The day a memory's change takes effect: its `valid_from` (written with it), else as its text tells (`effectiveFrom`). */
-export function validFrom(e: Pick<IndexEntry, 'summary' | 'time' | 'valid_from'>): string | null {
-  return e.valid_from ?? effectiveFrom(e.summary, e.time)
-}
-
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']
-/** "from March 1", "effective June 3rd, 2027"; "on March 1" only in a text of the future ("will move ... on March 1"). */
-const EN_MONTH_DAY = /\b(from|starting|beginning|as of|effective|on)\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?/u
-const ZH_MONTH_DAY = /(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号](?:起|开始)/u
-
-/** A month and day a change takes effect on, without a year: the next such day after it was written. */
-function monthDay(t: string, at: number): string | null {
-  const en = EN_MONTH_DAY.exec(t)
-  const zh = en === null ? ZH_MONTH_DAY.exec(t) : null
-  if (en !== null && en[1] === 'on' && !futureChange(t)) return null
-  const month = en !== null ? MONTHS.indexOf(en[2] as string) : zh !== null ? Number(zh[2]) - 1 : -1
-  const dayOf = Number(en?.[3] ?? zh?.[3])
-  const year = en?.[4] ?? zh?.[1]
-  if (month < 0 || month > 11 || !(dayOf >= 1 && dayOf <= 31)) return null
-  const written = new Date(at)
-  const on = (y: number) => Date.UTC(y, month, dayOf)
-  const y = year !== undefined ? Number(year) : on(written.getUTCFullYear()) > at ? written.getUTCFullYear() : written.getUTCFullYear() + 1
-  return new Date(on(y)).toISOString().slice(0, 10)
-}
-
 /**
- * The memory announces a change that has not taken effect at `nowMs`: one whose `valid_from` is
- * still ahead, a change yet to come (futureChange) whose day is unknown or still ahead, or one
- * dated explicitly after the day it was written ("from 2027-01-05").
+ * The memory announces a change that has not taken effect at `nowMs`: a change yet to come
+ * (futureChange) whose day is unknown or still ahead, or one dated explicitly after the day it
+ * was written ("from 2027-01-05").
  */
-export function pendingChange(e: Pick<IndexEntry, 'summary' | 'time' | 'valid_from'>, nowMs: number): boolean {
-  if (e.valid_from !== undefined) return Date.parse(`${e.valid_from}T00:00:00Z`) > nowMs
+export function pendingChange(e: Pick<IndexEntry, 'summary' | 'time'>, nowMs: number): boolean {
   const from = effectiveFrom(e.summary, e.time)
   if (from === null) return futureChange(e.summary)
   if (!futureChange(e.summary) && from <= e.time.slice(0, 10)) return false

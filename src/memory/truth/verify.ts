@@ -44,7 +44,7 @@ import { entryClaim, relateClaims, type EntryClaim } from '../writing/revise.js'
 import { sameSubjectTerms, subjectTerms } from '../../language/subject-terms.js'
 import { evidenceState, liveRetraction, type EvidenceLabel } from './evidence.js'
 import { LIST_LIMIT, noteFor, type Doubt } from './verify-note.js'
-import { doubtOf, negatesValue, pendingChange, unstructuredClaim, validFrom, type DoubtClaim } from './doubt.js'
+import { doubtOf, effectiveFrom, negatesValue, pendingChange, unstructuredClaim, type DoubtClaim } from './doubt.js'
 
 /** A claim with no recognisable subject is supported only by a memory that states every one of its terms (and all its numbers, and the memory's own value). */
 export const SUPPORT_COVERAGE = 1
@@ -418,7 +418,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
   // Changes yet to come on a known day: the support holds until then ("until <date>, then <value>").
   const until: Array<{ entry: IndexEntry; from: string }> = []
   const doubt = (e: IndexEntry, why: string) => {
-    const from = pendingChange(e, nowMs) ? validFrom(e) : null
+    const from = pendingChange(e, nowMs) ? effectiveFrom(e.summary, e.time) : null
     if (from !== null) until.push({ entry: e, from })
     else doubts.push({ entry: e, why })
   }
@@ -451,7 +451,7 @@ export async function verifyClaim(backend: MemoryBackend, req: VerifyRequest): P
       const about = frame.terms.size > 0 && (shared >= 2 || (shared >= 1 && frame.terms.size <= 2)) && shared / frame.terms.size >= 0.5
       // A change yet to come about the subject: until it takes effect the support may still hold, but not for sure.
       if (pendingChange(e, nowMs) && (newer.includes(e) || (about && otherValue(frame, `${e.title}\n${e.summary}`)))) {
-        const from = validFrom(e)
+        const from = effectiveFrom(e.summary, e.time)
         if (from !== null) until.push({ entry: e, from })
         else changed.push(e)
         continue

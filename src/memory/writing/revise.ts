@@ -26,7 +26,6 @@ import { frameOf, otherValue, sharedTerms, valueNames } from '../truth/claim-fra
 import { acrossLanguages, atomsWithin, compareValues, unitClass, valueAtoms, type ValueAtoms } from '../truth/claim-value.js'
 import type { RuntimeConfig } from '../settings/config.js'
 import { evidenceState } from '../truth/evidence.js'
-import { effectiveFrom, pendingChange } from '../truth/doubt.js'
 import { slotMates, supersedeEntries } from './slots.js'
 import { premisesConflict } from '../../store/premises.js'
 import { rarestTerms } from '../../store/index-view.js'
@@ -153,7 +152,8 @@ export function subjectMates(txn: Txn, entry: IndexEntry, overlap = false, alias
     for (const term of overlap ? mine : rarestTerms(txn.index, mine, false, 2)) {
       for (const e of txn.index.withSubjectTerm(term)) {
         if (!current(e)) continue
-        const match = subjectMatch(txn, mine, e, overlap)
+        const theirs = txn.index.subjectWordsOf(e)
+        const match: SubjectMatch | null = sameSubjectTerms(mine, theirs) ? 'exact' : nearSubjectTerms(mine, theirs) ? 'near' : overlap ? 'overlap' : null
         if (match !== null) out.set(e.id, { entry: e, match })
       }
     }
@@ -173,29 +173,6 @@ export function subjectMates(txn: Txn, entry: IndexEntry, overlap = false, alias
   const inConflict = sorted.filter((m) => m.entry.status === 'conflict')
   const recent = new Set(inConflict.slice(-MAX_VARIANTS).map((m) => m.entry.id))
   return sorted.filter((m) => m.entry.status !== 'conflict' || recent.has(m.entry.id))
-}
-
-/**
- * How a memory found by one of `mine`'s words stands to it: its slot's or one of its further
- * facts' subjects (`subjects`) the same words or one word apart, else, with `overlap`, overlapping.
- */
-function subjectMatch(txn: Txn, mine: readonly string[], e: IndexEntry, overlap: boolean): SubjectMatch | null {
-  const each = e.subjects === undefined ? [txn.index.subjectWordsOf(e)] : [e.key as string, ...e.subjects].map((s) => subjectTerms(s))
-  if (each.some((theirs) => sameSubjectTerms(mine, theirs))) return 'exact'
-  if (each.some((theirs) => nearSubjectTerms(mine, theirs))) return 'near'
-  return overlap ? 'overlap' : null
-}
-
-/** The front-matter naming the subjects of a text's facts after its slot's (`subjects`), so that a revision of any of them finds the memory. */
-export function furtherSubjects(summary: string, slot: string): { subjects?: string[] } {
-  const others = deriveClaims(summary).map((d) => d.subject).filter((s) => normalizeSlot(s) !== normalizeSlot(slot))
-  return others.length > 0 ? { subjects: others } : {}
-}
-
-/** The front-matter of a change yet to come: the day it takes effect (`valid_from`), which verify and as-of read; none when the text names no later day. */
-export function takesEffect(summary: string, writtenAt: string): { valid_from?: string } {
-  const from = effectiveFrom(summary, writtenAt)
-  return from !== null && pendingChange({ summary, time: writtenAt }, Date.parse(writtenAt)) ? { valid_from: from } : {}
 }
 
 interface FactMate {
@@ -226,16 +203,12 @@ function factMates(txn: Txn, entry: IndexEntry & { key: string }, mine: EntryCla
   return out
 }
 
-/**
- * What a memory claims about a subject: the fact of its text whose subject reads as this one (the
- * same words, else one word apart), else its first claim.
- */
+/** What a memory claims about a subject: the fact of its text whose subject reads as this one, else its first claim. */
 function factAbout(e: IndexEntry, subject: string): EntryClaim | null {
   const first = entryClaim(e)
   const terms = subjectTerms(subject)
   if (first === null || e.key === null || sameSubjectTerms(subjectTerms(e.key), terms)) return first
-  const facts = deriveClaims(e.summary)
-  const fact = facts.find((d) => sameSubjectTerms(subjectTerms(d.subject), terms)) ?? facts.slice(1).find((d) => nearSubjectTerms(terms, subjectTerms(d.subject)))
+  const fact = deriveClaims(e.summary).find((d) => sameSubjectTerms(subjectTerms(d.subject), terms))
   return fact === undefined ? first : fromDerived(fact, null)
 }
 
@@ -278,8 +251,7 @@ export async function reviseDerived(
     // "公司的企业邮箱用的是…") are one subject when the values are of one kind.
     const relationOnly = match === 'near' && other.key !== null && sameSubjectTerms(withoutUses(key), withoutUses(other.key)) && sameKind(fact, theirs)
     if (match === 'near' && !relationOnly && (why === null || fact.cues.length + fact.retired.length === 0 || !sameKind(fact, theirs))) continue
-    // A fact other than either memory's first keeps the slots apart: each still files its first fact.
-    if (key !== entry.key || theirs !== entryClaim(other)) ownSlot.add(other.id)
+    if (key !== entry.key) ownSlot.add(other.id)
     const older = other.time <= entry.time
     if (why !== null && older && freshlyVerified(other, nowMs) && !verifiedSelf) {
       rivals.push(other)

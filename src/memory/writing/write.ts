@@ -27,7 +27,7 @@ import { checkPlacard, placeNew, recordRooms, type PlacardCheck } from '../organ
 import { firstDue } from '../organisation/sm2.js'
 import { changeCues, deriveClaim, isStatement, type DerivedClaim } from '../truth/claim-extract.js'
 import { subjectTerms } from '../../language/subject-terms.js'
-import { confidenceWarning, entryClaim, furtherSubjects, rangeWarnings, relateClaims, reviseDerived, takesEffect, verifiedReplacedWarning } from './revise.js'
+import { confidenceWarning, entryClaim, rangeWarnings, relateClaims, reviseDerived, verifiedReplacedWarning } from './revise.js'
 import { valueAtoms } from '../truth/claim-value.js'
 import { callerClaim, confirmRevision, namedRevisions, type CallerClaim } from './confirmed-revision.js'
 import { revisionCandidates, type RevisionCandidate } from './revision-candidates.js'
@@ -473,8 +473,6 @@ export async function writeMemory(backend: MemoryBackend, req: WriteRequest, opt
         entities,
         key: slotKey,
         slot: slotKey === null ? derived?.subject : undefined,
-        ...(slotKey === null && derived !== null ? furtherSubjects(summary, derived.subject) : {}),
-        ...takesEffect(summary, at),
         variants: conflict ? rivals.map((r) => r.id) : [],
         raw_ref: rawRef,
         anchors: cleanAnchors(req.anchors),
