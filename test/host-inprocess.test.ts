@@ -708,7 +708,12 @@ describe('optional host services', () => {
       }
       expect(settled).toHaveLength(1)
       expect(settled[0]?.status).toBe('suggested')
-      const events = (await backend.readLedger()).map((e) => e.event)
+      // The attempt's audit line follows its write: wait for it rather than race it on a loaded machine.
+      let events: string[] = []
+      for (let i = 0; i < 100 && !events.includes('lifecycle/auto-settle'); i++) {
+        events = (await backend.readLedger()).map((e) => e.event)
+        if (!events.includes('lifecycle/auto-settle')) await new Promise((resolve) => setTimeout(resolve, 20))
+      }
       expect(events).toContain('lifecycle/auto-settle')
       expect(events).toContain('lifecycle/attach')
       // Within minIntervalMs of the attempt, later turns do not even derive the session's messages.
