@@ -4,31 +4,17 @@
  * otherwise (issue 27, first acceptance item), and the older memory a support is in conflict with.
  */
 
-import { promises as fs } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
-import { createFileBackend, flushCaches, verifyHandler, writeHandler, type MemoryBackend } from '../src/api.js'
+import { describe, expect, it } from 'vitest'
+import { verifyHandler, writeHandler } from '../src/api.js'
 import { frameOf } from '../src/memory/truth/claim-frame.js'
 import { movedElsewhere, moverNamedOtherwise, type DoubtClaim } from '../src/memory/truth/doubt-values.js'
+import { tempStores } from './store-kit.js'
 
-const roots: string[] = []
-const backends: MemoryBackend[] = []
-async function store(): Promise<MemoryBackend> {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'mem-doubt-'))
-  roots.push(root)
-  const b = createFileBackend(root)
-  backends.push(b)
-  return b
-}
-afterAll(async () => {
-  for (const b of backends) await flushCaches(b)
-  for (const r of roots) await fs.rm(r, { recursive: true, force: true })
-})
+const store = tempStores('mem-doubt-')
 
 /** Writes the texts in order into a fresh store and verifies the claim; the ids of the writes are returned with the verdict. */
 async function after(writes: readonly string[], claim: string) {
-  const b = await store()
+  const { backend: b } = await store()
   const ids: string[] = []
   for (const summary of writes) ids.push((await writeHandler(b, { summary })).id)
   return { ids, v: await verifyHandler(b, { claim }) }
